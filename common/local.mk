@@ -1,0 +1,34 @@
+# common/: what every module shares. Depends on nothing of ours.
+noinst_LIBRARIES += common/libvgcommon.a
+common_libvgcommon_a_SOURCES = \
+	common/vg_error.c common/vg_error.h \
+	common/vg_imgfile.c common/vg_imgfile.h \
+	common/vg_log.c common/vg_log.h \
+	common/vg_pixbuf.c common/vg_pixbuf.h \
+	common/vg_reader.c common/vg_reader.h \
+	common/vg_rect.c common/vg_rect.h \
+	common/vg_segdesc.h \
+	common/vg_time.c common/vg_time.h \
+	common/vg_writer.c common/vg_writer.h
+common_libvgcommon_a_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
+
+VG_COMMON_LIBS = common/libvgcommon.a $(PNG_LIBS) $(GLIB_LIBS) $(ZLIB_LIBS)
+
+VG_COMMON_TESTS = tests/test_rect tests/test_pixbuf tests/test_reader \
+	tests/test_writer tests/test_imgfile tests/test_error
+check_PROGRAMS += $(VG_COMMON_TESTS)
+TESTS += $(VG_COMMON_TESTS)
+tests_test_rect_LDADD = $(VG_COMMON_LIBS)
+tests_test_pixbuf_LDADD = $(VG_COMMON_LIBS)
+tests_test_reader_LDADD = $(VG_COMMON_LIBS)
+tests_test_writer_LDADD = $(VG_COMMON_LIBS)
+tests_test_imgfile_LDADD = $(VG_COMMON_LIBS)
+tests_test_error_LDADD = $(VG_COMMON_LIBS)
+
+VG_BENCHES += tests/bench/bench_common
+tests_bench_bench_common_LDADD = $(VG_COMMON_LIBS)
+
+VG_FUZZERS += tests/fuzz/fuzz_reader
+tests_fuzz_fuzz_reader_SOURCES = tests/fuzz/fuzz_reader.c
+tests_fuzz_fuzz_reader_LDADD = $(VG_COMMON_LIBS)
+tests_fuzz_fuzz_reader_LDFLAGS = -fsanitize=fuzzer

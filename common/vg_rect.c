@@ -1,0 +1,186 @@
+#include <glib.h>
+#include <string.h>
+
+#include "common/vg_rect.h"
+
+struct vg_region {
+	vg_rect *rects;
+	size_t n, cap;
+};
+
+static int32_t max32(int32_t a, int32_t b) { return a > b ? a : b; }
+static int32_t min32(int32_t a, int32_t b) { return a < b ? a : b; }
+
+vg_rect vg_rect_intersect(vg_rect a, vg_rect b)
+{
+	int32_t x0 = max32(a.x, b.x), y0 = max32(a.y, b.y);
+	int64_t x1 = (int64_t)min32(a.x + a.w, b.x + b.w);
+	int64_t y1 = (int64_t)min32(a.y + a.h, b.y + b.h);
+
+	if (vg_rect_is_empty(a) || vg_rect_is_empty(b) || x1 <= x0 || y1 <= y0)
+		return vg_rect_make(a.x, a.y, 0, 0);
+	return vg_rect_make(x0, y0, (int32_t)(x1 - x0), (int32_t)(y1 - y0));
+}
+
+vg_rect vg_rect_bounds(vg_rect a, vg_rect b)
+{
+	int32_t x0, y0, x1, y1;
+
+	if (vg_rect_is_empty(a))
+		return b;
+	if (vg_rect_is_empty(b))
+		return a;
+	x0 = min32(a.x, b.x);
+	y0 = min32(a.y, b.y);
+	x1 = max32(a.x + a.w, b.x + b.w);
+	y1 = max32(a.y + a.h, b.y + b.h);
+	return vg_rect_make(x0, y0, x1 - x0, y1 - y0);
+}
+
+bool vg_rect_contains(vg_rect outer, vg_rect inner)
+{
+	if (vg_rect_is_empty(inner))
+		return true;
+	return inner.x >= outer.x && inner.y >= outer.y &&
+	       inner.x + inner.w <= outer.x + outer.w &&
+	       inner.y + inner.h <= outer.y + outer.h;
+}
+
+bool vg_rect_equal(vg_rect a, vg_rect b)
+{
+	return a.x == b.x && a.y == b.y && a.w == b.w && a.h == b.h;
+}
+
+vg_region *vg_region_new(void)
+{
+	return g_new0(vg_region, 1);
+}
+
+void vg_region_free(vg_region *r)
+{
+	if (!r)
+		return;
+	g_free(r->rects);
+	g_free(r);
+}
+
+void vg_region_clear(vg_region *r)
+{
+	r->n = 0;
+}
+
+static void push(vg_region *r, vg_rect rect)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 8;
+		r->rects = g_renew(vg_rect, r->rects, r->cap);
+	}
+	r->rects[r->n++] = rect;
+}
+
+/* Writes the parts of a outside b (at most four) to out; returns the count. */
+static int rect_minus(vg_rect a, vg_rect b, vg_rect out[4])
+{
+	vg_rect i = vg_rect_intersect(a, b);
+	int n = 0;
+
+	if (vg_rect_is_empty(i)) {
+		out[0] = a;
+		return 1;
+	}
+	if (i.y > a.y)
+		out[n++] = vg_rect_make(a.x, a.y, a.w, i.y - a.y);
+	if (i.y + i.h < a.y + a.h)
+		out[n++] = vg_rect_make(a.x, i.y + i.h, a.w, a.y + a.h - i.y - i.h);
+	if (i.x > a.x)
+		out[n++] = vg_rect_make(a.x, i.y, i.x - a.x, i.h);
+	if (i.x + i.w < a.x + a.w)
+		out[n++] = vg_rect_make(i.x + i.w, i.y, a.x + a.w - i.x - i.w, i.h);
+	return n;
+}
+
+void vg_region_subtract(vg_region *r, vg_rect rect)
+{
+	size_t i, old_n = r->n;
+	vg_rect parts[4];
+
+	if (vg_rect_is_empty(rect))
+		return;
+	/* Each old rectangle is replaced by its parts outside rect, appended;
+	 * then the old ones are dropped from the front. */
+	for (i = 0; i < old_n; i++) {
+		int k, np = rect_minus(r->rects[i], rect, parts);
+		for (k = 0; k < np; k++)
+			push(r, parts[k]);
+	}
+	memmove(r->rects, r->rects + old_n, (r->n - old_n) * sizeof *r->rects);
+	r->n -= old_n;
+}
+
+void vg_region_add(vg_region *r, vg_rect rect)
+{
+	vg_region *pieces;
+	size_t i;
+
+	if (vg_rect_is_empty(rect))
+		return;
+	/* Keep the set disjoint: add only the parts of rect not yet covered. */
+	pieces = vg_region_new();
+	push(pieces, rect);
+	for (i = 0; i < r->n && pieces->n; i++)
+		vg_region_subtract(pieces, r->rects[i]);
+	for (i = 0; i < pieces->n; i++)
+		push(r, pieces->rects[i]);
+	vg_region_free(pieces);
+}
+
+void vg_region_add_region(vg_region *r, const vg_region *other)
+{
+	size_t i;
+
+	for (i = 0; i < other->n; i++)
+		vg_region_add(r, other->rects[i]);
+}
+
+void vg_region_clip(vg_region *r, vg_rect clip)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->n; i++) {
+		vg_rect c = vg_rect_intersect(r->rects[i], clip);
+		if (!vg_rect_is_empty(c))
+			r->rects[n++] = c;
+	}
+	r->n = n;
+}
+
+bool vg_region_is_empty(const vg_region *r)
+{
+	return r->n == 0;
+}
+
+int64_t vg_region_area(const vg_region *r)
+{
+	int64_t a = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		a += vg_rect_area(r->rects[i]);
+	return a;
+}
+
+vg_rect vg_region_extents(const vg_region *r)
+{
+	vg_rect e = vg_rect_make(0, 0, 0, 0);
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		e = vg_rect_bounds(e, r->rects[i]);
+	return e;
+}
+
+const vg_rect *vg_region_rects(const vg_region *r, size_t *n)
+{
+	*n = r->n;
+	return r->rects;
+}

@@ -1,0 +1,78 @@
+/* Rectangles and regions (sets of pixels as disjoint rectangles). */
+#ifndef VG_RECT_H
+#define VG_RECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A rectangle of pixels; empty when w <= 0 or h <= 0. */
+typedef struct {
+	int32_t x, y, w, h;
+} vg_rect;
+
+static inline vg_rect vg_rect_make(int32_t x, int32_t y, int32_t w, int32_t h)
+{
+	vg_rect r = { x, y, w, h };
+	return r;
+}
+
+static inline bool vg_rect_is_empty(vg_rect r)
+{
+	return r.w <= 0 || r.h <= 0;
+}
+
+static inline int64_t vg_rect_area(vg_rect r)
+{
+	return vg_rect_is_empty(r) ? 0 : (int64_t)r.w * r.h;
+}
+
+/* The overlap of a and b; empty (0x0 at a's origin) when they do not meet. */
+vg_rect vg_rect_intersect(vg_rect a, vg_rect b);
+
+/* The smallest rectangle holding both; an empty input is ignored. */
+vg_rect vg_rect_bounds(vg_rect a, vg_rect b);
+
+/* True when every pixel of inner lies in outer (an empty inner always does). */
+bool vg_rect_contains(vg_rect outer, vg_rect inner);
+
+bool vg_rect_equal(vg_rect a, vg_rect b);
+
+/* A region: a set of pixels kept as disjoint rectangles in no particular
+ * order. Operations are O(n^2) in the number of rectangles, which suits the
+ * tens of rectangles an update carries. */
+typedef struct vg_region vg_region;
+
+/* Returns a new empty region; free it with vg_region_free(). */
+vg_region *vg_region_new(void);
+
+/* Frees r; accepts NULL. */
+void vg_region_free(vg_region *r);
+
+void vg_region_clear(vg_region *r);
+
+/* Adds the pixels of rect to r (pixels already present stay once). */
+void vg_region_add(vg_region *r, vg_rect rect);
+
+/* Adds every pixel of other to r. */
+void vg_region_add_region(vg_region *r, const vg_region *other);
+
+/* Removes the pixels of rect from r. */
+void vg_region_subtract(vg_region *r, vg_rect rect);
+
+/* Keeps only the pixels of r that lie in clip. */
+void vg_region_clip(vg_region *r, vg_rect clip);
+
+bool vg_region_is_empty(const vg_region *r);
+
+/* Number of pixels in r. */
+int64_t vg_region_area(const vg_region *r);
+
+/* Bounding box of r (empty when r is). */
+vg_rect vg_region_extents(const vg_region *r);
+
+/* The disjoint rectangles of r; *n receives their count. The pointer stays
+ * valid until r is next modified or freed. */
+const vg_rect *vg_region_rects(const vg_region *r, size_t *n);
+
+#endif

@@ -1,0 +1,1 @@
+# fingerprint: see Makefile.am for the shared variables.

@@ -1,0 +1,1 @@
+# segment2d: see Makefile.am for the shared variables.

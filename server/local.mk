@@ -1,0 +1,1 @@
+# server: see Makefile.am for the shared variables.

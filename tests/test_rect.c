@@ -1,0 +1,110 @@
+#include <glib.h>
+
+#include "common/vg_rect.h"
+
+static void test_intersect(void)
+{
+	vg_rect a = vg_rect_make(0, 0, 10, 10), b = vg_rect_make(5, 5, 10, 10);
+	vg_rect i = vg_rect_intersect(a, b);
+
+	g_assert_true(vg_rect_equal(i, vg_rect_make(5, 5, 5, 5)));
+	g_assert_true(vg_rect_is_empty(vg_rect_intersect(a, vg_rect_make(10, 0, 5, 5))));
+	g_assert_true(vg_rect_is_empty(vg_rect_intersect(a, vg_rect_make(2, 2, 0, 5))));
+	g_assert_true(vg_rect_equal(vg_rect_bounds(a, b), vg_rect_make(0, 0, 15, 15)));
+	g_assert_true(vg_rect_equal(vg_rect_bounds(vg_rect_make(3, 3, 0, 0), b), b));
+	g_assert_true(vg_rect_contains(a, vg_rect_make(9, 9, 1, 1)));
+	g_assert_false(vg_rect_contains(a, vg_rect_make(9, 9, 2, 1)));
+	g_assert_cmpint(vg_rect_area(vg_rect_make(1, 1, -3, 4)), ==, 0);
+}
+
+/* Rasterises a region into a bitmap and checks that no pixel is covered twice. */
+static void raster(const vg_region *r, guint8 *map, int w, int h)
+{
+	size_t n, i;
+	const vg_rect *rs = vg_region_rects(r, &n);
+
+	memset(map, 0, (size_t)w * h);
+	for (i = 0; i < n; i++) {
+		int x, y;
+		g_assert_false(vg_rect_is_empty(rs[i]));
+		for (y = rs[i].y; y < rs[i].y + rs[i].h; y++)
+			for (x = rs[i].x; x < rs[i].x + rs[i].w; x++) {
+				g_assert_true(x >= 0 && y >= 0 && x < w && y < h);
+				g_assert_cmpint(map[y * w + x], ==, 0);
+				map[y * w + x] = 1;
+			}
+	}
+}
+
+/* Random adds, subtracts and clips against a bitmap model. */
+static void test_region_model(void)
+{
+	enum { W = 64, H = 48 };
+	guint8 model[W * H], got[W * H];
+	GRand *rng = g_rand_new_with_seed(7);
+	vg_region *r = vg_region_new();
+	int step;
+
+	memset(model, 0, sizeof model);
+	for (step = 0; step < 2000; step++) {
+		int op = g_rand_int_range(rng, 0, 10);
+		vg_rect q = vg_rect_make(g_rand_int_range(rng, 0, W), g_rand_int_range(rng, 0, H),
+					 g_rand_int_range(rng, 0, 20), g_rand_int_range(rng, 0, 20));
+		int x, y;
+
+		q = vg_rect_intersect(q, vg_rect_make(0, 0, W, H));
+		if (op < 6) {
+			vg_region_add(r, q);
+			for (y = q.y; y < q.y + q.h && q.w > 0; y++)
+				for (x = q.x; x < q.x + q.w; x++)
+					model[y * W + x] = 1;
+		} else if (op < 9) {
+			vg_region_subtract(r, q);
+			for (y = q.y; y < q.y + q.h && q.w > 0; y++)
+				for (x = q.x; x < q.x + q.w; x++)
+					model[y * W + x] = 0;
+		} else {
+			vg_region_clip(r, q);
+			for (y = 0; y < H; y++)
+				for (x = 0; x < W; x++)
+					if (!vg_rect_contains(q, vg_rect_make(x, y, 1, 1)))
+						model[y * W + x] = 0;
+		}
+		if (vg_region_area(r) > 2000 && step % 50 == 0) {
+			vg_region_clear(r);
+			memset(model, 0, sizeof model);
+		}
+		raster(r, got, W, H);
+		g_assert_cmpmem(got, sizeof got, model, sizeof model);
+	}
+	vg_region_free(r);
+	g_rand_free(rng);
+}
+
+static void test_region_basics(void)
+{
+	vg_region *r = vg_region_new(), *o = vg_region_new();
+
+	g_assert_true(vg_region_is_empty(r));
+	vg_region_add(r, vg_rect_make(0, 0, 10, 10));
+	vg_region_add(r, vg_rect_make(5, 5, 10, 10));
+	g_assert_cmpint(vg_region_area(r), ==, 175);
+	g_assert_true(vg_rect_equal(vg_region_extents(r), vg_rect_make(0, 0, 15, 15)));
+	vg_region_add(o, vg_rect_make(100, 100, 1, 1));
+	vg_region_add_region(r, o);
+	g_assert_cmpint(vg_region_area(r), ==, 176);
+	vg_region_subtract(r, vg_rect_make(0, 0, 200, 200));
+	g_assert_true(vg_region_is_empty(r));
+	vg_region_free(r);
+	vg_region_free(o);
+	vg_region_free(NULL);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/rect/intersect", test_intersect);
+	g_test_add_func("/region/basics", test_region_basics);
+	g_test_add_func("/region/model", test_region_model);
+	return g_test_run();
+}

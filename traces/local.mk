@@ -1,0 +1,1 @@
+# traces: see Makefile.am for the shared variables.

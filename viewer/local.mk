@@ -1,0 +1,1 @@
+# viewer: see Makefile.am for the shared variables.
