@@ -1,1 +1,20 @@
-# traces: see Makefile.am for the shared variables.
+# traces/: the .vtr trace format (doc/trace-format.md), its library, the
+# varg-trace tool and the synthetic sample. Depends on common/ only.
+noinst_LIBRARIES += traces/libvgtrace.a
+traces_libvgtrace_a_SOURCES = \
+	traces/vg_trace.h traces/vg_trace_format.h \
+	traces/vg_trace_read.c traces/vg_trace_write.c traces/vg_trace_hash.c \
+	traces/vg_tilediff.c traces/vg_tilediff.h
+
+VG_TRACE_LIBS = traces/libvgtrace.a $(VG_COMMON_LIBS)
+
+bin_PROGRAMS += traces/varg-trace
+traces_varg_trace_SOURCES = traces/varg_trace.c traces/trace_cmd.h \
+	traces/trace_cmd_import.c traces/trace_cmd_info.c traces/trace_cmd_export.c
+traces_varg_trace_LDADD = $(VG_TRACE_LIBS) -lm
+
+VG_TRACE_TESTS = tests/test_trace tests/test_trace_tilediff
+check_PROGRAMS += $(VG_TRACE_TESTS)
+TESTS += $(VG_TRACE_TESTS)
+tests_test_trace_LDADD = $(VG_TRACE_LIBS)
+tests_test_trace_tilediff_LDADD = $(VG_TRACE_LIBS)

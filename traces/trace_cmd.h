@@ -1,0 +1,30 @@
+/* Internal to varg-trace: the commands and what they share.
+ *
+ * Each command takes its own argv (argv[0] is the command name), parses it
+ * with its own GOptionContext and returns the process exit status:
+ * VG__EXIT_OK, VG__EXIT_FAIL when the work failed (missing or corrupt
+ * input, a write error), VG__EXIT_USAGE for bad options. Errors are one
+ * line on standard error, through vg_error(). */
+#ifndef VG_TRACE_CMD_H
+#define VG_TRACE_CMD_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+#define VG__EXIT_OK 0
+#define VG__EXIT_FAIL 1
+#define VG__EXIT_USAGE 2
+
+int vg__trace_import(int argc, char **argv);
+int vg__trace_info(int argc, char **argv);
+int vg__trace_export(int argc, char **argv);
+
+/* Parses argv with ctx (which it frees). On a bad option prints one line
+ * naming it and returns false. --help prints the help and exits. */
+bool vg__trace_parse_options(GOptionContext *ctx, int *argc, char ***argv);
+
+/* Prints "the message (try --help)" for a usage error; returns
+ * VG__EXIT_USAGE. */
+int vg__trace_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,96 @@
+/* varg-trace: make, inspect and convert .vtr traces.
+ *
+ * Usage: varg-trace COMMAND [OPTION...] [ARG...]; `varg-trace COMMAND
+ * --help` describes each command. Commands live in trace_cmd_*.c; adding
+ * one is a function and a line in the table below. */
+#include "config.h"
+
+#include <glib.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/vg_log.h"
+#include "traces/trace_cmd.h"
+
+typedef int (*command_cb)(int argc, char **argv);
+
+static const struct {
+	const char *name;
+	command_cb run;
+	const char *summary;
+} commands[] = {
+	{ "import", vg__trace_import, "make a trace from a directory of PNG/PPM screenshots" },
+	{ "info", vg__trace_info, "print a trace's geometry, length and compression" },
+	{ "export", vg__trace_export, "write every frame of a trace as an image file" },
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "Usage: varg-trace COMMAND [OPTION...] [ARG...]\n\nCommands:\n");
+	for (i = 0; i < G_N_ELEMENTS(commands); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'varg-trace COMMAND --help' describes a command's options.\n");
+}
+
+bool vg__trace_parse_options(GOptionContext *ctx, int *argc, char ***argv)
+{
+	GError *error = NULL;
+	bool ok = g_option_context_parse(ctx, argc, argv, &error);
+
+	if (!ok) {
+		vg_error("%s (try --help)", error->message);
+		g_error_free(error);
+	}
+	g_option_context_free(ctx);
+	return ok;
+}
+
+int vg__trace_usage_error(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	g_vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	vg_error("%s (try --help)", msg);
+	return VG__EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	g_autofree char *prgname = NULL;
+	size_t i;
+
+	vg_log_set_prefix("varg-trace");
+	if (argc < 2) {
+		usage(stderr);
+		return VG__EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return VG__EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("varg-trace %s\n", PACKAGE_VERSION);
+		return VG__EXIT_OK;
+	}
+	for (i = 0; i < G_N_ELEMENTS(commands); i++) {
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			int status;
+
+			prgname = g_strdup_printf("varg-trace %s", commands[i].name);
+			g_set_prgname(prgname);
+			vg_log_set_prefix(prgname);
+			status = commands[i].run(argc - 1, argv + 1);
+			vg_log_set_prefix(NULL);
+			return status;
+		}
+	}
+	vg_error("unknown command '%s' (try --help)", argv[1]);
+	return VG__EXIT_USAGE;
+}
