@@ -1,1 +1,14 @@
-# viewer: see Makefile.am for the shared variables.
+# viewer/: varg-viewer. Uses the libraries' public headers only.
+bin_PROGRAMS += viewer/varg-viewer
+viewer_varg_viewer_SOURCES = \
+	viewer/varg_viewer.c \
+	viewer/vg_address.c viewer/vg_address.h \
+	viewer/vg_connection.c viewer/vg_connection.h \
+	viewer/vg_sockstat.c viewer/vg_sockstat.h
+viewer_varg_viewer_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
+viewer_varg_viewer_LDADD = $(VG_FP_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS)
+
+check_PROGRAMS += tests/test_address
+TESTS += tests/test_address
+tests_test_address_SOURCES = tests/test_address.c viewer/vg_address.c viewer/vg_address.h
+tests_test_address_LDADD = $(VG_COMMON_LIBS)

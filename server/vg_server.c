@@ -1,0 +1,489 @@
+/* How Varg takes over updates for its viewers (doc/architecture.md has the
+ * long version). LibVNCServer cannot plug a new encoding into its sender,
+ * so for a Varg client the display hook, which runs first thing in
+ * rfbSendFramebufferUpdate on the client's output thread, takes the pending
+ * region, empties the client's requested region and writes a Varg update
+ * itself; LibVNCServer then finds nothing requested and sends nothing. The
+ * one race (a new request landing between our write and LibVNCServer's
+ * look at its stale copy of the region) is closed by making a Varg client's
+ * update requests wait for any send in progress (request hook below).
+ * Lock order: sendMutex -> frame_lock -> updateMutex.
+ */
+#include <arpa/inet.h>
+#include <glib.h>
+#include <rfb/rfb.h>
+#include <rfb/rfbregion.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/vg_error.h"
+#include "common/vg_log.h"
+#include "common/vg_writer.h"
+#include "fingerprint/vg_proto.h"
+#include "fingerprint/vg_sender.h"
+#include "server/vg_server.h"
+
+struct vg_server {
+	vg_server_config cfg;
+	rfbScreenInfoPtr screen;
+	vg_pixbuf *frame;         /* shared with LibVNCServer as frameBuffer */
+	GMutex frame_lock;
+	uint8_t server_id[16];
+	int send_delay_ms;        /* testing aid: widens the request race */
+	bool race_fix;            /* testing aid: off only to show the race */
+	GMutex stats_lock;
+	vg_server_stats stats;
+};
+
+/* Per-client state, in cl->clientData. */
+typedef struct {
+	vg_server *server;
+	bool varg;                /* the client listed VG_ENCODING */
+	bool hello_sent;
+	GMutex lock;              /* sender: output thread vs input thread */
+	vg_sender *sender;
+	vg_pixbuf *snapshot;      /* private copy of the pixels being sent */
+	vg_writer out;
+	GArray *segs;             /* vg_segdesc of the update being built */
+} vg_conn;
+
+static int varg_encodings[] = { VG_ENCODING, 0 };
+
+void vg_server_config_init(vg_server_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->port = 5900;
+	cfg->listen = "127.0.0.1";
+	cfg->zlib_level = 6;
+	cfg->desktop_name = "varg";
+}
+
+/* Varg sends pixels in the server's own format only; other formats fall
+ * back to LibVNCServer's encoders, which translate. */
+static bool format_is_native(const rfbPixelFormat *f)
+{
+	return f->bitsPerPixel == 32 && f->depth == 24 && f->trueColour &&
+	       !f->bigEndian && f->redMax == 255 && f->greenMax == 255 &&
+	       f->blueMax == 255 && f->redShift == 16 && f->greenShift == 8 &&
+	       f->blueShift == 0;
+}
+
+static void conn_free(vg_conn *c)
+{
+	if (!c)
+		return;
+	vg_sender_free(c->sender);
+	vg_pixbuf_free(c->snapshot);
+	vg_writer_clear(&c->out);
+	g_array_free(c->segs, TRUE);
+	g_mutex_clear(&c->lock);
+	g_free(c);
+}
+
+static void client_gone(rfbClientPtr cl)
+{
+	conn_free(cl->clientData);
+	cl->clientData = NULL;
+}
+
+/* Called on the input thread before a FramebufferUpdateRequest is applied.
+ * Holding sendMutex for a moment makes the request wait for a send in
+ * progress, so LibVNCServer never acts on a stale region after our write. */
+static void request_hook(rfbClientPtr cl, rfbFramebufferUpdateRequestMsg *msg)
+{
+	vg_conn *c = cl->clientData;
+
+	(void)msg;
+	if (c && c->varg && c->server->race_fix) {
+		LOCK(cl->sendMutex);
+		UNLOCK(cl->sendMutex);
+	}
+}
+
+static enum rfbNewClientAction new_client(rfbClientPtr cl)
+{
+	vg_server *s = cl->screen->screenData;
+	vg_conn *c = g_new0(vg_conn, 1);
+
+	c->server = s;
+	g_mutex_init(&c->lock);
+	vg_writer_init(&c->out);
+	c->segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
+	cl->clientData = c;
+	cl->clientGoneHook = client_gone;
+	cl->clientFramebufferUpdateRequestHook = request_hook;
+	g_mutex_lock(&s->stats_lock);
+	s->stats.clients_total++;
+	g_mutex_unlock(&s->stats_lock);
+	return RFB_CLIENT_ACCEPT;
+}
+
+static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
+{
+	vg_conn *c = cl->clientData;
+	vg_server *s;
+	vg_sender_config cfg;
+
+	*data = NULL;
+	if (encoding != VG_ENCODING || !c)
+		return FALSE;
+	if (c->varg)
+		return TRUE;
+	s = c->server;
+	vg_sender_config_init(&cfg);
+	cfg.zlib_level = s->cfg.zlib_level;
+	memcpy(cfg.server_id, s->server_id, sizeof cfg.server_id);
+	g_mutex_lock(&c->lock);
+	if (vg_sender_new(&cfg, &c->sender) == 0) {
+		c->snapshot = vg_pixbuf_new(s->frame->width, s->frame->height);
+		c->varg = true;
+	}
+	g_mutex_unlock(&c->lock);
+	if (!c->varg)
+		return FALSE;
+	g_mutex_lock(&s->stats_lock);
+	s->stats.varg_clients++;
+	g_mutex_unlock(&s->stats_lock);
+	return TRUE;
+}
+
+/* Reads one Varg viewer message (the type byte is already read). */
+static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientToServerMsg *msg)
+{
+	vg_conn *c = cl->clientData;
+	uint8_t hdr[2], *body;
+	size_t len;
+	int err;
+
+	(void)data;
+	if (msg->type != VG_CLIENT_MSG || !c || !c->varg)
+		return FALSE;
+	if (rfbReadExact(cl, (char *)hdr, 2) <= 0) {
+		rfbCloseClient(cl);
+		return TRUE;
+	}
+	len = (size_t)hdr[0] << 8 | hdr[1];
+	body = g_malloc(len ? len : 1);
+	if (len && rfbReadExact(cl, (char *)body, (int)len) <= 0) {
+		g_free(body);
+		rfbCloseClient(cl);
+		return TRUE;
+	}
+	g_mutex_lock(&c->lock);
+	err = vg_sender_handle(c->sender, body, len);
+	g_mutex_unlock(&c->lock);
+	g_free(body);
+	if (err) {
+		vg_warn("client %s: bad Varg message (%s); closing", cl->host, vg_strerror(err));
+		rfbCloseClient(cl);
+	}
+	return TRUE;
+}
+
+static rfbProtocolExtension varg_extension = {
+	.pseudoEncodings = varg_encodings,
+	.enablePseudoEncoding = enable_varg,
+	.handleMessage = handle_varg_message,
+};
+
+static void put_rect_header(vg_writer *w, vg_rect r)
+{
+	vg_writer_u16be(w, (uint16_t)r.x);
+	vg_writer_u16be(w, (uint16_t)r.y);
+	vg_writer_u16be(w, (uint16_t)r.w);
+	vg_writer_u16be(w, (uint16_t)r.h);
+	vg_writer_u32be(w, (uint32_t)VG_ENCODING);
+}
+
+/* Takes (modified | copy) & requested from the client under its lock and
+ * empties what LibVNCServer would look at. Returns NULL if nothing is due. */
+static sraRegion *take_due_region(rfbClientPtr cl)
+{
+	sraRegion *due;
+
+	LOCK(cl->updateMutex);
+	due = sraRgnCreateRgn(cl->modifiedRegion);
+	sraRgnOr(due, cl->copyRegion);
+	sraRgnAnd(due, cl->requestedRegion);
+	if (sraRgnEmpty(due)) {
+		UNLOCK(cl->updateMutex);
+		sraRgnDestroy(due);
+		return NULL;
+	}
+	sraRgnSubtract(cl->modifiedRegion, due);
+	sraRgnMakeEmpty(cl->requestedRegion);
+	sraRgnMakeEmpty(cl->copyRegion);
+	UNLOCK(cl->updateMutex);
+	return due;
+}
+
+/* Builds one segment per rectangle of due and copies its pixels to the
+ * client's snapshot. Caller holds frame_lock. Returns the bounding box. */
+static vg_rect snapshot_region(vg_conn *c, sraRegion *due)
+{
+	vg_server *s = c->server;
+	sraRectangleIterator *it = sraRgnGetIterator(due);
+	vg_rect bounds = vg_rect_make(0, 0, 0, 0);
+	sraRect sr;
+
+	g_array_set_size(c->segs, 0);
+	while (sraRgnIteratorNext(it, &sr)) {
+		vg_segdesc d = { 0 };
+
+		d.rect = vg_rect_intersect(vg_rect_make(sr.x1, sr.y1, sr.x2 - sr.x1, sr.y2 - sr.y1),
+					   vg_pixbuf_rect(s->frame));
+		if (vg_rect_is_empty(d.rect))
+			continue;
+		d.orient = VG_ORIENT_ROWS;
+		vg_pixbuf_copy_rect(c->snapshot, s->frame, d.rect);
+		g_array_append_val(c->segs, d);
+		bounds = vg_rect_bounds(bounds, d.rect);
+	}
+	sraRgnReleaseIterator(it);
+	return bounds;
+}
+
+/* First statement of rfbSendFramebufferUpdate, on the client's output
+ * thread with sendMutex held. */
+static void display_hook(rfbClientPtr cl)
+{
+	vg_conn *c = cl->clientData;
+	vg_server *s;
+	sraRegion *due;
+	vg_rect bounds;
+	size_t len_at, body_at;
+	int err;
+
+	if (!c || !c->varg || !format_is_native(&cl->format))
+		return;
+	/* LibVNCServer's pass that only carries a desktop-size marker. */
+	if (cl->useNewFBSize && cl->newFBSizePending)
+		return;
+	s = c->server;
+	g_mutex_lock(&s->frame_lock);
+	due = take_due_region(cl);
+	if (!due) {
+		g_mutex_unlock(&s->frame_lock);
+		return;
+	}
+	bounds = snapshot_region(c, due);
+	g_mutex_unlock(&s->frame_lock);
+	sraRgnDestroy(due);
+
+	g_mutex_lock(&c->lock);
+	vg_writer_reset(&c->out);
+	vg_writer_u8(&c->out, rfbFramebufferUpdate);
+	vg_writer_u8(&c->out, 0);
+	vg_writer_u16be(&c->out, c->hello_sent ? 1 : 2);
+	if (!c->hello_sent) {
+		put_rect_header(&c->out, vg_rect_make(0, 0, 0, 0));
+		len_at = c->out.len;
+		vg_writer_u32be(&c->out, 0);
+		vg_sender_hello(c->sender, &c->out);
+		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - len_at - 4));
+		c->hello_sent = true;
+	}
+	put_rect_header(&c->out, bounds);
+	len_at = c->out.len;
+	vg_writer_u32be(&c->out, 0);
+	body_at = c->out.len;
+	err = vg_sender_update(c->sender, c->snapshot, (const vg_segdesc *)c->segs->data,
+			       c->segs->len, &c->out);
+	if (err == 0)
+		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - body_at));
+	g_mutex_unlock(&c->lock);
+	if (err) {
+		vg_error("client %s: cannot encode update: %s", cl->host, vg_strerror(err));
+		rfbCloseClient(cl);
+		return;
+	}
+	if (rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0) {
+		rfbCloseClient(cl);
+		return;
+	}
+	g_mutex_lock(&s->stats_lock);
+	s->stats.varg_updates++;
+	s->stats.varg_bytes += c->out.len;
+	g_mutex_unlock(&s->stats_lock);
+	if (s->send_delay_ms)
+		g_usleep((gulong)s->send_delay_ms * 1000);
+}
+
+/* The first port from 5900 on which addr accepts a bind, or -1. LibVNCServer's
+ * own autoPort ignores listenInterface, so the search is done here. */
+static int find_free_port(in_addr_t addr)
+{
+	int port;
+
+	for (port = 5900; port < 6100; port++) {
+		struct sockaddr_in sin;
+		int one = 1, ok, fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (fd < 0)
+			return -1;
+		memset(&sin, 0, sizeof sin);
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons((uint16_t)port);
+		sin.sin_addr.s_addr = addr;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		ok = bind(fd, (struct sockaddr *)&sin, sizeof sin) == 0;
+		close(fd);
+		if (ok)
+			return port;
+	}
+	return -1;
+}
+
+static void log_quiet(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg_server **out)
+{
+	static gsize ext_registered;
+	vg_server *s;
+	in_addr_t addr;
+	int argc = 1;
+	char *argv[] = { (char *)"varg-server", NULL };
+	const char *env;
+
+	if (width < 1 || height < 1 || width > 8192 || height > 8192)
+		return VG_EINVAL;
+	if (inet_pton(AF_INET, cfg->listen ? cfg->listen : "127.0.0.1", &addr) != 1)
+		return VG_EINVAL;
+	if (g_once_init_enter(&ext_registered)) {
+		rfbRegisterProtocolExtension(&varg_extension);
+		g_once_init_leave(&ext_registered, 1);
+	}
+	if (!cfg->verbose)
+		rfbLog = rfbErr = log_quiet;
+
+	s = g_new0(vg_server, 1);
+	s->cfg = *cfg;
+	s->race_fix = true;
+	if ((env = g_getenv("VARG_TEST_SEND_DELAY_MS")))
+		s->send_delay_ms = atoi(env);
+	if ((env = g_getenv("VARG_TEST_NO_RACE_FIX")) && *env == '1')
+		s->race_fix = false;
+	g_mutex_init(&s->frame_lock);
+	g_mutex_init(&s->stats_lock);
+	for (size_t i = 0; i < sizeof s->server_id; i++)
+		s->server_id[i] = (uint8_t)g_random_int();
+	s->frame = vg_pixbuf_new(width, height);
+
+	s->screen = rfbGetScreen(&argc, argv, width, height, 8, 3, 4);
+	s->screen->screenData = s;
+	s->screen->frameBuffer = (char *)s->frame->pixels;
+	s->screen->serverFormat.redShift = 16;
+	s->screen->serverFormat.greenShift = 8;
+	s->screen->serverFormat.blueShift = 0;
+	s->screen->desktopName = cfg->desktop_name ? cfg->desktop_name : "varg";
+	s->screen->alwaysShared = TRUE;
+	s->screen->cursor = NULL;  /* never paint a cursor into the frame */
+	s->screen->newClientHook = new_client;
+	s->screen->displayHook = display_hook;
+	s->screen->listenInterface = addr;
+	s->screen->ipv6port = 0;   /* no IPv6 listener: it would ignore -listen */
+	s->screen->port = cfg->port ? cfg->port : find_free_port(addr);
+	if (s->screen->port < 0) {
+		vg_server_free(s);
+		return VG_EIO;
+	}
+	rfbInitServer(s->screen);
+	if (s->screen->listenSock == RFB_INVALID_SOCKET) {
+		vg_server_free(s);
+		return VG_EIO;
+	}
+	rfbRunEventLoop(s->screen, -1, TRUE);
+	*out = s;
+	return VG_OK;
+}
+
+void vg_server_free(vg_server *s)
+{
+	if (!s)
+		return;
+	if (s->screen) {
+		rfbShutdownServer(s->screen, TRUE);
+		rfbScreenCleanup(s->screen);
+	}
+	vg_pixbuf_free(s->frame);
+	g_mutex_clear(&s->frame_lock);
+	g_mutex_clear(&s->stats_lock);
+	g_free(s);
+}
+
+int vg_server_port(const vg_server *s)
+{
+	return s->screen->port;
+}
+
+vg_pixbuf *vg_server_frame_lock(vg_server *s)
+{
+	g_mutex_lock(&s->frame_lock);
+	return s->frame;
+}
+
+void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n)
+{
+	size_t i;
+
+	g_mutex_unlock(&s->frame_lock);
+	/* Marking after unlocking keeps the lock order (frame before
+	 * updateMutex) for the clients' threads. */
+	for (i = 0; i < n; i++) {
+		vg_rect r = vg_rect_intersect(changed[i], vg_pixbuf_rect(s->frame));
+		if (!vg_rect_is_empty(r))
+			rfbMarkRectAsModified(s->screen, r.x, r.y, r.x + r.w, r.y + r.h);
+	}
+}
+
+int vg_server_client_count(vg_server *s)
+{
+	rfbClientIteratorPtr it = rfbGetClientIterator(s->screen);
+	rfbClientPtr cl;
+	int n = 0;
+
+	while ((cl = rfbClientIteratorNext(it)))
+		if (cl->state == RFB_NORMAL)
+			n++;
+	rfbReleaseClientIterator(it);
+	return n;
+}
+
+static bool all_caught_up(vg_server *s)
+{
+	rfbClientIteratorPtr it = rfbGetClientIterator(s->screen);
+	rfbClientPtr cl;
+	bool done = true;
+
+	while (done && (cl = rfbClientIteratorNext(it))) {
+		if (cl->state != RFB_NORMAL || cl->sock == RFB_INVALID_SOCKET)
+			continue;
+		LOCK(cl->updateMutex);
+		done = sraRgnEmpty(cl->modifiedRegion);
+		UNLOCK(cl->updateMutex);
+	}
+	rfbReleaseClientIterator(it);
+	return done;
+}
+
+bool vg_server_wait_caught_up(vg_server *s, int timeout_ms)
+{
+	uint64_t deadline = g_get_monotonic_time() + (uint64_t)timeout_ms * 1000;
+
+	while (!all_caught_up(s)) {
+		if ((uint64_t)g_get_monotonic_time() >= deadline)
+			return false;
+		g_usleep(1000);
+	}
+	return true;
+}
+
+void vg_server_get_stats(vg_server *s, vg_server_stats *st)
+{
+	g_mutex_lock(&s->stats_lock);
+	*st = s->stats;
+	g_mutex_unlock(&s->stats_lock);
+}

@@ -1,0 +1,62 @@
+/* The VNC server: LibVNCServer serving a framebuffer to any RFB client,
+ * with updates for Varg viewers written by Varg's own encoder.
+ *
+ * The owner draws into the framebuffer between vg_server_frame_lock() and
+ * vg_server_frame_unlock(); clients are served from LibVNCServer's threads.
+ */
+#ifndef VG_SERVER_H
+#define VG_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/vg_pixbuf.h"
+#include "common/vg_rect.h"
+
+typedef struct vg_server vg_server;
+
+typedef struct {
+	int port;                 /* TCP port; 0 picks the first free one from 5900 */
+	const char *listen;       /* IPv4 address to listen on (default 127.0.0.1) */
+	int zlib_level;           /* Varg's zlib level, 0..9 */
+	const char *desktop_name; /* shown by viewers */
+	bool verbose;             /* pass LibVNCServer's own log through */
+} vg_server_config;
+
+void vg_server_config_init(vg_server_config *cfg);
+
+/* Creates a server for a width x height framebuffer (all black) and starts
+ * listening; clients are served from background threads. Errors:
+ * VG_EINVAL (bad size or address), VG_EIO (cannot listen on the port). */
+int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg_server **out);
+
+/* Disconnects every client, stops the threads and frees s; accepts NULL. */
+void vg_server_free(vg_server *s);
+
+/* The port the server listens on. */
+int vg_server_port(const vg_server *s);
+
+/* Locks the framebuffer and returns it for drawing. */
+vg_pixbuf *vg_server_frame_lock(vg_server *s);
+
+/* Unlocks it, telling every client that rects changed. */
+void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n);
+
+/* Number of clients past their handshake. */
+int vg_server_client_count(vg_server *s);
+
+/* Waits until every client has been sent all changes, at most timeout_ms.
+ * Returns true when all are caught up. */
+bool vg_server_wait_caught_up(vg_server *s, int timeout_ms);
+
+typedef struct {
+	uint64_t clients_total;   /* clients accepted so far */
+	uint64_t varg_clients;    /* of which spoke Varg */
+	uint64_t varg_updates;    /* Varg updates written */
+	uint64_t varg_bytes;      /* bytes of Varg updates written */
+} vg_server_stats;
+
+void vg_server_get_stats(vg_server *s, vg_server_stats *st);
+
+#endif

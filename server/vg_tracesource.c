@@ -1,0 +1,128 @@
+#include <glib.h>
+
+#include "common/vg_error.h"
+#include "common/vg_log.h"
+#include "common/vg_time.h"
+#include "server/vg_tracesource.h"
+#include "traces/vg_trace.h"
+
+struct vg_tracesource {
+	vg_trace_reader *reader;
+	vg_pixbuf *next;      /* the trace's frame, ahead of the server's */
+	uint64_t frames;
+};
+
+void vg_tracesource_options_init(vg_tracesource_options *o)
+{
+	o->speed = 1.0;
+	o->loop = false;
+	o->pace_timeout_ms = 2000;
+	o->wait_clients = 0;
+	o->progress = false;
+}
+
+int vg_tracesource_open(const char *path, vg_tracesource **out)
+{
+	vg_tracesource *t = g_new0(vg_tracesource, 1);
+	int err = vg_trace_reader_open(path, &t->reader);
+
+	if (err) {
+		g_free(t);
+		return err;
+	}
+	t->next = vg_pixbuf_new(vg_trace_reader_width(t->reader), vg_trace_reader_height(t->reader));
+	if (!t->next) {
+		vg_tracesource_free(t);
+		return VG_ERANGE;
+	}
+	*out = t;
+	return VG_OK;
+}
+
+int32_t vg_tracesource_width(const vg_tracesource *t)
+{
+	return t->next->width;
+}
+
+int32_t vg_tracesource_height(const vg_tracesource *t)
+{
+	return t->next->height;
+}
+
+const char *vg_tracesource_error_text(const vg_tracesource *t)
+{
+	return vg_trace_reader_error_text(t->reader);
+}
+
+uint64_t vg_tracesource_frames(const vg_tracesource *t)
+{
+	return t->frames;
+}
+
+void vg_tracesource_free(vg_tracesource *t)
+{
+	if (!t)
+		return;
+	vg_trace_reader_free(t->reader);
+	vg_pixbuf_free(t->next);
+	g_free(t);
+}
+
+/* Sleeps until the monotonic time `until` (ns) or a stop request. */
+static void sleep_until(uint64_t until, const volatile sig_atomic_t *stop)
+{
+	uint64_t now;
+
+	while (!*stop && (now = vg_time_ns()) < until) {
+		uint64_t left = until - now;
+		g_usleep((gulong)MIN(left / 1000, 50000));
+	}
+}
+
+static void show_frame(vg_tracesource *t, vg_server *srv, const vg_trace_record *rec)
+{
+	vg_pixbuf *fb = vg_server_frame_lock(srv);
+	size_t i;
+
+	for (i = 0; i < rec->n_rects; i++)
+		vg_pixbuf_copy_rect(fb, t->next, rec->rects[i]);
+	vg_server_frame_unlock(srv, rec->rects, rec->n_rects);
+	t->frames++;
+}
+
+int vg_tracesource_play(vg_tracesource *t, vg_server *srv, const vg_tracesource_options *o,
+			const volatile sig_atomic_t *stop)
+{
+	uint64_t start, last_report = 0;
+	vg_trace_record rec;
+	int n;
+
+	while (!*stop && vg_server_client_count(srv) < o->wait_clients)
+		g_usleep(10000);
+	start = vg_time_ns();
+	while (!*stop) {
+		n = vg_trace_reader_next(t->reader, &rec, t->next);
+		if (n < 0)
+			return n;
+		if (n == 0) {
+			if (!o->loop)
+				break;
+			if ((n = vg_trace_reader_rewind(t->reader)) < 0)
+				return n;
+			start = vg_time_ns();
+			continue;
+		}
+		if (rec.kind != VG_TRACE_FRAME)
+			continue;
+		if (o->speed > 0)
+			sleep_until(start + (uint64_t)((double)rec.t_ns / o->speed), stop);
+		show_frame(t, srv, &rec);
+		if (o->speed <= 0 && !vg_server_wait_caught_up(srv, o->pace_timeout_ms))
+			vg_debug("frame %" G_GUINT64_FORMAT ": a client is behind; going on", rec.index);
+		if (o->progress && vg_time_ns() - last_report > 1000000000u) {
+			last_report = vg_time_ns();
+			vg_info("played %" G_GUINT64_FORMAT " frames", t->frames);
+		}
+	}
+	return VG_OK;
+}
