@@ -149,6 +149,8 @@ int vg_connection_open(const vg_connection_config *cfg, vg_connection **out)
 	client->serverHost = g_strdup(cfg->host);
 	client->serverPort = cfg->port;
 	client->appData.encodingsString = cfg->encodings;
+	/* Lossless only: Tight must not switch to JPEG. */
+	client->appData.enableJPEG = FALSE;
 	client->GotFrameBufferUpdate = got_rect;
 	client->FinishedFrameBufferUpdate = finished_update;
 	rfbClientSetClientData(client, &client_tag, c);

@@ -1,0 +1,67 @@
+# Sourced by end-to-end tests: starts real varg-server processes on free
+# loopback ports and cleans up after them.
+B=${VG_TOP_BUILDDIR:-.}
+S=${VG_TOP_SRCDIR:-.}
+work=$(mktemp -d "${TMPDIR:-/tmp}/varg-e2e.XXXXXX")
+pids=""
+
+e2e_cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	rm -rf "$work"
+}
+trap e2e_cleanup EXIT INT TERM
+
+# start_server NAME ARGS...: starts varg-server on a free port; sets PORT.
+start_server() {
+	name=$1; shift
+	"$B/server/varg-server" --port 0 "$@" >"$work/$name.out" 2>"$work/$name.err" &
+	pids="$pids $!"
+	SERVER_PID=$!
+	PORT=""
+	for _ in $(seq 1 100); do
+		PORT=$(sed -n 's/^varg-server: listening on [0-9.]*:\([0-9]*\) .*/\1/p' "$work/$name.out")
+		[ -n "$PORT" ] && return 0
+		kill -0 "$SERVER_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "# server $name did not start:"; sed 's/^/#   /' "$work/$name.err"
+	return 1
+}
+
+stop_server() {
+	kill "$SERVER_PID" 2>/dev/null
+	wait "$SERVER_PID" 2>/dev/null
+}
+
+# viewer NAME ARGS...: a headless varg-viewer in the background, snapshot
+# and stats in $work/NAME.png and $work/NAME.json.
+viewer() {
+	name=$1; shift
+	timeout 300 "$B/viewer/varg-viewer" --headless --exit-when-idle "${IDLE:-3}" \
+		--snapshot "$work/$name.png" --stats-json "$work/$name.json" "$@" \
+		"localhost::$PORT" >"$work/$name.log" 2>&1 &
+	pids="$pids $!"
+	eval "pid_$name=$!"
+}
+
+# json_num FILE KEY: the number after "KEY": in a stats file.
+json_num() {
+	sed -n "s/.*\"$2\": *\([0-9][0-9]*\).*/\1/p" "$1" | head -1
+}
+
+# same_image A B [MAX_MEAN]: compares two images, quietly unless they differ.
+same_image() {
+	if out=$("$B/tests/vg_imgcmp" "$@" 2>&1); then
+		return 0
+	fi
+	echo "# $1 vs $2: $out"
+	return 1
+}
+
+# last_frame TRACE OUT.png: the trace's final frame.
+last_frame() {
+	rm -rf "$work/frames"
+	"$B/traces/varg-trace" export --frames "$work/frames" "$1" >/dev/null 2>&1 || return 1
+	cp "$(ls "$work"/frames/*.png | tail -1)" "$2"
+}
