@@ -18,3 +18,12 @@ check_PROGRAMS += $(VG_TRACE_TESTS)
 TESTS += $(VG_TRACE_TESTS)
 tests_test_trace_LDADD = $(VG_TRACE_LIBS)
 tests_test_trace_tilediff_LDADD = $(VG_TRACE_LIBS)
+
+# The synthetic heat-map session behind traces/samples/ (scripts/make-sample).
+noinst_PROGRAMS += traces/varg-synth
+traces_varg_synth_SOURCES = traces/vg_synth.c
+traces_varg_synth_LDADD = $(VG_COMMON_LIBS)
+
+TESTS += tests/test_varg_trace.sh
+dist_noinst_SCRIPTS += tests/test_varg_trace.sh scripts/make-sample
+dist_noinst_DATA += traces/samples/heatmap-scroll.vtr
