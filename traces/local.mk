@@ -11,7 +11,7 @@ VG_TRACE_LIBS = traces/libvgtrace.a $(VG_COMMON_LIBS)
 bin_PROGRAMS += traces/varg-trace
 traces_varg_trace_SOURCES = traces/varg_trace.c traces/trace_cmd.h \
 	traces/trace_cmd_import.c traces/trace_cmd_info.c traces/trace_cmd_export.c
-traces_varg_trace_LDADD = $(VG_TRACE_LIBS) -lm
+traces_varg_trace_LDADD = $(VG_TRACE_LIBS)
 
 VG_TRACE_TESTS = tests/test_trace tests/test_trace_tilediff
 check_PROGRAMS += $(VG_TRACE_TESTS)
@@ -27,3 +27,10 @@ traces_varg_synth_LDADD = $(VG_COMMON_LIBS)
 TESTS += tests/test_varg_trace.sh
 dist_noinst_SCRIPTS += tests/test_varg_trace.sh scripts/make-sample
 dist_noinst_DATA += traces/samples/heatmap-scroll.vtr
+
+VG_FUZZERS += tests/fuzz/fuzz_trace
+tests_fuzz_fuzz_trace_SOURCES = tests/fuzz/fuzz_trace.c
+tests_fuzz_fuzz_trace_LDADD = $(VG_TRACE_LIBS)
+tests_fuzz_fuzz_trace_LDFLAGS = -fsanitize=fuzzer
+
+dist_man_MANS += doc/varg-trace.1

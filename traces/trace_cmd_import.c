@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,8 +59,36 @@ static GPtrArray *list_frames(const char *dir)
 	return names;
 }
 
-/* Reads the manifest into a table name -> milliseconds (as double in a
- * g_new'd slot). Returns false after printing the offending line. */
+/* Parses "MILLISECONDS[.FRACTION]" exactly (no floating point) into
+ * nanoseconds; digits past the nanosecond are refused. */
+static bool parse_ms(const char *s, uint64_t *ns)
+{
+	uint64_t ms = 0, frac = 0, scale = 1000000;
+	const char *p = s;
+
+	if (!g_ascii_isdigit(*p))
+		return false;
+	for (; g_ascii_isdigit(*p); p++) {
+		if (ms > 1000000000000ull)
+			return false;
+		ms = ms * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; g_ascii_isdigit(*p); p++) {
+			if (scale == 1)
+				return false;
+			scale /= 10;
+			frac += (uint64_t)(*p - '0') * scale;
+		}
+	}
+	if (*p)
+		return false;
+	*ns = ms * 1000000u + frac;
+	return true;
+}
+
+/* Reads the manifest into a table name -> nanoseconds (in a g_new'd
+ * slot). Returns false after printing the offending line. */
 static bool read_manifest(const char *path, GHashTable *times)
 {
 	g_autofree char *text = NULL;
@@ -78,8 +105,7 @@ static bool read_manifest(const char *path, GHashTable *times)
 	for (i = 0; lines[i]; i++) {
 		g_auto(GStrv) f = NULL;
 		char *line = g_strstrip(lines[i]);
-		char *end;
-		double ms, *slot;
+		uint64_t *slot, ns;
 
 		if (line[0] == '\0' || line[0] == '#')
 			continue;
@@ -98,8 +124,7 @@ static bool read_manifest(const char *path, GHashTable *times)
 				return false;
 			}
 		}
-		ms = g_ascii_strtod(f[1], &end);
-		if (*end || end == f[1] || !isfinite(ms) || ms < 0 || ms > 1e12) {
+		if (!parse_ms(f[1], &ns)) {
 			vg_error("%s:%zu: bad time '%s'", path, i + 1, f[1]);
 			return false;
 		}
@@ -107,8 +132,8 @@ static bool read_manifest(const char *path, GHashTable *times)
 			vg_error("%s:%zu: '%s' listed twice", path, i + 1, f[0]);
 			return false;
 		}
-		slot = g_new(double, 1);
-		*slot = ms;
+		slot = g_new(uint64_t, 1);
+		*slot = ns;
 		g_hash_table_insert(times, g_strdup(f[0]), slot);
 	}
 	return true;
@@ -129,13 +154,13 @@ static bool frame_times(const char *dir, const char *manifest, bool manifest_giv
 	if (!read_manifest(manifest, times))
 		return false;
 	for (i = 0; i < names->len; i++) {
-		const double *ms = g_hash_table_lookup(times, names->pdata[i]);
+		const uint64_t *ns = g_hash_table_lookup(times, names->pdata[i]);
 
-		if (!ms) {
+		if (!ns) {
 			vg_error("%s: no time for frame '%s'", manifest, (char *)names->pdata[i]);
 			return false;
 		}
-		t_ns[i] = (uint64_t)llround(*ms * 1e6);
+		t_ns[i] = *ns;
 		if (i > 0 && t_ns[i] < t_ns[i - 1]) {
 			vg_error("%s: time of '%s' is before the previous frame's", manifest,
 				 (char *)names->pdata[i]);
