@@ -68,7 +68,7 @@ stop_server
 
 # Misbehaving clients: one stops reading with a tiny receive buffer, one
 # hangs up in the middle of its first update. The others are not disturbed.
-start_server bad --trace "$TRACE" --speed 0 --wait-clients 3 --pace-timeout 300 || exit 1
+start_server bad --trace "$TRACE" --speed 0 --wait-clients 3 --pace-timeout 100 || exit 1
 "$B/tests/vg_badclient" "$PORT" stall 600 >/dev/null 2>&1 &
 stall_pid=$!
 pids="$pids $stall_pid"
