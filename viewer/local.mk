@@ -12,3 +12,4 @@ check_PROGRAMS += tests/test_address
 TESTS += tests/test_address
 tests_test_address_SOURCES = tests/test_address.c viewer/vg_address.c viewer/vg_address.h
 tests_test_address_LDADD = $(VG_COMMON_LIBS)
+dist_man_MANS += doc/varg-viewer.1
