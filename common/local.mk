@@ -7,7 +7,7 @@ common_libvgcommon_a_SOURCES = \
 	common/vg_pixbuf.c common/vg_pixbuf.h \
 	common/vg_reader.c common/vg_reader.h \
 	common/vg_rect.c common/vg_rect.h \
-	common/vg_segdesc.h \
+	common/vg_segdesc.h common/vg_seghash.c common/vg_seghash.h \
 	common/vg_time.c common/vg_time.h \
 	common/vg_writer.c common/vg_writer.h
 common_libvgcommon_a_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)

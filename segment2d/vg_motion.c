@@ -1,0 +1,544 @@
+/* Movement estimation by row and column fingerprint survival. */
+#include <glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/vg_error.h"
+#include "segment2d/vg_motion.h"
+
+/* A lookup table of one strip's (or band's) previous fingerprints: open
+ * addressing, pos[i] < 0 marks a free slot. */
+typedef struct {
+	uint32_t *key;
+	int32_t *pos;
+	uint32_t mask;
+	int32_t built;   /* the estimate number it was built for */
+} fp_table;
+
+struct vg_motion {
+	int32_t width, height, strip, sample;
+	int32_t nsx, nby;        /* row strips across, column bands down */
+	uint32_t *rowfp;         /* [nsx][height] previous row fingerprints */
+	uint32_t *colfp;         /* [nby][width] previous column fingerprints */
+	uint32_t *acc;           /* [width] column sums of one band */
+	uint32_t *line_fp;       /* [max(width, height)] one line's new fingerprints */
+	int32_t *line_hits;      /* [nsx + nby] hits per strip, then per band */
+	uint32_t *coef;          /* [strip] per-position multipliers */
+	fp_table *rowtab, *coltab;
+	uint8_t *seen;           /* sample already looked at this estimate */
+	int32_t *votes;          /* two events per hit, see vote() */
+	size_t n_votes, cap_votes;
+	int32_t round;
+	bool primed;
+};
+
+int vg_motion_new(int32_t width, int32_t height, int32_t strip, int32_t sample,
+		  vg_motion **out)
+{
+	vg_motion *m;
+	uint32_t x = 0x6d2b79f5u, tab;
+	int32_t i;
+
+	*out = NULL;
+	if (strip == 0)
+		strip = 64;
+	if (sample == 0)
+		sample = 32;
+	if (strip < 16 || strip > 1024 || sample < 1 || sample > 256)
+		return VG_EINVAL;
+	if (width < 1 || height < 1 || width > VG_MAX_DIM || height > VG_MAX_DIM)
+		return VG_EINVAL;
+	m = g_new0(vg_motion, 1);
+	m->width = width;
+	m->height = height;
+	m->strip = strip;
+	m->sample = sample;
+	m->nsx = (width + strip - 1) / strip;
+	m->nby = (height + strip - 1) / strip;
+	m->rowfp = g_new0(uint32_t, (size_t)m->nsx * height);
+	m->colfp = g_new0(uint32_t, (size_t)m->nby * width);
+	m->acc = g_new0(uint32_t, (size_t)width);
+	m->line_fp = g_new0(uint32_t, (size_t)MAX(width, height));
+	m->line_hits = g_new0(int32_t, (size_t)(m->nsx + m->nby));
+	m->coef = g_new(uint32_t, (size_t)strip);
+	for (i = 0; i < strip; i++) {
+		/* xorshift32: fixed odd multipliers, one per position. */
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		m->coef[i] = x | 1;
+	}
+	m->rowtab = g_new0(fp_table, (size_t)m->nsx);
+	for (tab = 16; tab < 2u * (uint32_t)height; tab <<= 1)
+		;
+	for (i = 0; i < m->nsx; i++) {
+		m->rowtab[i].key = g_new(uint32_t, tab);
+		m->rowtab[i].pos = g_new(int32_t, tab);
+		m->rowtab[i].mask = tab - 1;
+		m->rowtab[i].built = -1;
+	}
+	m->coltab = g_new0(fp_table, (size_t)m->nby);
+	for (tab = 16; tab < 2u * (uint32_t)width; tab <<= 1)
+		;
+	for (i = 0; i < m->nby; i++) {
+		m->coltab[i].key = g_new(uint32_t, tab);
+		m->coltab[i].pos = g_new(int32_t, tab);
+		m->coltab[i].mask = tab - 1;
+		m->coltab[i].built = -1;
+	}
+	m->seen = g_new0(uint8_t, (size_t)m->nsx * (height / sample + 1) +
+				   (size_t)m->nby * (width / sample + 1));
+	*out = m;
+	return VG_OK;
+}
+
+void vg_motion_free(vg_motion *m)
+{
+	int32_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nsx; i++) {
+		g_free(m->rowtab[i].key);
+		g_free(m->rowtab[i].pos);
+	}
+	for (i = 0; i < m->nby; i++) {
+		g_free(m->coltab[i].key);
+		g_free(m->coltab[i].pos);
+	}
+	g_free(m->rowtab);
+	g_free(m->coltab);
+	g_free(m->rowfp);
+	g_free(m->colfp);
+	g_free(m->acc);
+	g_free(m->line_fp);
+	g_free(m->line_hits);
+	g_free(m->coef);
+	g_free(m->seen);
+	g_free(m->votes);
+	g_free(m);
+}
+
+void vg_motion_reset(vg_motion *m)
+{
+	m->primed = false;
+}
+
+const char *vg_motion_dir_name(vg_motion_dir dir)
+{
+	switch (dir) {
+	case VG_MOTION_VERTICAL:
+		return "vertical";
+	case VG_MOTION_HORIZONTAL:
+		return "horizontal";
+	default:
+		return "none";
+	}
+}
+
+/* ---- fingerprints ------------------------------------------------------
+ * A fingerprint is sum(pixel[i] * coef[i]) mod 2^32 over the piece: cheap,
+ * vectorisable, and for lookups among a few thousand pieces collisions of
+ * different content are rare enough not to sway a vote. */
+
+static uint32_t row_fp(const vg_motion *m, const vg_pixbuf *f, int32_t s, int32_t y)
+{
+	const uint32_t *px = vg_pixbuf_row(f, y) + s * m->strip;
+	const int32_t n = MIN(m->strip, f->width - s * m->strip);
+	uint32_t h = 0;
+	int32_t i;
+
+	for (i = 0; i < n; i++)
+		h += (px[i] & VG_PIXEL_MASK) * m->coef[i];
+	return h;
+}
+
+static uint32_t col_fp(const vg_motion *m, const vg_pixbuf *f, int32_t b, int32_t x)
+{
+	const int32_t y0 = b * m->strip, n = MIN(m->strip, f->height - y0);
+	uint32_t h = 0;
+	int32_t j;
+
+	for (j = 0; j < n; j++)
+		h += (vg_pixbuf_row(f, y0 + j)[x] & VG_PIXEL_MASK) * m->coef[j];
+	return h;
+}
+
+static bool row_uniform(const vg_motion *m, const vg_pixbuf *f, int32_t s, int32_t y)
+{
+	const uint32_t *px = vg_pixbuf_row(f, y) + s * m->strip;
+	const int32_t n = MIN(m->strip, f->width - s * m->strip);
+	int32_t i;
+
+	for (i = 1; i < n; i++)
+		if (((px[i] ^ px[0]) & VG_PIXEL_MASK) != 0)
+			return false;
+	return true;
+}
+
+static bool col_uniform(const vg_motion *m, const vg_pixbuf *f, int32_t b, int32_t x)
+{
+	const int32_t y0 = b * m->strip, n = MIN(m->strip, f->height - y0);
+	const uint32_t c = vg_pixbuf_row(f, y0)[x];
+	int32_t j;
+
+	for (j = 1; j < n; j++)
+		if (((vg_pixbuf_row(f, y0 + j)[x] ^ c) & VG_PIXEL_MASK) != 0)
+			return false;
+	return true;
+}
+
+/* Remembers the fingerprints of frame inside r. */
+static void remember(vg_motion *m, const vg_pixbuf *f, vg_rect r)
+{
+	int32_t s, b, x, y;
+
+	for (s = r.x / m->strip; s <= (r.x + r.w - 1) / m->strip; s++) {
+		uint32_t *fp = m->rowfp + (size_t)s * m->height;
+		for (y = r.y; y < r.y + r.h; y++)
+			fp[y] = row_fp(m, f, s, y);
+	}
+	for (b = r.y / m->strip; b <= (r.y + r.h - 1) / m->strip; b++) {
+		const int32_t y0 = b * m->strip, n = MIN(m->strip, f->height - y0);
+		uint32_t *acc = m->acc + r.x;
+		int32_t j;
+
+		/* Row by row, so the frame is read in memory order. */
+		memset(acc, 0, (size_t)r.w * sizeof *acc);
+		for (j = 0; j < n; j++) {
+			const uint32_t *px = vg_pixbuf_row(f, y0 + j) + r.x;
+			const uint32_t c = m->coef[j];
+			for (x = 0; x < r.w; x++)
+				acc[x] += (px[x] & VG_PIXEL_MASK) * c;
+		}
+		memcpy(m->colfp + (size_t)b * m->width + r.x, acc, (size_t)r.w * sizeof *acc);
+	}
+}
+
+static uint32_t slot_of(uint32_t key)
+{
+	key ^= key >> 16;
+	key *= 0x7feb352du;
+	key ^= key >> 15;
+	return key;
+}
+
+/* Builds t from the n previous fingerprints fp[] (once per estimate). */
+static void table_build(fp_table *t, const uint32_t *fp, int32_t n, int32_t round)
+{
+	int32_t i;
+
+	if (t->built == round)
+		return;
+	t->built = round;
+	for (i = 0; i <= (int32_t)t->mask; i++)
+		t->pos[i] = -1;
+	for (i = 0; i < n; i++) {
+		uint32_t k = slot_of(fp[i]) & t->mask;
+
+		while (t->pos[k] >= 0 && t->key[k] != fp[i])
+			k = (k + 1) & t->mask;
+		if (t->pos[k] < 0) {
+			t->key[k] = fp[i];
+			t->pos[k] = i;
+		}
+	}
+}
+
+/* Position of key in t, or -1. Among equal fingerprints the first wins. */
+static int32_t table_find(const fp_table *t, uint32_t key)
+{
+	uint32_t k = slot_of(key) & t->mask;
+
+	while (t->pos[k] >= 0) {
+		if (t->key[k] == key)
+			return t->pos[k];
+		k = (k + 1) & t->mask;
+	}
+	return -1;
+}
+
+/* A hit says the sample at pos was somewhere in the old run of equal
+ * fingerprints old[at..at+run) (a table lookup returns the first of them:
+ * the six equal rows of a heat map cell, say), so it votes for the offsets
+ * [pos-at-run+1, pos-at]. Votes are kept as sweep events: the offset
+ * times two for a start, plus one for the end of an interval. */
+static void vote(vg_motion *m, const uint32_t *old, int32_t len, int32_t pos, int32_t at,
+		 int32_t *line_hits)
+{
+	int32_t run = 1;
+
+	(*line_hits)++;
+
+	while (at + run < len && run < 256 && old[at + run] == old[at])
+		run++;
+	if (m->n_votes + 2 > m->cap_votes) {
+		m->cap_votes = m->cap_votes ? 2 * m->cap_votes : 512;
+		m->votes = g_renew(int32_t, m->votes, m->cap_votes);
+	}
+	m->votes[m->n_votes++] = 2 * (pos - at - run + 1);
+	m->votes[m->n_votes++] = 2 * (pos - at) + 1;
+}
+
+static int int32_cmp(const void *pa, const void *pb)
+{
+	int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+enum { MAX_CANDIDATES = 64 };
+
+/* Collects into cand (at most MAX_CANDIDATES) the offsets that lie inside
+ * the most vote intervals among votes[first..end); returns their count. */
+static size_t best_offsets(vg_motion *m, size_t first, size_t end, int32_t *cand)
+{
+	int32_t *v = m->votes + first, depth = 0, best_depth = 0;
+	size_t i, n = end - first, nc = 0;
+
+	/* Starts sort before ends at the same offset (2d < 2d + 1). */
+	qsort(v, n, sizeof *v, int32_cmp);
+	for (i = 0; i < n; i++) {
+		depth += (v[i] & 1) == 0 ? 1 : -1;
+		best_depth = MAX(best_depth, depth);
+	}
+	depth = 0;
+	for (i = 0; i + 1 < n && nc < MAX_CANDIDATES; i++) {
+		int32_t from, to, d;
+
+		depth += (v[i] & 1) == 0 ? 1 : -1;
+		if (depth != best_depth)
+			continue;
+		/* Between this event and the next the depth is constant: a
+		 * start at 2a includes a, an end at 2b + 1 includes b. */
+		from = (v[i] & 1) == 0 ? v[i] / 2 : (v[i] - 1) / 2 + 1;
+		to = (v[i + 1] & 1) == 0 ? v[i + 1] / 2 - 1 : (v[i + 1] - 1) / 2;
+		for (d = from; d <= to && nc < MAX_CANDIDATES; d++)
+			cand[nc++] = d;
+	}
+	return nc;
+}
+
+/* Picks among several equally voted offsets by looking at every row of
+ * the strip (or column of the band) with the most hits, not just the
+ * samples: the offset under which most new fingerprints equal the old
+ * ones wins, the first on a tie. */
+static int32_t verify(vg_motion *m, const vg_pixbuf *f, bool rows, const int32_t *cand,
+		      size_t nc)
+{
+	const int32_t len = rows ? m->height : m->width;
+	const int32_t nlines = rows ? m->nsx : m->nby;
+	const int32_t *hits = rows ? m->line_hits : m->line_hits + m->nsx;
+	uint32_t *now = m->line_fp;
+	const uint32_t *old;
+	int32_t line = 0, i, best = cand[0];
+	size_t c, best_ok = 0;
+
+	for (i = 1; i < nlines; i++)
+		if (hits[i] > hits[line])
+			line = i;
+	if (rows) {
+		for (i = 0; i < len; i++)
+			now[i] = row_fp(m, f, line, i);
+		old = m->rowfp + (size_t)line * len;
+	} else {
+		const int32_t y0 = line * m->strip, n = MIN(m->strip, f->height - y0);
+		int32_t j, x;
+
+		memset(now, 0, (size_t)len * sizeof *now);
+		for (j = 0; j < n; j++) {
+			const uint32_t *px = vg_pixbuf_row(f, y0 + j);
+			for (x = 0; x < len; x++)
+				now[x] += (px[x] & VG_PIXEL_MASK) * m->coef[j];
+		}
+		old = m->colfp + (size_t)line * len;
+	}
+	for (c = 0; c < nc; c++) {
+		int32_t lo = MAX(0, cand[c]), hi = MIN(len, len + cand[c]);
+		size_t ok = 0;
+
+		for (i = lo; i < hi; i++)
+			ok += now[i] == old[i - cand[c]];
+		if (ok > best_ok) {
+			best_ok = ok;
+			best = cand[c];
+		}
+	}
+	return best;
+}
+
+static int32_t best_offset(vg_motion *m, const vg_pixbuf *f, bool rows, size_t first,
+			   size_t end)
+{
+	int32_t cand[MAX_CANDIDATES];
+	size_t nc = best_offsets(m, first, end, cand);
+
+	if (nc == 0)
+		return 0; /* no hits: the move is not known */
+	if (nc == 1)
+		return cand[0];
+	return verify(m, f, rows, cand, nc);
+}
+
+/* The k-th sampled row or column: one in every sample, at a jittered
+ * place inside its block of sample lines. Regular sampling would see
+ * periodic content (12 px heat map cells, 14 px text lines) always in the
+ * same phase, and could not tell apart the offsets a period allows. */
+static int32_t sample_at(const vg_motion *m, int32_t k)
+{
+	uint32_t j = (uint32_t)k * 0x9e3779b1u;
+
+	return k * m->sample + (int32_t)((j >> 16) % (uint32_t)m->sample);
+}
+
+/* Looks the sampled rows and columns of frame inside r up among the
+ * previous fingerprints (rows when rows is true, else columns), and
+ * records a vote for each hit. */
+static void sample_rect(vg_motion *m, const vg_pixbuf *f, vg_rect r, vg_motion_result *res,
+			bool rows)
+{
+	const int32_t rows_per_strip = m->height / m->sample + 1;
+	const int32_t cols_per_band = m->width / m->sample + 1;
+	uint8_t *seen_rows = m->seen, *seen_cols = m->seen + (size_t)m->nsx * rows_per_strip;
+	int32_t s, b, x, y;
+
+	if (rows) {
+		for (s = r.x / m->strip; s <= (r.x + r.w - 1) / m->strip; s++) {
+			const uint32_t *old = m->rowfp + (size_t)s * m->height;
+
+			int32_t k;
+
+			for (k = r.y / m->sample; (y = sample_at(m, k)) < r.y + r.h; k++) {
+				uint8_t *seen = &seen_rows[(size_t)s * rows_per_strip + k];
+				uint32_t fp;
+				int32_t at;
+
+				if (y < r.y || y >= m->height || *seen)
+					continue;
+				*seen = 1;
+				fp = row_fp(m, f, s, y);
+				if (row_uniform(m, f, s, y))
+					continue;
+				if (fp == old[y]) {
+					res->row_same++;
+					continue;
+				}
+				res->row_samples++;
+				table_build(&m->rowtab[s], old, m->height, m->round);
+				at = table_find(&m->rowtab[s], fp);
+				if (at >= 0) {
+					res->row_hits++;
+					vote(m, old, m->height, y, at, &m->line_hits[s]);
+				}
+			}
+		}
+		return;
+	}
+	for (b = r.y / m->strip; b <= (r.y + r.h - 1) / m->strip; b++) {
+		const uint32_t *old = m->colfp + (size_t)b * m->width;
+
+		int32_t k;
+
+		for (k = r.x / m->sample; (x = sample_at(m, k)) < r.x + r.w; k++) {
+			uint8_t *seen = &seen_cols[(size_t)b * cols_per_band + k];
+			uint32_t fp;
+			int32_t at;
+
+			if (x < r.x || x >= m->width || *seen)
+				continue;
+			*seen = 1;
+			fp = col_fp(m, f, b, x);
+			if (col_uniform(m, f, b, x))
+				continue;
+			if (fp == old[x]) {
+				res->col_same++;
+				continue;
+			}
+			res->col_samples++;
+			table_build(&m->coltab[b], old, m->width, m->round);
+			at = table_find(&m->coltab[b], fp);
+			if (at >= 0) {
+				res->col_hits++;
+				vote(m, old, m->width, x, at, &m->line_hits[m->nsx + b]);
+			}
+		}
+	}
+}
+
+/* Whether survival rate a (parts per 1000) clearly beats b: at least 25 %,
+ * 15 points more and twice as much. */
+static bool beats(int32_t a, int32_t b)
+{
+	return a >= 250 && a >= b + 150 && a >= 2 * b;
+}
+
+/* First the survival rates of the samples that changed: a direction wins
+ * when at least one of its samples was found elsewhere and its rate beats
+ * the other's. Small moves of periodic content (a 1 px move of 12 px heat
+ * map cells) leave most samples of the moving direction unchanged in
+ * place and hardly any changed, so if that is undecided, the rates are
+ * taken again counting unchanged samples as survivors. */
+static void decide(vg_motion *m, const vg_pixbuf *f, vg_motion_result *out, size_t row_end)
+{
+	int32_t rr = out->row_samples ? 1000 * out->row_hits / out->row_samples : 0;
+	int32_t cr = out->col_samples ? 1000 * out->col_hits / out->col_samples : 0;
+	int32_t rn = out->row_samples + out->row_same, cn = out->col_samples + out->col_same;
+
+	if (out->row_samples + out->col_samples == 0)
+		return;
+	if (!(out->row_hits >= 1 && beats(rr, cr)) && !(out->col_hits >= 1 && beats(cr, rr))) {
+		rr = rn ? 1000 * (out->row_hits + out->row_same) / rn : 0;
+		cr = cn ? 1000 * (out->col_hits + out->col_same) / cn : 0;
+	}
+	if (beats(rr, cr)) {
+		out->dir = VG_MOTION_VERTICAL;
+		out->offset = best_offset(m, f, true, 0, row_end);
+	} else if (beats(cr, rr)) {
+		out->dir = VG_MOTION_HORIZONTAL;
+		out->offset = best_offset(m, f, false, row_end, m->n_votes);
+	}
+}
+
+int vg_motion_estimate(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
+		       size_t n_changed, vg_motion_result *out)
+{
+	const vg_rect all = vg_rect_make(0, 0, m->width, m->height);
+	size_t i, row_end;
+
+	memset(out, 0, sizeof *out);
+	if (frame->width != m->width || frame->height != m->height)
+		return VG_EINVAL;
+	if (!changed && n_changed > 0)
+		return VG_EINVAL;
+	if (!changed || !m->primed) {
+		/* Nothing remembered yet, or no list: the whole frame. */
+		changed = &all;
+		n_changed = 1;
+	}
+	if (m->primed) {
+		memset(m->seen, 0, (size_t)m->nsx * (m->height / m->sample + 1) +
+					   (size_t)m->nby * (m->width / m->sample + 1));
+		m->round++;
+		m->n_votes = 0;
+		memset(m->line_hits, 0, (size_t)(m->nsx + m->nby) * sizeof *m->line_hits);
+		for (i = 0; i < n_changed; i++) {
+			vg_rect r = vg_rect_intersect(changed[i], all);
+			if (!vg_rect_is_empty(r))
+				sample_rect(m, frame, r, out, true);
+		}
+		row_end = m->n_votes;
+		for (i = 0; i < n_changed; i++) {
+			vg_rect r = vg_rect_intersect(changed[i], all);
+			if (!vg_rect_is_empty(r))
+				sample_rect(m, frame, r, out, false);
+		}
+		decide(m, frame, out, row_end);
+	}
+	for (i = 0; i < n_changed; i++) {
+		vg_rect r = vg_rect_intersect(changed[i], all);
+		if (!vg_rect_is_empty(r))
+			remember(m, frame, r);
+	}
+	m->primed = true;
+	return VG_OK;
+}

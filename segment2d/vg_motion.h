@@ -1,0 +1,71 @@
+/* Movement estimation: did the content move vertically, horizontally or
+ * not at all since the previous frame, and by how much?
+ *
+ * The estimator keeps, for the previous frame, a 32-bit fingerprint of
+ * every row inside each vertical strip (strip x strip columns wide, aligned
+ * to screen x) and of every column inside each horizontal band (strip rows
+ * high, aligned to screen y). For a new frame it fingerprints a sample of
+ * rows (every sample-th) in each strip and of columns in each band, and
+ * looks each one that changed up among ALL of the previous frame's
+ * fingerprints of that strip or band, so a move by any offset is found.
+ * Uniform samples (one colour) tell nothing and are skipped. If sampled
+ * rows survived (reappeared elsewhere) clearly better than columns, the
+ * motion is vertical; if columns did, horizontal; else none (see decide()
+ * in vg_motion.c for the exact rule). The offset is the one that explains
+ * most surviving samples (0 when no sample was found elsewhere).
+ */
+#ifndef VG_MOTION_H
+#define VG_MOTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/vg_pixbuf.h"
+#include "common/vg_rect.h"
+
+typedef enum {
+	VG_MOTION_NONE = 0,
+	VG_MOTION_VERTICAL = 1,
+	VG_MOTION_HORIZONTAL = 2,
+} vg_motion_dir;
+
+typedef struct {
+	vg_motion_dir dir;
+	int32_t offset;     /* dominant move in pixels along dir (new position
+			     * minus old; negative = up or left); 0 if none */
+	int32_t row_samples;/* changed, non-uniform sampled row pieces */
+	int32_t row_hits;   /* ... of them found in the previous frame */
+	int32_t row_same;   /* non-uniform sampled row pieces left unchanged */
+	int32_t col_samples;
+	int32_t col_hits;
+	int32_t col_same;
+} vg_motion_result;
+
+typedef struct vg_motion vg_motion;
+
+/* Creates an estimator for width x height frames. strip: width of the row
+ * strips and height of the column bands (16..1024; 0 = 64). sample: every
+ * sample-th row and column is looked up (1..256; 0 = 32). VG_EINVAL (and
+ * *out = NULL) for bad arguments. Free with vg_motion_free(). */
+int vg_motion_new(int32_t width, int32_t height, int32_t strip, int32_t sample,
+		  vg_motion **out);
+
+/* Frees m; accepts NULL. */
+void vg_motion_free(vg_motion *m);
+
+/* Estimates the motion from the previous frame to frame (the same size as
+ * m), looking only at samples inside changed[0..n_changed) (NULL with 0
+ * means the whole frame), then remembers frame's fingerprints there (the
+ * rest of the remembered frame is assumed unchanged). The first call, with
+ * nothing remembered, reports VG_MOTION_NONE. Errors: VG_EINVAL for a frame
+ * of another size (nothing is remembered). */
+int vg_motion_estimate(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
+		       size_t n_changed, vg_motion_result *out);
+
+/* Forgets the previous frame: the next estimate reports VG_MOTION_NONE. */
+void vg_motion_reset(vg_motion *m);
+
+/* A static name for dir: "none", "vertical", "horizontal". */
+const char *vg_motion_dir_name(vg_motion_dir dir);
+
+#endif
