@@ -4,7 +4,10 @@ noinst_LIBRARIES += fingerprint/libvgfp.a
 fingerprint_libvgfp_a_SOURCES = \
 	fingerprint/vg_proto.h \
 	fingerprint/vg_receiver.c fingerprint/vg_receiver.h \
-	fingerprint/vg_sender.c fingerprint/vg_sender.h
+	fingerprint/vg_sender.c fingerprint/vg_sender.h \
+	fingerprint/vg_bloom.c fingerprint/vg_bloom.h \
+	fingerprint/vg_container.c fingerprint/vg_container.h \
+	fingerprint/vg_segcache.c fingerprint/vg_segcache.h
 fingerprint_libvgfp_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(CRYPTO_CFLAGS)
 
 VG_FP_LIBS = fingerprint/libvgfp.a $(VG_COMMON_LIBS) $(CRYPTO_LIBS)
@@ -17,3 +20,17 @@ VG_FUZZERS += tests/fuzz/fuzz_receiver
 tests_fuzz_fuzz_receiver_SOURCES = tests/fuzz/fuzz_receiver.c
 tests_fuzz_fuzz_receiver_LDADD = $(VG_FP_LIBS)
 tests_fuzz_fuzz_receiver_LDFLAGS = -fsanitize=fuzzer
+
+# The segment cache: Bloom filter, container format, cache.
+check_PROGRAMS += tests/test_bloom tests/test_segcache
+TESTS += tests/test_bloom tests/test_segcache
+tests_test_bloom_LDADD = $(VG_FP_LIBS)
+tests_test_segcache_LDADD = $(VG_FP_LIBS)
+
+VG_BENCHES += tests/bench/bench_segcache
+tests_bench_bench_segcache_LDADD = $(VG_FP_LIBS)
+
+VG_FUZZERS += tests/fuzz/fuzz_container
+tests_fuzz_fuzz_container_SOURCES = tests/fuzz/fuzz_container.c
+tests_fuzz_fuzz_container_LDADD = $(VG_FP_LIBS)
+tests_fuzz_fuzz_container_LDFLAGS = -fsanitize=fuzzer
