@@ -704,6 +704,7 @@ typedef struct {
 static int ctr_find(vg_segcache *c, ctr *t, uint64_t key, uint64_t h, found *f)
 {
 	uint32_t mask, i, tag = tag_of(h), n;
+	const char *what;
 	int err;
 
 	c->busy = t;
@@ -721,8 +722,10 @@ static int ctr_find(vg_segcache *c, ctr *t, uint64_t key, uint64_t h, found *f)
 			continue;
 		f->slot = i;
 		f->off = E_OFF(e);
+		what = "entry outside the records";
 		if (f->off + E_SPAN(e) > t->records_end)
 			goto damaged;
+		what = "bad record header";
 		err = ctr_read(c, t, f->off, f->hdr, sizeof f->hdr, NULL);
 		if (err || vg_container_record_decode(f->hdr, sizeof f->hdr, VG_CONTAINER_MAX_DATA, &f->rec) != 0 ||
 		    vg_container_record_span(f->rec.data_len) != E_SPAN(e))
@@ -736,14 +739,16 @@ static int ctr_find(vg_segcache *c, ctr *t, uint64_t key, uint64_t h, found *f)
 		if (!verified) {
 			uint32_t crc = vg_container_crc_head(f->hdr);
 			if (ctr_read(c, t, f->off + VG_CONTAINER_RECORD_BYTES, NULL, f->rec.data_len, &crc) != 0 ||
-			    crc != f->rec.crc)
+			    crc != f->rec.crc) {
+				what = "bad record CRC";
 				goto damaged;
+			}
 			t->verified[i / 64] |= UINT64_C(1) << (i % 64);
 		}
 	}
 	return VG_ENOENT;
 damaged:
-	ctr_damaged(c, t, "bad record");
+	ctr_damaged(c, t, what);
 	return VG_ECORRUPT;
 }
 
@@ -841,7 +846,7 @@ int vg_segcache_get(vg_segcache *c, uint64_t key, uint64_t *content_hash,
 			t->verified[f.slot / 64] |= UINT64_C(1) << (f.slot % 64);
 	}
 	if (err) {
-		ctr_damaged(c, t, "bad record");
+		ctr_damaged(c, t, "bad record CRC");
 		c->st.misses++;
 		return VG_ENOENT;
 	}
@@ -970,7 +975,8 @@ static int scan_entry(void *ud, const vg_container_entry *e)
 
 /* Rebuilds the table of a container left unsealed (by a crash) from its
  * records, drops a torn tail, and seals it. */
-static int recover_unsealed(vg_segcache *c, ctr *t, const vg_container_header *h, uint64_t size)
+static int recover_unsealed(vg_segcache *c, ctr *t, const vg_container_header *h, uint64_t size,
+			    bool quiet)
 {
 	scan_ctx s = { c, t };
 	uint64_t want = size < t->area ? size : t->area, end;
@@ -987,7 +993,7 @@ static int recover_unsealed(vg_segcache *c, ctr *t, const vg_container_header *h
 	if (err)
 		return err;
 	if (end != size) {
-		if (end + VG_CONTAINER_RECORD_BYTES < size)
+		if (end + VG_CONTAINER_RECORD_BYTES < size && !quiet)
 			vg_warn("segment cache: container %016" PRIx64 ": dropped %" PRIu64
 				" bytes after the last whole record", t->seq, size - end);
 		if (ftruncate(t->fd, (off_t)end) != 0)
@@ -1004,6 +1010,7 @@ static int load_ctr(vg_segcache *c, uint64_t seq, bool *key_bits_differ)
 	uint8_t hdrbuf[VG_CONTAINER_HEADER_BYTES], tail[VG_CONTAINER_FOOTER_BYTES];
 	vg_container_header h;
 	uint64_t rend = 0, n = 0;
+	bool quiet = false;
 	struct stat sb;
 	ctr *t;
 	int err;
@@ -1043,7 +1050,8 @@ static int load_ctr(vg_segcache *c, uint64_t seq, bool *key_bits_differ)
 	if ((uint64_t)sb.st_size >= VG_CONTAINER_HEADER_BYTES + VG_CONTAINER_FOOTER_BYTES &&
 	    pread_full(t->fd, tail, sizeof tail, (uint64_t)sb.st_size - sizeof tail, NULL) == 0)
 		err = vg_container_footer_decode(tail, sizeof tail, (uint64_t)sb.st_size, &h, &rend, &n);
-	if (err == VG_ETRUNC || err == 0) {
+	quiet = err == VG_ETRUNC || err == 0;
+	if (quiet) {
 		t->records_end = t->flushed_end = rend;
 		t->n_entries = (uint32_t)n;
 		t->file_bytes = (uint64_t)sb.st_size;
@@ -1061,7 +1069,7 @@ static int load_ctr(vg_segcache *c, uint64_t seq, bool *key_bits_differ)
 		err = VG_ENOENT;
 	}
 	if (err == VG_ENOENT) {
-		err = recover_unsealed(c, t, &h, (uint64_t)sb.st_size);
+		err = recover_unsealed(c, t, &h, (uint64_t)sb.st_size, quiet);
 		if (t->table) {
 			/* keys[] are gone after sealing; the table stays. */
 			table_free(c, t);

@@ -399,6 +399,11 @@ static char *filled_dir(void)
 	return dir;
 }
 
+static gint cmp_path(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static GPtrArray *container_files(const char *dir)
 {
 	GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
@@ -409,7 +414,7 @@ static GPtrArray *container_files(const char *dir)
 		if (g_str_has_suffix(name, ".vgc"))
 			g_ptr_array_add(a, g_build_filename(dir, name, NULL));
 	g_dir_close(d);
-	g_ptr_array_sort(a, (GCompareFunc)g_strcmp0);
+	g_ptr_array_sort(a, cmp_path);
 	return a;
 }
 
@@ -463,7 +468,10 @@ static void test_damage(void)
 	g_assert_cmpint(hits, <, DMG_KEYS);
 	g_assert_cmpint(hits, >, DMG_KEYS * 3 / 4);
 	g_assert_false(g_file_test(files->pdata[2], G_FILE_TEST_EXISTS));
-	g_assert_cmpint(check_all(dir, &st), ==, hits);
+	/* Keys of that container read before the damaged record hit the
+	 * first time; now the container is gone. */
+	g_assert_cmpint(check_all(dir, &st), <=, hits);
+	g_assert_cmpint(check_all(dir, &st), >, DMG_KEYS * 3 / 4);
 	g_ptr_array_free(files, TRUE);
 	rm_rf(dir);
 	g_free(dir);
@@ -486,8 +494,8 @@ static void test_damage(void)
 	g_assert_cmpint(g_unlink(files->pdata[5]), ==, 0);
 	poke(files->pdata[6], 20, 0x10);
 	hits = check_all(dir, &st);
-	g_assert_cmpuint(st.containers_damaged, ==, 0); /* dropped at open */
-	g_assert_cmpint(hits, <, DMG_KEYS * 7 / 8);
+	g_assert_cmpuint(st.containers_damaged, ==, 1); /* the header, at open */
+	g_assert_cmpint(hits, <, DMG_KEYS - 100);
 	g_assert_cmpint(hits, >, DMG_KEYS / 2);
 	g_assert_cmpint(check_all(dir, &st), ==, hits);
 	g_ptr_array_free(files, TRUE);
