@@ -145,12 +145,19 @@ static uint32_t row_fp(const vg_motion *m, const vg_pixbuf *f, int32_t s, int32_
 {
 	const uint32_t *px = vg_pixbuf_row(f, y) + s * m->strip;
 	const int32_t n = MIN(m->strip, f->width - s * m->strip);
-	uint32_t h = 0;
+	uint32_t h0 = 0, h1 = 0, h2 = 0, h3 = 0;
 	int32_t i;
 
-	for (i = 0; i < n; i++)
-		h += (px[i] & VG_PIXEL_MASK) * m->coef[i];
-	return h;
+	/* Four independent sums keep the multiplier busy. */
+	for (i = 0; i + 4 <= n; i += 4) {
+		h0 += (px[i] & VG_PIXEL_MASK) * m->coef[i];
+		h1 += (px[i + 1] & VG_PIXEL_MASK) * m->coef[i + 1];
+		h2 += (px[i + 2] & VG_PIXEL_MASK) * m->coef[i + 2];
+		h3 += (px[i + 3] & VG_PIXEL_MASK) * m->coef[i + 3];
+	}
+	for (; i < n; i++)
+		h0 += (px[i] & VG_PIXEL_MASK) * m->coef[i];
+	return h0 + h1 + h2 + h3;
 }
 
 static uint32_t col_fp(const vg_motion *m, const vg_pixbuf *f, int32_t b, int32_t x)
@@ -193,11 +200,10 @@ static void remember(vg_motion *m, const vg_pixbuf *f, vg_rect r)
 {
 	int32_t s, b, x, y;
 
-	for (s = r.x / m->strip; s <= (r.x + r.w - 1) / m->strip; s++) {
-		uint32_t *fp = m->rowfp + (size_t)s * m->height;
-		for (y = r.y; y < r.y + r.h; y++)
-			fp[y] = row_fp(m, f, s, y);
-	}
+	/* Row-major, so the hardware prefetcher sees one stream. */
+	for (y = r.y; y < r.y + r.h; y++)
+		for (s = r.x / m->strip; s <= (r.x + r.w - 1) / m->strip; s++)
+			m->rowfp[(size_t)s * m->height + y] = row_fp(m, f, s, y);
 	for (b = r.y / m->strip; b <= (r.y + r.h - 1) / m->strip; b++) {
 		const int32_t y0 = b * m->strip, n = MIN(m->strip, f->height - y0);
 		uint32_t *acc = m->acc + r.x;

@@ -25,6 +25,8 @@ struct vg_segmenter {
 	size_t cap_hashes2;
 	span *spans;        /* merged spans of one column or band */
 	size_t n_spans, cap_spans;
+	span *all;          /* the spans of a group of bands, one after another */
+	size_t n_all, cap_all;
 	uint8_t *marks;     /* touched tiles */
 	size_t cap_marks;
 };
@@ -132,6 +134,7 @@ void vg_segmenter_free(vg_segmenter *s)
 	g_free(s->hashes);
 	g_free(s->hashes2);
 	g_free(s->spans);
+	g_free(s->all);
 	g_free(s->marks);
 	g_free(s);
 }
@@ -196,6 +199,17 @@ static void push_span(vg_segmenter *s, int32_t a, int32_t b)
 	s->spans[s->n_spans].a = a;
 	s->spans[s->n_spans].b = b;
 	s->n_spans++;
+}
+
+/* Appends s->spans to s->all. */
+static void all_append(vg_segmenter *s)
+{
+	if (s->n_all + s->n_spans > s->cap_all) {
+		s->cap_all = MAX(s->n_all + s->n_spans, 2 * s->cap_all);
+		s->all = g_renew(span, s->all, s->cap_all);
+	}
+	memcpy(s->all + s->n_all, s->spans, s->n_spans * sizeof(span));
+	s->n_all += s->n_spans;
 }
 
 static int span_cmp(const void *pa, const void *pb)
@@ -359,38 +373,87 @@ static void band_spans(vg_segmenter *s, const vg_rect *rects, size_t n, vg_orien
 	merge_spans(s);
 }
 
+/* Hashes the slices of the spans of bands [g0, g1) (ROWS: columns of
+ * width w at x = b * w) into hm[(b - g0) * height + y], going down the
+ * frame in blocks of rows and across all bands in each block, so memory is
+ * read nearly in order: a column at a time would touch a new page for
+ * every row. */
+static void hash_band_group(vg_segmenter *s, const vg_pixbuf *f, int32_t g0, int32_t g1,
+			    const size_t *first, uint64_t *hm)
+{
+	enum { BLOCK = 1 };
+	const int32_t w = s->p.column_width;
+	int32_t y0, b;
+
+	for (y0 = 0; y0 < f->height; y0 += BLOCK) {
+		const int32_t y1 = MIN(y0 + BLOCK, f->height);
+
+		for (b = g0; b < g1; b++) {
+			const int32_t x0 = b * w, bw = MIN(w, f->width - x0);
+			uint64_t *h = hm + (size_t)(b - g0) * f->height;
+			size_t si;
+
+			for (si = first[b - g0]; si < first[b - g0 + 1]; si++) {
+				int32_t ya = MAX(y0, s->all[si].a), yb = MIN(y1, s->all[si].b), y;
+
+				for (y = ya; y < yb; y++)
+					h[y] = vg_seghash_slice(vg_pixbuf_row(f, y) + x0, bw);
+			}
+		}
+	}
+}
+
 static void run_varg(vg_segmenter *s, const vg_pixbuf *f, const vg_rect *rects, size_t n,
 		     vg_orient orient)
 {
 	const vg_segparams *p = &s->p;
 	const int32_t across = orient == VG_ORIENT_COLS ? f->height : f->width;
 	const int32_t along = orient == VG_ORIENT_COLS ? f->width : f->height;
-	uint64_t *h = hashes_reserve(s, (size_t)along);
-	int32_t b0;
+	const int32_t n_bands = (across + p->column_width - 1) / p->column_width;
+	/* Bands hashed together: at most about 2^20 hashes (8 MB) at once. */
+	const int32_t group = orient == VG_ORIENT_COLS ? 1 : MAX(1, MIN(n_bands, (1 << 20) / along));
+	uint64_t *hm = hashes_reserve(s, (size_t)group * along);
+	size_t *first = g_new(size_t, (size_t)group + 1);
+	int32_t g0, b;
 
-	for (b0 = 0; b0 < across; b0 += p->column_width) {
-		int32_t bw = MIN(p->column_width, across - b0);
-		size_t si;
+	for (g0 = 0; g0 < n_bands; g0 += group) {
+		const int32_t g1 = MIN(n_bands, g0 + group);
 
-		band_spans(s, rects, n, orient, b0, b0 + bw);
-		for (si = 0; si < s->n_spans; si++) {
-			int32_t a = s->spans[si].a, len = s->spans[si].b - a, i;
-			strip_geom g;
+		s->n_all = 0;
+		for (b = g0; b < g1; b++) {
+			int32_t b0 = b * p->column_width, bw = MIN(p->column_width, across - b0);
 
-			if (orient == VG_ORIENT_COLS) {
-				const uint32_t *base = vg_pixbuf_row(f, b0) + a;
-				for (i = 0; i < len; i++)
-					h[i] = vg_seghash_slice_step(base + i, bw, f->stride);
-				g = (strip_geom){ a, b0, bw, orient };
-			} else {
-				const uint32_t *base = vg_pixbuf_row(f, a) + b0;
-				for (i = 0; i < len; i++)
-					h[i] = vg_seghash_slice(base + (intptr_t)i * f->stride, bw);
-				g = (strip_geom){ b0, a, bw, orient };
+			first[b - g0] = s->n_all;
+			band_spans(s, rects, n, orient, b0, b0 + bw);
+			all_append(s);
+		}
+		first[g1 - g0] = s->n_all;
+		if (orient == VG_ORIENT_ROWS)
+			hash_band_group(s, f, g0, g1, first, hm);
+		for (b = g0; b < g1; b++) {
+			int32_t b0 = b * p->column_width, bw = MIN(p->column_width, across - b0);
+			uint64_t *h = hm + (size_t)(b - g0) * along;
+			size_t si;
+
+			for (si = first[b - g0]; si < first[b - g0 + 1]; si++) {
+				int32_t a = s->all[si].a, len = s->all[si].b - a, i;
+				strip_geom g;
+
+				if (orient == VG_ORIENT_COLS) {
+					/* Consecutive columns share the cache lines of
+					 * the band's few rows: already in memory order. */
+					const uint32_t *base = vg_pixbuf_row(f, b0) + a;
+					for (i = 0; i < len; i++)
+						h[a + i] = vg_seghash_slice_step(base + i, bw, f->stride);
+					g = (strip_geom){ a, b0, bw, orient };
+				} else {
+					g = (strip_geom){ b0, a, bw, orient };
+				}
+				cut_strip(s, &g, h + a, len, p);
 			}
-			cut_strip(s, &g, h, len, p);
 		}
 	}
+	g_free(first);
 }
 
 /* ---- tiles touched by the rects (STATIC, CONTENT2D) ------------------- */
