@@ -263,7 +263,7 @@ int vg__trace_import(int argc, char **argv)
 	g_autofree char *dir = NULL, *out = NULL, *manifest = NULL;
 	g_autofree uint64_t *t_ns = NULL;
 	g_autoptr(GPtrArray) names = NULL;
-	int interval_ms = 100, tile = 32, level = 6;
+	int interval_ms = 100, tile = 32, level = 9;
 	gboolean quiet = FALSE;
 	GOptionEntry entries[] = {
 		{ "frames", 'f', 0, G_OPTION_ARG_FILENAME, &dir, "Directory of .png/.ppm frames (required)", "DIR" },
@@ -273,7 +273,7 @@ int vg__trace_import(int argc, char **argv)
 		{ "manifest", 'm', 0, G_OPTION_ARG_FILENAME, &manifest,
 		  "Frame times, lines of 'FILENAME MILLISECONDS' (default DIR/" MANIFEST_NAME " if present)", "FILE" },
 		{ "tile", 't', 0, G_OPTION_ARG_INT, &tile, "Tile size for differencing (default 32)", "N" },
-		{ "level", 'l', 0, G_OPTION_ARG_INT, &level, "zlib level 0-9 (default 6)", "N" },
+		{ "level", 'l', 0, G_OPTION_ARG_INT, &level, "zlib level 0-9 (default 9)", "N" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress or summary", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
