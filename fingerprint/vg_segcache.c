@@ -52,6 +52,7 @@ typedef struct {
 	lru_node lru; /* first member: a node is also the chunk */
 	ctr *owner;
 	uint32_t index;
+	uint32_t size;  /* CHUNK_BYTES, less at the end of a small area */
 	uint8_t *data;
 } chunk;
 
@@ -179,9 +180,9 @@ static void chunk_free(vg_segcache *c, chunk *k)
 
 	lru_unlink(&k->lru);
 	t->chunks[k->index] = NULL;
+	c->mem_used -= k->size;
 	g_free(k->data);
 	g_free(k);
-	c->mem_used -= CHUNK_BYTES;
 	/* Bytes read back from the file later must be checked again. */
 	if (t->verified)
 		memset(t->verified, 0, t->slots / 8);
@@ -238,16 +239,18 @@ static void make_room(vg_segcache *c, uint64_t need)
 
 static chunk *chunk_new(vg_segcache *c, ctr *t, uint32_t index)
 {
+	uint64_t start = (uint64_t)index * CHUNK_BYTES;
 	chunk *k;
 
-	make_room(c, CHUNK_BYTES);
 	k = g_new0(chunk, 1);
 	k->lru.is_chunk = true;
 	k->owner = t;
 	k->index = index;
-	k->data = g_malloc(CHUNK_BYTES);
+	k->size = t->area - start < CHUNK_BYTES ? (uint32_t)(t->area - start) : CHUNK_BYTES;
+	make_room(c, k->size);
+	k->data = g_malloc(k->size);
 	t->chunks[index] = k;
-	c->mem_used += CHUNK_BYTES;
+	c->mem_used += k->size;
 	lru_touch(c, &k->lru);
 	return k;
 }
@@ -507,7 +510,7 @@ static int ctr_read(vg_segcache *c, ctr *t, uint64_t off, void *dst, size_t n, u
 		size_t piece = CHUNK_BYTES - in < n ? CHUNK_BYTES - in : n;
 		chunk *k = ci < t->n_chunks ? t->chunks[ci] : NULL;
 
-		if (ci >= t->n_chunks)
+		if (ci >= t->n_chunks || off + n > t->area)
 			return VG_ECORRUPT;
 		if (!k) {
 			size_t got;
@@ -516,11 +519,11 @@ static int ctr_read(vg_segcache *c, ctr *t, uint64_t off, void *dst, size_t n, u
 			if (!c->persistent || ctr_fd(c, t) != 0)
 				return VG_EIO;
 			k = chunk_new(c, t, ci);
-			err = pread_full(t->fd, k->data, CHUNK_BYTES, (uint64_t)ci * CHUNK_BYTES, &got);
+			err = pread_full(t->fd, k->data, k->size, (uint64_t)ci * CHUNK_BYTES, &got);
 			c->st.disk_reads++;
 			if (err)
 				return err;
-			memset(k->data + got, 0, CHUNK_BYTES - got);
+			memset(k->data + got, 0, k->size - got);
 		} else {
 			lru_touch(c, &k->lru);
 		}
