@@ -129,6 +129,7 @@ static void test_saved_and_scroll(void)
 	g_assert_true(vg_pixbuf_equal(vg_differ_saved(d), b));
 	/* A wrong size is refused. */
 	g_assert_cmpint(vg_differ_update(d, doc, NULL, 0, &ch, &n), ==, VG_EINVAL);
+	vg_differ_free(d);
 	g_assert_cmpint(vg_differ_new(0, 5, 0, &d), ==, VG_EINVAL);
 	g_assert_null(d);
 	vg_differ_free(NULL);
