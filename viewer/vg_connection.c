@@ -146,7 +146,9 @@ int vg_connection_open(const vg_connection_config *cfg, vg_connection **out)
 	client->format.redShift = 16;
 	client->format.greenShift = 8;
 	client->format.blueShift = 0;
-	client->serverHost = g_strdup(cfg->host);
+	/* LibVNCClient owns serverHost and frees it with free(). */
+	free(client->serverHost);
+	client->serverHost = strdup(cfg->host);
 	client->serverPort = cfg->port;
 	client->appData.encodingsString = cfg->encodings;
 	/* Lossless only: Tight must not switch to JPEG. */
