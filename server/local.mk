@@ -5,5 +5,5 @@ server_varg_server_SOURCES = \
 	server/vg_server.c server/vg_server.h \
 	server/vg_tracesource.c server/vg_tracesource.h
 server_varg_server_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS)
-server_varg_server_LDADD = traces/libvgtrace.a $(VG_FP_LIBS) $(VNCSERVER_LIBS) $(ZLIB_LIBS) -lpthread
+server_varg_server_LDADD = traces/libvgtrace.a segment2d/libvgseg.a $(VG_FP_LIBS) $(VNCSERVER_LIBS) $(ZLIB_LIBS) -lpthread
 dist_man_MANS += doc/varg-server.1

@@ -21,6 +21,7 @@
 #include "common/vg_writer.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
+#include "segment2d/vg_segmenter.h"
 #include "server/vg_server.h"
 
 struct vg_server {
@@ -44,7 +45,8 @@ typedef struct {
 	vg_sender *sender;
 	vg_pixbuf *snapshot;      /* private copy of the pixels being sent */
 	vg_writer out;
-	GArray *segs;             /* vg_segdesc of the update being built */
+	GArray *rects;            /* vg_rect: the due region, widened to columns */
+	vg_segmenter *segmenter;
 } vg_conn;
 
 static int varg_encodings[] = { VG_ENCODING, 0 };
@@ -75,7 +77,8 @@ static void conn_free(vg_conn *c)
 	vg_sender_free(c->sender);
 	vg_pixbuf_free(c->snapshot);
 	vg_writer_clear(&c->out);
-	g_array_free(c->segs, TRUE);
+	g_array_free(c->rects, TRUE);
+	vg_segmenter_free(c->segmenter);
 	g_mutex_clear(&c->lock);
 	g_free(c);
 }
@@ -108,7 +111,7 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	c->server = s;
 	g_mutex_init(&c->lock);
 	vg_writer_init(&c->out);
-	c->segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
+	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	cl->clientData = c;
 	cl->clientGoneHook = client_gone;
 	cl->clientFramebufferUpdateRequestHook = request_hook;
@@ -123,6 +126,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	vg_conn *c = cl->clientData;
 	vg_server *s;
 	vg_sender_config cfg;
+	vg_segparams params;
 
 	*data = NULL;
 	if (encoding != VG_ENCODING || !c)
@@ -134,7 +138,9 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	cfg.zlib_level = s->cfg.zlib_level;
 	memcpy(cfg.server_id, s->server_id, sizeof cfg.server_id);
 	g_mutex_lock(&c->lock);
-	if (vg_sender_new(&cfg, &c->sender) == 0) {
+	vg_segparams_init(&params, VG_SEGMETHOD_VARG);
+	if (vg_sender_new(&cfg, &c->sender) == 0 &&
+	    vg_segmenter_new(&params, &c->segmenter) == 0) {
 		c->snapshot = vg_pixbuf_new(s->frame->width, s->frame->height);
 		c->varg = true;
 	}
@@ -217,27 +223,29 @@ static sraRegion *take_due_region(rfbClientPtr cl)
 	return due;
 }
 
-/* Builds one segment per rectangle of due and copies its pixels to the
- * client's snapshot. Caller holds frame_lock. Returns the bounding box. */
+/* Copies the pixels of due, widened to the segmenter's column bounds (so
+ * segments keep their place after a vertical scroll), from the frame to the
+ * client's snapshot, and lists those rectangles. Caller holds frame_lock.
+ * Returns the bounding box. */
 static vg_rect snapshot_region(vg_conn *c, sraRegion *due)
 {
 	vg_server *s = c->server;
 	sraRectangleIterator *it = sraRgnGetIterator(due);
+	int32_t cw = vg_segmenter_params(c->segmenter)->column_width;
 	vg_rect bounds = vg_rect_make(0, 0, 0, 0);
 	sraRect sr;
 
-	g_array_set_size(c->segs, 0);
+	g_array_set_size(c->rects, 0);
 	while (sraRgnIteratorNext(it, &sr)) {
-		vg_segdesc d = { 0 };
+		int32_t x0 = sr.x1 / cw * cw, x1 = (sr.x2 + cw - 1) / cw * cw;
+		vg_rect r = vg_rect_intersect(vg_rect_make(x0, sr.y1, x1 - x0, sr.y2 - sr.y1),
+					      vg_pixbuf_rect(s->frame));
 
-		d.rect = vg_rect_intersect(vg_rect_make(sr.x1, sr.y1, sr.x2 - sr.x1, sr.y2 - sr.y1),
-					   vg_pixbuf_rect(s->frame));
-		if (vg_rect_is_empty(d.rect))
+		if (vg_rect_is_empty(r))
 			continue;
-		d.orient = VG_ORIENT_ROWS;
-		vg_pixbuf_copy_rect(c->snapshot, s->frame, d.rect);
-		g_array_append_val(c->segs, d);
-		bounds = vg_rect_bounds(bounds, d.rect);
+		vg_pixbuf_copy_rect(c->snapshot, s->frame, r);
+		g_array_append_val(c->rects, r);
+		bounds = vg_rect_bounds(bounds, r);
 	}
 	sraRgnReleaseIterator(it);
 	return bounds;
@@ -251,7 +259,8 @@ static void display_hook(rfbClientPtr cl)
 	vg_server *s;
 	sraRegion *due;
 	vg_rect bounds;
-	size_t len_at, body_at;
+	const vg_segdesc *segs;
+	size_t n_segs, len_at, body_at;
 	int err;
 
 	if (!c || !c->varg || !format_is_native(&cl->format))
@@ -270,6 +279,13 @@ static void display_hook(rfbClientPtr cl)
 	g_mutex_unlock(&s->frame_lock);
 	sraRgnDestroy(due);
 
+	err = vg_segmenter_run(c->segmenter, c->snapshot, (const vg_rect *)c->rects->data,
+			       c->rects->len, VG_ORIENT_ROWS, &segs, &n_segs);
+	if (err) {
+		vg_error("client %s: cannot segment update: %s", cl->host, vg_strerror(err));
+		rfbCloseClient(cl);
+		return;
+	}
 	g_mutex_lock(&c->lock);
 	vg_writer_reset(&c->out);
 	vg_writer_u8(&c->out, rfbFramebufferUpdate);
@@ -287,8 +303,7 @@ static void display_hook(rfbClientPtr cl)
 	len_at = c->out.len;
 	vg_writer_u32be(&c->out, 0);
 	body_at = c->out.len;
-	err = vg_sender_update(c->sender, c->snapshot, (const vg_segdesc *)c->segs->data,
-			       c->segs->len, &c->out);
+	err = vg_sender_update(c->sender, c->snapshot, segs, n_segs, &c->out);
 	if (err == 0)
 		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - body_at));
 	g_mutex_unlock(&c->lock);
