@@ -27,13 +27,33 @@ enum {
 
 /* Viewer-to-server message kinds (after VG_CLIENT_MSG). */
 enum {
-	VG_VMSG_HELLO = 1, /* the viewer's version and cache identity */
+	VG_VMSG_HELLO = 1,  /* the viewer's version, cache identity and size */
+	VG_VMSG_REPAIR = 2, /* rectangles to send again as pixels */
 };
 
-/* Segment operations inside an update. */
+/* HELLO flags. */
+#define VG_HELLO_NO_PERSIST 0x01 /* the viewer must not keep segments on disk */
+
+/* Segment operations inside an update; each item starts with
+ * uleb(length * 4 + op). */
 enum {
-	VG_OP_LITERAL = 0, /* pixels follow, 3 bytes each (B, G, R) */
+	VG_OP_LITERAL = 0,     /* pixels follow, 3 bytes each (B, G, R) */
+	VG_OP_FINGERPRINT = 1, /* the optimistic fingerprint follows */
+	VG_OP_CHECK = 2,       /* length 0; SHA-1 of the group just ended */
 };
+
+/* Optimistic fingerprint widths and group sizes a peer may announce. */
+#define VG_FP_BITS_MIN 8
+#define VG_FP_BITS_MAX 64
+#define VG_FP_BITS_DEFAULT 40
+#define VG_GROUP_DEFAULT 20
+
+/* Largest segment, in bytes of 32-bit pixels, that is ever fingerprinted
+ * (and so cached): larger ones always travel as pixels. */
+#define VG_MAX_CACHED_SEGMENT (1u << 20)
+
+/* Most rectangles in one REPAIR message. */
+#define VG_MAX_REPAIR_RECTS 4096
 
 /* Upper bound on a Varg rectangle body, whatever the framebuffer: a whole
  * 16384x16384 frame of literal pixels deflates to less than this. */

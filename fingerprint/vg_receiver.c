@@ -4,31 +4,67 @@
 #include <zlib.h>
 
 #include "common/vg_error.h"
+#include "common/vg_log.h"
 #include "common/vg_reader.h"
 #include "common/vg_segdesc.h"
+#include "common/vg_seghash.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
+#include "fingerprint/vg_segcache.h"
+#include "fingerprint/vg_sha1.h"
+
+/* A fingerprinted segment awaiting its group's SHA-1. */
+typedef struct {
+	vg_rect rect;
+	uint64_t key;
+} pending;
 
 struct vg_receiver {
+	vg_receiver_config cfg;
+	char *cache_dir;
 	z_stream zs;          /* mirrors the server's deflate stream */
 	bool zs_ok;
 	bool hello;
 	uint8_t server_id[16];
+	unsigned fp_bits;
+	unsigned group_size;
+	bool persistent;
+	vg_segcache *cache;
+	vg_sha1 *sha1;
+	GArray *group;        /* pending */
+	GArray *repairs;      /* vg_rect */
+	uint8_t *seg;         /* one segment's pixels, VG_MAX_CACHED_SEGMENT */
 	uint8_t *plain;       /* an inflated update, reused */
 	size_t plain_cap;
 	char error[160];
 	vg_receiver_stats stats;
 };
 
-int vg_receiver_new(vg_receiver **out)
+void vg_receiver_config_init(vg_receiver_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+}
+
+int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 {
 	vg_receiver *r = g_new0(vg_receiver, 1);
+	int err;
 
+	r->cfg = *cfg;
+	r->cache_dir = g_strdup(cfg->cache_dir);
+	r->cfg.cache_dir = r->cache_dir;
 	if (inflateInit(&r->zs) != Z_OK) {
-		g_free(r);
+		vg_receiver_free(r);
 		return VG_EZLIB;
 	}
 	r->zs_ok = true;
+	if ((err = vg_sha1_new(&r->sha1))) {
+		vg_receiver_free(r);
+		return err;
+	}
+	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
+	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	r->seg = g_malloc(VG_MAX_CACHED_SEGMENT);
 	*out = r;
 	return VG_OK;
 }
@@ -39,7 +75,15 @@ void vg_receiver_free(vg_receiver *r)
 		return;
 	if (r->zs_ok)
 		inflateEnd(&r->zs);
+	vg_segcache_close(r->cache);
+	vg_sha1_free(r->sha1);
+	if (r->group)
+		g_array_free(r->group, TRUE);
+	if (r->repairs)
+		g_array_free(r->repairs, TRUE);
+	g_free(r->seg);
 	g_free(r->plain);
+	g_free(r->cache_dir);
 	g_free(r);
 }
 
@@ -51,6 +95,15 @@ const char *vg_receiver_error_text(const vg_receiver *r)
 void vg_receiver_get_stats(const vg_receiver *r, vg_receiver_stats *st)
 {
 	*st = r->stats;
+	st->persistent = r->persistent;
+	if (r->cache) {
+		vg_segcache_stats cs;
+
+		vg_segcache_stats_get(r->cache, &cs);
+		st->cache_entries = cs.entries;
+		st->cache_bytes_on_disk = cs.bytes_on_disk;
+		st->cache_memory = cs.memory_used;
+	}
 }
 
 static int fail(vg_receiver *r, int err, const char *what)
@@ -67,19 +120,81 @@ static void put_viewer_msg(vg_writer *reply, const uint8_t *body, size_t len)
 	vg_writer_bytes(reply, body, len);
 }
 
+/* Opens this server's cache namespace; falls back to memory when the
+ * directory is unusable or the server asked us not to persist. */
+static void open_cache(vg_receiver *r, bool no_persist)
+{
+	vg_segcache_config cc;
+	char hex[33];
+	g_autofree char *dir = NULL;
+	int i, err = VG_EINVAL;
+
+	for (i = 0; i < 16; i++)
+		snprintf(hex + 2 * i, 3, "%02x", r->server_id[i]);
+	memset(&cc, 0, sizeof cc);
+	cc.key_bits = r->fp_bits;
+	cc.max_segment_bytes = VG_MAX_CACHED_SEGMENT;
+	cc.memory_budget = r->cfg.memory_budget ? r->cfg.memory_budget : (256u << 20);
+	if (r->cfg.cache_dir && !no_persist &&
+	    vg_segcache_namespace_dir(r->cfg.cache_dir, hex, &dir) == 0) {
+		cc.dir = dir;
+		cc.capacity_bytes = r->cfg.cache_capacity ? r->cfg.cache_capacity : UINT64_C(2) << 30;
+		err = vg_segcache_open(&cc, &r->cache);
+		if (err)
+			vg_warn("segment cache %s: %s; keeping segments in memory only", dir,
+				vg_strerror(err));
+		else if (r->cfg.clear_cache)
+			vg_segcache_clear(r->cache);
+	}
+	if (err) {
+		cc.dir = NULL;
+		cc.capacity_bytes = r->cfg.cache_capacity ? MIN(r->cfg.cache_capacity, cc.memory_budget)
+							  : cc.memory_budget;
+		if (vg_segcache_open(&cc, &r->cache))
+			r->cache = NULL;
+	}
+	r->persistent = r->cache && cc.dir;
+}
+
+static uint64_t cache_capacity(const vg_receiver *r)
+{
+	vg_segcache_stats cs;
+
+	if (!r->cache)
+		return 0;
+	vg_segcache_stats_get(r->cache, &cs);
+	if (r->persistent)
+		return r->cfg.cache_capacity ? r->cfg.cache_capacity : UINT64_C(2) << 30;
+	return r->cfg.cache_capacity ? MIN(r->cfg.cache_capacity, cs.memory_budget) : cs.memory_budget;
+}
+
 static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 {
-	uint8_t version, body[18];
+	uint8_t version, fp_bits, group, flags;
+	vg_writer body;
 
-	if (vg_reader_u8(rd, &version) || vg_reader_bytes(rd, r->server_id, 16))
+	if (r->hello)
+		return fail(r, VG_EPROTO, "hello: second hello");
+	if (vg_reader_u8(rd, &version) || vg_reader_bytes(rd, r->server_id, 16) ||
+	    vg_reader_u8(rd, &fp_bits) || vg_reader_u8(rd, &group) || vg_reader_u8(rd, &flags))
 		return fail(r, VG_ETRUNC, "hello");
 	if (version != VG_PROTO_VERSION)
 		return fail(r, VG_ENOTSUP, "hello: protocol version");
+	if (fp_bits < VG_FP_BITS_MIN || fp_bits > VG_FP_BITS_MAX || group < 1)
+		return fail(r, VG_ERANGE, "hello: fingerprint width or group size");
 	r->hello = true;
-	body[0] = VG_VMSG_HELLO;
-	body[1] = VG_PROTO_VERSION;
-	memset(body + 2, 0, 16); /* cache identity: none until the cache exists */
-	put_viewer_msg(reply, body, sizeof body);
+	r->fp_bits = fp_bits;
+	r->group_size = group;
+	open_cache(r, flags & VG_HELLO_NO_PERSIST);
+
+	vg_writer_init(&body);
+	vg_writer_u8(&body, VG_VMSG_HELLO);
+	vg_writer_u8(&body, VG_PROTO_VERSION);
+	vg_writer_reserve(&body, 16);
+	memset(body.data + 2, 0, 16); /* cache identity: not announced yet */
+	vg_writer_u64be(&body, cache_capacity(r));
+	put_viewer_msg(reply, body.data, body.len);
+	vg_writer_clear(&body);
 	return VG_OK;
 }
 
@@ -142,9 +257,146 @@ static int draw_literal(vg_reader *rd, vg_pixbuf *fb, vg_rect s)
 	return VG_OK;
 }
 
+static uint64_t key_of(const vg_receiver *r, uint64_t hash)
+{
+	return r->fp_bits == 64 ? hash : hash & ((UINT64_C(1) << r->fp_bits) - 1);
+}
+
+/* Copies rect of fb into r->seg, rows packed. */
+static size_t pack(vg_receiver *r, const vg_pixbuf *fb, vg_rect s)
+{
+	size_t row = (size_t)s.w * 4;
+	int32_t y;
+
+	for (y = 0; y < s.h; y++)
+		memcpy(r->seg + row * (size_t)y, vg_pixbuf_row(fb, s.y + y) + s.x, row);
+	return row * (size_t)s.h;
+}
+
+/* A literal segment enters the cache under the key of its content hash. */
+static void remember(vg_receiver *r, const vg_pixbuf *fb, vg_rect s, uint8_t orient)
+{
+	vg_pixbuf view;
+	uint64_t hash;
+	size_t n;
+
+	if (!r->cache || (uint64_t)s.w * (uint64_t)s.h * 4 > VG_MAX_CACHED_SEGMENT)
+		return;
+	view = vg_pixbuf_view(fb, s);
+	hash = vg_seghash(&view, (vg_orient)orient);
+	n = pack(r, fb, s);
+	/* A failed write leaves a miss, which the protocol repairs. */
+	vg_segcache_put(r->cache, key_of(r, hash), hash, r->seg, n);
+}
+
+/* Draws a fingerprinted segment from the cache, if it is there. */
+static void recall(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key)
+{
+	size_t want = (size_t)s.w * (size_t)s.h * 4, got = 0, row = (size_t)s.w * 4;
+	int32_t y;
+
+	if (r->cache && want <= VG_MAX_CACHED_SEGMENT &&
+	    vg_segcache_get(r->cache, key, NULL, r->seg, VG_MAX_CACHED_SEGMENT, &got) == 0 &&
+	    got == want) {
+		for (y = 0; y < s.h; y++)
+			memcpy(vg_pixbuf_row(fb, s.y + y) + s.x, r->seg + row * (size_t)y, row);
+		r->stats.cache_hits++;
+		return;
+	}
+	/* Left as it was; the group's SHA-1 will disagree and ask again. */
+	r->stats.cache_misses++;
+}
+
+/* Compares the group just ended with the server's SHA-1. */
+static int check_group(vg_receiver *r, const vg_pixbuf *fb, const uint8_t *expect)
+{
+	uint8_t digest[VG_SHA1_LEN];
+	guint i;
+	int err;
+
+	for (i = 0; i < r->group->len; i++) {
+		const pending *p = &g_array_index(r->group, pending, i);
+		if ((err = vg_sha1_update_rect(r->sha1, fb, p->rect)))
+			return err;
+	}
+	if ((err = vg_sha1_final(r->sha1, digest)))
+		return err;
+	r->stats.checks++;
+	if (memcmp(digest, expect, VG_SHA1_LEN) != 0) {
+		r->stats.check_failures++;
+		for (i = 0; i < r->group->len; i++) {
+			const pending *p = &g_array_index(r->group, pending, i);
+			if (r->cache)
+				vg_segcache_drop(r->cache, p->key);
+			g_array_append_val(r->repairs, p->rect);
+			r->stats.corrections++;
+		}
+	}
+	g_array_set_size(r->group, 0);
+	return VG_OK;
+}
+
+static void send_repairs(vg_receiver *r, vg_writer *reply)
+{
+	guint i = 0;
+
+	/* A viewer message holds at most 64 KB: split long lists. */
+	while (i < r->repairs->len) {
+		vg_writer body;
+		guint n = MIN(r->repairs->len - i, 2048u), k;
+
+		vg_writer_init(&body);
+		vg_writer_u8(&body, VG_VMSG_REPAIR);
+		vg_writer_uleb(&body, n);
+		for (k = i; k < i + n; k++) {
+			vg_rect q = g_array_index(r->repairs, vg_rect, k);
+			vg_writer_uleb(&body, (uint64_t)q.x);
+			vg_writer_uleb(&body, (uint64_t)q.y);
+			vg_writer_uleb(&body, (uint64_t)q.w);
+			vg_writer_uleb(&body, (uint64_t)q.h);
+		}
+		put_viewer_msg(reply, body.data, body.len);
+		vg_writer_clear(&body);
+		r->stats.repairs_sent += n;
+		i += n;
+	}
+	g_array_set_size(r->repairs, 0);
+}
+
+static int parse_segment(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect s,
+			 uint8_t orient, unsigned op)
+{
+	uint64_t key;
+	pending p;
+	int err;
+
+	switch (op) {
+	case VG_OP_LITERAL:
+		if ((err = draw_literal(rd, fb, s)))
+			return err;
+		remember(r, fb, s, orient);
+		r->stats.literal_segments++;
+		return VG_OK;
+	case VG_OP_FINGERPRINT:
+		if ((err = vg_reader_uint_be(rd, (r->fp_bits + 7) / 8, &key)))
+			return err;
+		if (key != key_of(r, key))
+			return VG_ERANGE;
+		recall(r, fb, s, key);
+		p.rect = s;
+		p.key = key;
+		g_array_append_val(r->group, p);
+		if (r->group->len > r->group_size)
+			return VG_ECORRUPT;
+		return VG_OK;
+	default:
+		return VG_ECORRUPT;
+	}
+}
+
 static int parse_update(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb)
 {
-	uint64_t nruns, run, nseg, k;
+	uint64_t nruns, run, nseg, k, item;
 	char what[96];
 	int err;
 
@@ -167,34 +419,51 @@ static int parse_update(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb)
 		end = orient == VG_ORIENT_ROWS ? rr.y + rr.h : rr.x + rr.w;
 		if (nseg == 0 || nseg > (uint64_t)(end - pos))
 			return fail(r, VG_ECORRUPT, what);
-		for (k = 0; k < nseg; k++) {
-			int32_t len;
-			uint8_t op;
+		for (k = 0; k < nseg;) {
+			uint64_t len;
+			unsigned op;
 			vg_rect s;
 
-			if ((err = read_dim(rd, &len)) || (err = vg_reader_u8(rd, &op)))
+			if ((err = vg_reader_uleb(rd, &item)))
 				return fail(r, err, what);
-			if (len < 1 || len > end - pos)
-				return fail(r, VG_ERANGE, what);
-			s = orient == VG_ORIENT_ROWS ? vg_rect_make(rr.x, pos, rr.w, len)
-						     : vg_rect_make(pos, rr.y, len, rr.h);
-			pos += len;
-			switch (op) {
-			case VG_OP_LITERAL:
-				if ((err = draw_literal(rd, fb, s)))
+			op = (unsigned)(item & 3);
+			len = item >> 2;
+			if (op == VG_OP_CHECK) {
+				const uint8_t *digest;
+
+				if (len != 0 || r->group->len == 0)
+					return fail(r, VG_ECORRUPT, "update: check without a group");
+				if ((err = vg_reader_ptr(rd, VG_SHA1_LEN, &digest)) ||
+				    (err = check_group(r, fb, digest)))
 					return fail(r, err, what);
-				r->stats.literal_segments++;
-				break;
-			default:
-				return fail(r, VG_ECORRUPT, "update: unknown segment operation");
+				continue;
 			}
+			if (len < 1 || len > (uint64_t)(end - pos))
+				return fail(r, VG_ERANGE, what);
+			s = orient == VG_ORIENT_ROWS ? vg_rect_make(rr.x, pos, rr.w, (int32_t)len)
+						     : vg_rect_make(pos, rr.y, (int32_t)len, rr.h);
+			pos += (int32_t)len;
+			if ((err = parse_segment(r, rd, fb, s, orient, op)))
+				return fail(r, err, what);
 			r->stats.segments++;
+			k++;
 		}
 		if (pos != end)
 			return fail(r, VG_ECORRUPT, what);
 	}
-	if (vg_reader_remaining(rd))
-		return fail(r, VG_ECORRUPT, "update: bytes after the last run");
+	/* The last group's check may follow the last run's last segment. */
+	while (vg_reader_remaining(rd)) {
+		const uint8_t *digest;
+
+		if ((err = vg_reader_uleb(rd, &item)))
+			return fail(r, err, "update: end");
+		if (item != VG_OP_CHECK || r->group->len == 0)
+			return fail(r, VG_ECORRUPT, "update: bytes after the last run");
+		if ((err = vg_reader_ptr(rd, VG_SHA1_LEN, &digest)) || (err = check_group(r, fb, digest)))
+			return fail(r, err, "update: last check");
+	}
+	if (r->group->len)
+		return fail(r, VG_ECORRUPT, "update: group without its check");
 	r->stats.updates++;
 	return VG_OK;
 }
@@ -223,8 +492,30 @@ int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 			return err;
 		r->stats.inflated_bytes += n;
 		vg_reader_init(&plain, r->plain, n);
-		return parse_update(r, &plain, fb);
+		g_array_set_size(r->group, 0);
+		g_array_set_size(r->repairs, 0);
+		if ((err = vg_sha1_reset(r->sha1)) || (err = parse_update(r, &plain, fb)))
+			return err;
+		send_repairs(r, reply);
+		return VG_OK;
 	default:
 		return fail(r, VG_ECORRUPT, "unknown message kind");
 	}
+}
+
+int vg_receiver_seed_cache(vg_receiver *r, uint64_t key, const vg_pixbuf *pixels)
+{
+	vg_rect all = vg_pixbuf_rect(pixels);
+
+	if (!r->hello || !r->cache)
+		return VG_EPROTO;
+	if ((uint64_t)all.w * (uint64_t)all.h * 4 > VG_MAX_CACHED_SEGMENT)
+		return VG_ERANGE;
+	return vg_segcache_put(r->cache, key, 0, r->seg, pack(r, pixels, all));
+}
+
+void vg_receiver_clear_cache(vg_receiver *r)
+{
+	if (r->cache)
+		vg_segcache_clear(r->cache);
 }

@@ -2,12 +2,16 @@
  *
  * Sans-I/O: message bodies go in, pixels are drawn into the caller's
  * framebuffer, and bytes for the server (already framed as RFB client
- * messages) come out in a vg_writer. Every field of a body is checked
+ * messages) come out in a vg_writer. Segments sent as pixels go into the
+ * segment cache; fingerprinted ones come out of it; every group is checked
+ * against the server's SHA-1, and what disagreed is dropped from the cache
+ * and asked for again (a REPAIR message). Every field of a body is checked
  * before use: a malformed body is an error, never an out-of-bounds access.
  */
 #ifndef VG_RECEIVER_H
 #define VG_RECEIVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,10 +20,22 @@
 
 typedef struct vg_receiver vg_receiver;
 
-/* Creates a receiver; VG_EZLIB if zlib cannot start. */
-int vg_receiver_new(vg_receiver **out);
+typedef struct {
+	/* Base directory of persistent caches, one namespace per server
+	 * identity below it; NULL keeps segments in memory only. */
+	const char *cache_dir;
+	uint64_t cache_capacity;  /* bytes; 0: 2 GB on disk, 256 MB in memory */
+	uint64_t memory_budget;   /* bytes; 0: 256 MB */
+	bool clear_cache;         /* empty this server's namespace at open */
+} vg_receiver_config;
 
-/* Frees r; accepts NULL. */
+void vg_receiver_config_init(vg_receiver_config *cfg);
+
+/* Creates a receiver (cfg is copied, cache_dir included); VG_EZLIB or
+ * VG_ECRYPTO if a library cannot start. */
+int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out);
+
+/* Frees r and closes its cache; accepts NULL. */
 void vg_receiver_free(vg_receiver *r);
 
 /* Handles the body of one Varg rectangle (after its u32 length), drawing
@@ -34,14 +50,30 @@ int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 /* A readable account of the last error (which field, which segment). */
 const char *vg_receiver_error_text(const vg_receiver *r);
 
+/* Empties the segment cache (also on disk); later fingerprints miss and
+ * are repaired. */
+void vg_receiver_clear_cache(vg_receiver *r);
+
+/* Testing aid: stores pixels in the cache under key, whatever their
+ * content, as a stale or foreign cache would hold them. VG_EPROTO before
+ * the HELLO (the cache opens then). */
+int vg_receiver_seed_cache(vg_receiver *r, uint64_t key, const vg_pixbuf *pixels);
+
 typedef struct {
 	uint64_t updates;
 	uint64_t segments;
 	uint64_t literal_segments;
-	uint64_t cache_hits;
-	uint64_t cache_misses;
-	uint64_t corrections;
+	uint64_t cache_hits;      /* fingerprints found in the cache */
+	uint64_t cache_misses;    /* fingerprints not found (repaired) */
+	uint64_t corrections;     /* segments repaired after a SHA-1 mismatch or miss */
+	uint64_t checks;          /* SHA-1 groups verified */
+	uint64_t check_failures;
+	uint64_t repairs_sent;    /* rectangles asked for again */
 	uint64_t inflated_bytes;
+	bool persistent;          /* the cache is on disk */
+	uint64_t cache_entries;
+	uint64_t cache_bytes_on_disk;
+	uint64_t cache_memory;
 } vg_receiver_stats;
 
 void vg_receiver_get_stats(const vg_receiver *r, vg_receiver_stats *st);

@@ -4,16 +4,31 @@
 
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
+#include "common/vg_time.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
+#include "fingerprint/vg_sha1.h"
+
+/* What the viewer holds under one fingerprint, as far as we know. */
+typedef struct {
+	uint64_t key;
+	uint64_t hash;     /* full content hash of the segment sent */
+	uint64_t bytes;    /* its size in the viewer's cache */
+	GList link;        /* in the FIFO, oldest first */
+} belief;
 
 struct vg_sender {
 	vg_sender_config cfg;
 	z_stream zs;          /* one deflate stream for the connection's life */
+	vg_sha1 *sha1;
 	vg_writer plain;      /* an update before compression, reused */
 	bool viewer_hello;
 	uint8_t viewer_version;
 	uint8_t cache_id[16];
+	uint64_t believe_bytes;   /* budget: 80 % of the viewer's capacity */
+	uint64_t believed_bytes;
+	GHashTable *beliefs;      /* key -> belief */
+	GQueue fifo;
 	vg_sender_stats stats;
 };
 
@@ -21,13 +36,23 @@ void vg_sender_config_init(vg_sender_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
 	cfg->zlib_level = 6;
+	cfg->fp_bits = VG_FP_BITS_DEFAULT;
+	cfg->group_size = VG_GROUP_DEFAULT;
+}
+
+static void belief_free(gpointer p)
+{
+	g_free(p);
 }
 
 int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 {
 	vg_sender *s;
+	int err;
 
-	if (cfg->zlib_level < -1 || cfg->zlib_level > 9)
+	if (cfg->zlib_level < -1 || cfg->zlib_level > 9 ||
+	    cfg->fp_bits < VG_FP_BITS_MIN || cfg->fp_bits > VG_FP_BITS_MAX ||
+	    cfg->group_size < 1 || cfg->group_size > 255)
 		return VG_EINVAL;
 	s = g_new0(vg_sender, 1);
 	s->cfg = *cfg;
@@ -35,7 +60,14 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 		g_free(s);
 		return VG_EZLIB;
 	}
+	if ((err = vg_sha1_new(&s->sha1))) {
+		deflateEnd(&s->zs);
+		g_free(s);
+		return err;
+	}
 	vg_writer_init(&s->plain);
+	s->beliefs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, belief_free);
+	g_queue_init(&s->fifo);
 	*out = s;
 	return VG_OK;
 }
@@ -45,7 +77,9 @@ void vg_sender_free(vg_sender *s)
 	if (!s)
 		return;
 	deflateEnd(&s->zs);
+	vg_sha1_free(s->sha1);
 	vg_writer_clear(&s->plain);
+	g_hash_table_destroy(s->beliefs);
 	g_free(s);
 }
 
@@ -56,7 +90,57 @@ void vg_sender_hello(vg_sender *s, vg_writer *out)
 	vg_writer_u8(out, VG_MSG_HELLO);
 	vg_writer_u8(out, VG_PROTO_VERSION);
 	vg_writer_bytes(out, s->cfg.server_id, sizeof s->cfg.server_id);
+	vg_writer_u8(out, (uint8_t)s->cfg.fp_bits);
+	vg_writer_u8(out, (uint8_t)s->cfg.group_size);
+	vg_writer_u8(out, s->cfg.no_persist ? VG_HELLO_NO_PERSIST : 0);
 	s->stats.body_bytes += out->len - start;
+}
+
+static uint64_t key_of(const vg_sender *s, uint64_t hash)
+{
+	return s->cfg.fp_bits == 64 ? hash : hash & ((UINT64_C(1) << s->cfg.fp_bits) - 1);
+}
+
+static void forget(vg_sender *s, belief *b)
+{
+	g_queue_unlink(&s->fifo, &b->link);
+	s->believed_bytes -= b->bytes;
+	g_hash_table_remove(s->beliefs, &b->key);
+}
+
+void vg_sender_forget(vg_sender *s)
+{
+	g_queue_init(&s->fifo);
+	g_hash_table_remove_all(s->beliefs);
+	s->believed_bytes = 0;
+}
+
+/* The viewer now holds hash under its key: the latest put wins there too. */
+static void believe(vg_sender *s, uint64_t key, uint64_t hash, uint64_t bytes)
+{
+	belief *b = g_hash_table_lookup(s->beliefs, &key);
+
+	if (b)
+		forget(s, b);
+	if (bytes > s->believe_bytes)
+		return;
+	b = g_new0(belief, 1);
+	b->key = key;
+	b->hash = hash;
+	b->bytes = bytes;
+	b->link.data = b;
+	g_queue_push_tail_link(&s->fifo, &b->link);
+	g_hash_table_insert(s->beliefs, &b->key, b);
+	s->believed_bytes += bytes;
+	while (s->believed_bytes > s->believe_bytes)
+		forget(s, g_queue_peek_head(&s->fifo));
+}
+
+static bool is_believed(vg_sender *s, uint64_t key, uint64_t hash)
+{
+	belief *b = g_hash_table_lookup(s->beliefs, &key);
+
+	return b && b->hash == hash;
 }
 
 /* Appends the rows of r from frame as B, G, R bytes. */
@@ -89,6 +173,20 @@ static bool continues(const vg_segdesc *a, const vg_segdesc *b)
 	       b->rect.x == a->rect.x + a->rect.w;
 }
 
+static bool touches(const vg_region *rgn, vg_rect r)
+{
+	const vg_rect *rs;
+	size_t i, n;
+
+	if (!rgn)
+		return false;
+	rs = vg_region_rects(rgn, &n);
+	for (i = 0; i < n; i++)
+		if (!vg_rect_is_empty(vg_rect_intersect(rs[i], r)))
+			return true;
+	return false;
+}
+
 static int deflate_into(vg_sender *s, const uint8_t *in, size_t len, vg_writer *out)
 {
 	int ret;
@@ -109,11 +207,71 @@ static int deflate_into(vg_sender *s, const uint8_t *in, size_t len, vg_writer *
 	return VG_OK;
 }
 
-int vg_sender_update(vg_sender *s, const vg_pixbuf *frame,
-		     const vg_segdesc *segs, size_t n, vg_writer *out)
+/* Ends the current group: its SHA-1 after its last fingerprint. */
+static int close_group(vg_sender *s, vg_writer *w, unsigned *in_group)
+{
+	uint8_t digest[VG_SHA1_LEN];
+	uint64_t t0 = vg_time_ns();
+	int err;
+
+	if (*in_group == 0)
+		return VG_OK;
+	if ((err = vg_sha1_final(s->sha1, digest)))
+		return err;
+	vg_writer_uleb(w, VG_OP_CHECK);
+	vg_writer_bytes(w, digest, sizeof digest);
+	*in_group = 0;
+	s->stats.checks++;
+	s->stats.sha1_ns += vg_time_ns() - t0;
+	return VG_OK;
+}
+
+/* Writes one segment: its fingerprint if the viewer holds it, else pixels. */
+static int put_segment(vg_sender *s, vg_writer *w, const vg_pixbuf *frame,
+		       const vg_segdesc *d, const vg_region *literal_only, unsigned *in_group)
+{
+	vg_rect r = d->rect;
+	uint64_t len = d->orient == VG_ORIENT_ROWS ? (uint64_t)r.h : (uint64_t)r.w;
+	uint64_t bytes = (uint64_t)r.w * (uint64_t)r.h * 4;
+	uint64_t key = key_of(s, d->hash);
+	bool cacheable = s->believe_bytes > 0 && bytes <= VG_MAX_CACHED_SEGMENT;
+	int err;
+
+	/* A full group is closed before the next item, never after a run's
+	 * last segment, so that a check always sits inside a run or at the
+	 * end of the update, where the viewer expects items. */
+	if (*in_group == s->cfg.group_size && (err = close_group(s, w, in_group)))
+		return err;
+	if (cacheable && is_believed(s, key, d->hash) && !touches(literal_only, r)) {
+		uint64_t t0 = vg_time_ns();
+
+		vg_writer_uleb(w, len * 4 + VG_OP_FINGERPRINT);
+		vg_writer_uint_be(w, (s->cfg.fp_bits + 7) / 8, key);
+		err = vg_sha1_update_rect(s->sha1, frame, r);
+		s->stats.sha1_ns += vg_time_ns() - t0;
+		if (err)
+			return err;
+		s->stats.fingerprint_segments++;
+		s->stats.fingerprinted_bytes += bytes;
+		++*in_group;
+		return VG_OK;
+	}
+	vg_writer_uleb(w, len * 4 + VG_OP_LITERAL);
+	put_pixels(w, frame, r);
+	s->stats.literal_segments++;
+	s->stats.literal_bytes += (uint64_t)r.w * (uint64_t)r.h * 3;
+	if (cacheable)
+		believe(s, key, d->hash, bytes);
+	return VG_OK;
+}
+
+int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *segs,
+		     size_t n, const vg_region *literal_only, vg_writer *out)
 {
 	vg_writer *w = &s->plain;
 	size_t i, runs = 0, start = out->len;
+	unsigned in_group = 0;
+	uint64_t t0;
 	int err;
 
 	for (i = 0; i < n; i++) {
@@ -124,6 +282,8 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame,
 		if (i == 0 || !continues(&segs[i - 1], &segs[i]))
 			runs++;
 	}
+	if ((err = vg_sha1_reset(s->sha1)))
+		return err;
 
 	vg_writer_reset(w);
 	vg_writer_uleb(w, runs);
@@ -139,45 +299,80 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame,
 		vg_writer_uleb(w, (uint64_t)run.h);
 		vg_writer_u8(w, segs[i].orient);
 		vg_writer_uleb(w, j - i);
-		for (k = i; k < j; k++) {
-			vg_rect r = segs[k].rect;
-			vg_writer_uleb(w, (uint64_t)(segs[k].orient == VG_ORIENT_ROWS ? r.h : r.w));
-			vg_writer_u8(w, VG_OP_LITERAL);
-			put_pixels(w, frame, r);
-			s->stats.literal_bytes += (uint64_t)r.w * (uint64_t)r.h * 3;
-		}
+		for (k = i; k < j; k++)
+			if ((err = put_segment(s, w, frame, &segs[k], literal_only, &in_group)))
+				return err;
 		i = j;
 	}
+	/* Groups never span updates: an idle screen leaves nothing unchecked. */
+	if ((err = close_group(s, w, &in_group)))
+		return err;
 
 	vg_writer_u8(out, VG_MSG_UPDATE);
+	t0 = vg_time_ns();
 	err = deflate_into(s, w->data, w->len, out);
+	s->stats.zlib_ns += vg_time_ns() - t0;
 	if (err) {
 		out->len = start;
 		return err;
 	}
 	s->stats.updates++;
 	s->stats.segments += n;
+	s->stats.plain_bytes += w->len;
 	s->stats.body_bytes += out->len - start;
 	return VG_OK;
 }
 
-int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len)
+static int handle_repair(vg_sender *s, vg_reader *r, int32_t fbw, int32_t fbh, vg_region *repair)
+{
+	vg_rect frame = vg_rect_make(0, 0, fbw, fbh);
+	uint64_t count, i, v[4];
+
+	if (vg_reader_uleb(r, &count) || count > VG_MAX_REPAIR_RECTS)
+		return VG_EPROTO;
+	for (i = 0; i < count; i++) {
+		vg_rect rect;
+		int k;
+
+		for (k = 0; k < 4; k++)
+			if (vg_reader_uleb(r, &v[k]) || v[k] > VG_MAX_DIM)
+				return VG_EPROTO;
+		rect = vg_rect_make((int32_t)v[0], (int32_t)v[1], (int32_t)v[2], (int32_t)v[3]);
+		if (vg_rect_is_empty(rect) || !vg_rect_contains(frame, rect))
+			return VG_EPROTO;
+		if (repair)
+			vg_region_add(repair, rect);
+		s->stats.repairs++;
+	}
+	return vg_reader_remaining(r) ? VG_EPROTO : VG_OK;
+}
+
+int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
+		     int32_t fb_width, int32_t fb_height, vg_region *repair)
 {
 	vg_reader r;
 	uint8_t kind;
+	uint64_t capacity;
 
 	vg_reader_init(&r, body, len);
 	if (vg_reader_u8(&r, &kind))
 		return VG_EPROTO;
 	switch (kind) {
 	case VG_VMSG_HELLO:
-		if (vg_reader_u8(&r, &s->viewer_version) ||
-		    vg_reader_bytes(&r, s->cache_id, sizeof s->cache_id))
-			return VG_EPROTO;
-		if (s->viewer_version < 1)
+		if (s->viewer_hello || vg_reader_u8(&r, &s->viewer_version) ||
+		    vg_reader_bytes(&r, s->cache_id, sizeof s->cache_id) ||
+		    vg_reader_u64be(&r, &capacity) || vg_reader_remaining(&r) ||
+		    s->viewer_version < 1)
 			return VG_EPROTO;
 		s->viewer_hello = true;
+		/* Believe only the most recent 80 %: the viewer's eviction works
+		 * by whole containers and may run a little ahead of ours. */
+		s->believe_bytes = capacity / 5 * 4;
 		return VG_OK;
+	case VG_VMSG_REPAIR:
+		if (!s->viewer_hello)
+			return VG_EPROTO;
+		return handle_repair(s, &r, fb_width, fb_height, repair);
 	default:
 		return VG_EPROTO;
 	}
@@ -191,4 +386,5 @@ bool vg_sender_has_viewer_hello(const vg_sender *s)
 void vg_sender_get_stats(const vg_sender *s, vg_sender_stats *st)
 {
 	*st = s->stats;
+	st->beliefs = g_hash_table_size(s->beliefs);
 }

@@ -1,8 +1,15 @@
 /* The server side of the Varg protocol, one per viewer connection.
  *
  * Sans-I/O: segments and pixels go in, message bodies come out in a
- * vg_writer, and the caller writes them to the socket. Not thread-safe;
- * one connection's sends are serialised by the caller.
+ * vg_writer, and the caller writes them to the socket. The sender keeps
+ * what it believes the viewer's segment cache holds: the content last sent
+ * as pixels under each optimistic fingerprint, forgotten first-in
+ * first-out once it adds up to more than 80 % of the cache size the viewer
+ * announced. A believed segment travels as its fingerprint; after every
+ * group of fingerprinted segments comes the SHA-1 of their pixels, so the
+ * viewer can tell when its cache disagreed and ask for a repair.
+ *
+ * Not thread-safe; one connection's calls are serialised by the caller.
  */
 #ifndef VG_SENDER_H
 #define VG_SENDER_H
@@ -12,6 +19,7 @@
 #include <stdint.h>
 
 #include "common/vg_pixbuf.h"
+#include "common/vg_rect.h"
 #include "common/vg_segdesc.h"
 #include "common/vg_writer.h"
 
@@ -19,14 +27,18 @@ typedef struct vg_sender vg_sender;
 
 typedef struct {
 	int zlib_level;          /* 0..9; -1 for zlib's default */
+	unsigned fp_bits;        /* optimistic fingerprint width, 8..64 */
+	unsigned group_size;     /* fingerprinted segments per SHA-1, 1..255 */
+	bool no_persist;         /* ask the viewer not to keep segments on disk */
 	uint8_t server_id[16];   /* names the viewer's cache namespace */
 } vg_sender_config;
 
-/* Fills cfg with the defaults (zlib level 6, a zero server id). */
+/* Fills cfg with the defaults (zlib level 6, 40-bit fingerprints, groups
+ * of 20, a zero server id). */
 void vg_sender_config_init(vg_sender_config *cfg);
 
 /* Creates a sender; *out is freed with vg_sender_free(). Returns VG_EINVAL
- * for a bad level, VG_EZLIB if zlib cannot start. */
+ * for a bad setting, VG_EZLIB / VG_ECRYPTO if a library cannot start. */
 int vg_sender_new(const vg_sender_config *cfg, vg_sender **out);
 
 /* Frees s; accepts NULL. */
@@ -37,16 +49,22 @@ void vg_sender_hello(vg_sender *s, vg_writer *out);
 
 /* Appends the body of one UPDATE message carrying segs (in screen
  * coordinates, all inside frame), with their pixels read from frame.
- * Consecutive segments with the same x, width and orientation that touch
- * vertically are sent as one run. Returns VG_ERANGE if a segment lies
- * outside frame, VG_EZLIB on a compression failure (the connection's
- * stream is then unusable). */
-int vg_sender_update(vg_sender *s, const vg_pixbuf *frame,
-		     const vg_segdesc *segs, size_t n, vg_writer *out);
+ * Segments the viewer is believed to hold travel as fingerprints, except
+ * those touching literal_only (may be NULL: repairs ask for pixels).
+ * Returns VG_ERANGE if a segment lies outside frame, VG_EZLIB or
+ * VG_ECRYPTO on a library failure (the connection is then unusable). */
+int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *segs,
+		     size_t n, const vg_region *literal_only, vg_writer *out);
 
-/* Handles one viewer message body (after its type and length). Returns
- * VG_EPROTO for a malformed or unexpected message. */
-int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len);
+/* Handles one viewer message body (after its RFB type and length). The
+ * rectangles of a REPAIR are added to repair, which the caller must send
+ * again with literal_only covering them. VG_EPROTO for a malformed or
+ * unexpected message. */
+int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
+		     int32_t fb_width, int32_t fb_height, vg_region *repair);
+
+/* Forgets every belief (the viewer's cache is to be treated as empty). */
+void vg_sender_forget(vg_sender *s);
 
 /* True once the viewer's HELLO has arrived. */
 bool vg_sender_has_viewer_hello(const vg_sender *s);
@@ -54,8 +72,17 @@ bool vg_sender_has_viewer_hello(const vg_sender *s);
 typedef struct {
 	uint64_t updates;
 	uint64_t segments;
-	uint64_t literal_bytes;  /* pixel bytes before compression */
-	uint64_t body_bytes;     /* bytes of message bodies produced */
+	uint64_t literal_segments;
+	uint64_t fingerprint_segments;
+	uint64_t checks;          /* SHA-1 groups sent */
+	uint64_t literal_bytes;   /* pixel bytes before compression */
+	uint64_t fingerprinted_bytes; /* 4-byte pixels replaced by fingerprints */
+	uint64_t plain_bytes;     /* update bytes before compression */
+	uint64_t body_bytes;      /* bytes of message bodies produced */
+	uint64_t repairs;         /* repair rectangles received */
+	uint64_t beliefs;         /* fingerprints believed held right now */
+	uint64_t sha1_ns;         /* time spent hashing groups */
+	uint64_t zlib_ns;         /* time spent compressing */
 } vg_sender_stats;
 
 void vg_sender_get_stats(const vg_sender *s, vg_sender_stats *st);

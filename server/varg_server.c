@@ -38,6 +38,9 @@ typedef struct {
 	int port;
 	char *listen;
 	int zlib_level;
+	int fp_bits;
+	int group_size;
+	gboolean no_persist;
 	int wait_clients;
 	int pace_timeout_ms;
 	gboolean exit_at_end;
@@ -54,6 +57,9 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port (default 5900; 0 = first free from 5900)", "N" },
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &o->listen, "IPv4 address to listen on (default 127.0.0.1)", "ADDR" },
 		{ "zlib-level", 0, 0, G_OPTION_ARG_INT, &o->zlib_level, "zlib level of Varg updates, 0-9 (default 6)", "N" },
+		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
+		{ "group-size", 0, 0, G_OPTION_ARG_INT, &o->group_size, "Fingerprinted segments per SHA-1 check, 1-255 (default 20)", "N" },
+		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persist, "Ask viewers not to keep this server's segments on disk", NULL },
 		{ "wait-clients", 0, 0, G_OPTION_ARG_INT, &o->wait_clients, "Start playing once N clients are connected", "N" },
 		{ "pace-timeout", 0, 0, G_OPTION_ARG_INT, &o->pace_timeout_ms, "With --speed 0: longest wait for a slow client per frame (ms, default 2000)", "MS" },
 		{ "exit-at-end", 0, 0, G_OPTION_ARG_NONE, &o->exit_at_end, "Exit when the trace has played and no client is connected", NULL },
@@ -92,6 +98,14 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--zlib-level must be between 0 and 9");
 		return VG_EINVAL;
 	}
+	if (o->fp_bits < 8 || o->fp_bits > 64) {
+		vg_error("--fp-bits must be between 8 and 64");
+		return VG_EINVAL;
+	}
+	if (o->group_size < 1 || o->group_size > 255) {
+		vg_error("--group-size must be between 1 and 255");
+		return VG_EINVAL;
+	}
 	if (o->wait_clients < 0 || o->pace_timeout_ms < 0) {
 		vg_error("--wait-clients and --pace-timeout must not be negative");
 		return VG_EINVAL;
@@ -101,7 +115,8 @@ static int parse_options(int argc, char **argv, options *o)
 
 int main(int argc, char **argv)
 {
-	options o = { .speed = 1.0, .port = 5900, .zlib_level = 6, .pace_timeout_ms = 2000 };
+	options o = { .speed = 1.0, .port = 5900, .zlib_level = 6, .fp_bits = 40,
+		      .group_size = 20, .pace_timeout_ms = 2000 };
 	vg_server_config cfg;
 	vg_tracesource_options play;
 	vg_tracesource *src = NULL;
@@ -124,6 +139,9 @@ int main(int argc, char **argv)
 	if (o.listen)
 		cfg.listen = o.listen;
 	cfg.zlib_level = o.zlib_level;
+	cfg.fp_bits = (unsigned)o.fp_bits;
+	cfg.group_size = (unsigned)o.group_size;
+	cfg.no_persist = o.no_persist;
 	cfg.verbose = o.verbose;
 	if ((err = vg_server_new(&cfg, vg_tracesource_width(src), vg_tracesource_height(src), &srv))) {
 		if (err == VG_EINVAL)
@@ -156,8 +174,10 @@ int main(int argc, char **argv)
 	}
 	vg_server_get_stats(srv, &st);
 	vg_info("%" G_GUINT64_FORMAT " clients (%" G_GUINT64_FORMAT " Varg), %" G_GUINT64_FORMAT
-		" Varg updates, %" G_GUINT64_FORMAT " Varg bytes",
-		st.clients_total, st.varg_clients, st.varg_updates, st.varg_bytes);
+		" Varg updates, %" G_GUINT64_FORMAT " Varg bytes; segments: %" G_GUINT64_FORMAT
+		" as fingerprints, %" G_GUINT64_FORMAT " as pixels, %" G_GUINT64_FORMAT " repaired",
+		st.clients_total, st.varg_clients, st.varg_updates, st.varg_bytes,
+		st.fingerprints, st.literals, st.repairs);
 	status = 0;
 out:
 	vg_server_free(srv);

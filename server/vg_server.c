@@ -45,6 +45,7 @@ typedef struct {
 	vg_sender *sender;
 	vg_pixbuf *snapshot;      /* private copy of the pixels being sent */
 	vg_writer out;
+	vg_region *repair;        /* asked for again: send as pixels (under lock) */
 	GArray *rects;            /* vg_rect: the due region, widened to columns */
 	vg_segmenter *segmenter;
 } vg_conn;
@@ -57,6 +58,8 @@ void vg_server_config_init(vg_server_config *cfg)
 	cfg->port = 5900;
 	cfg->listen = "127.0.0.1";
 	cfg->zlib_level = 6;
+	cfg->fp_bits = VG_FP_BITS_DEFAULT;
+	cfg->group_size = VG_GROUP_DEFAULT;
 	cfg->desktop_name = "varg";
 }
 
@@ -77,6 +80,7 @@ static void conn_free(vg_conn *c)
 	vg_sender_free(c->sender);
 	vg_pixbuf_free(c->snapshot);
 	vg_writer_clear(&c->out);
+	vg_region_free(c->repair);
 	g_array_free(c->rects, TRUE);
 	vg_segmenter_free(c->segmenter);
 	g_mutex_clear(&c->lock);
@@ -112,6 +116,7 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	g_mutex_init(&c->lock);
 	vg_writer_init(&c->out);
 	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	c->repair = vg_region_new();
 	cl->clientData = c;
 	cl->clientGoneHook = client_gone;
 	cl->clientFramebufferUpdateRequestHook = request_hook;
@@ -136,6 +141,9 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	s = c->server;
 	vg_sender_config_init(&cfg);
 	cfg.zlib_level = s->cfg.zlib_level;
+	cfg.fp_bits = s->cfg.fp_bits;
+	cfg.group_size = s->cfg.group_size;
+	cfg.no_persist = s->cfg.no_persist;
 	memcpy(cfg.server_id, s->server_id, sizeof cfg.server_id);
 	g_mutex_lock(&c->lock);
 	vg_segparams_init(&params, VG_SEGMETHOD_VARG);
@@ -153,11 +161,37 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	return TRUE;
 }
 
+/* Marks a repaired region modified for this client alone and wakes its
+ * output thread; the next update sends it as pixels. */
+static void ask_again(rfbClientPtr cl, const vg_region *repair)
+{
+	vg_server *s = ((vg_conn *)cl->clientData)->server;
+	sraRegion *rgn = sraRgnCreate();
+	const vg_rect *rs;
+	size_t i, n;
+
+	rs = vg_region_rects(repair, &n);
+	for (i = 0; i < n; i++) {
+		sraRegion *one = sraRgnCreateRect(rs[i].x, rs[i].y, rs[i].x + rs[i].w, rs[i].y + rs[i].h);
+		sraRgnOr(rgn, one);
+		sraRgnDestroy(one);
+	}
+	LOCK(cl->updateMutex);
+	sraRgnOr(cl->modifiedRegion, rgn);
+	TSIGNAL(cl->updateCond);
+	UNLOCK(cl->updateMutex);
+	sraRgnDestroy(rgn);
+	g_mutex_lock(&s->stats_lock);
+	s->stats.repairs += n;
+	g_mutex_unlock(&s->stats_lock);
+}
+
 /* Reads one Varg viewer message (the type byte is already read). */
 static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientToServerMsg *msg)
 {
 	vg_conn *c = cl->clientData;
 	uint8_t hdr[2], *body;
+	vg_region *repair;
 	size_t len;
 	int err;
 
@@ -175,14 +209,20 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 		rfbCloseClient(cl);
 		return TRUE;
 	}
+	repair = vg_region_new();
 	g_mutex_lock(&c->lock);
-	err = vg_sender_handle(c->sender, body, len);
+	err = vg_sender_handle(c->sender, body, len, c->server->frame->width,
+			       c->server->frame->height, repair);
+	vg_region_add_region(c->repair, repair);
 	g_mutex_unlock(&c->lock);
 	g_free(body);
 	if (err) {
 		vg_warn("client %s: bad Varg message (%s); closing", cl->host, vg_strerror(err));
 		rfbCloseClient(cl);
+	} else if (!vg_region_is_empty(repair)) {
+		ask_again(cl, repair);
 	}
+	vg_region_free(repair);
 	return TRUE;
 }
 
@@ -260,6 +300,7 @@ static void display_hook(rfbClientPtr cl)
 	sraRegion *due;
 	vg_rect bounds;
 	const vg_segdesc *segs;
+	vg_sender_stats before, after;
 	size_t n_segs, len_at, body_at;
 	int err;
 
@@ -303,9 +344,18 @@ static void display_hook(rfbClientPtr cl)
 	len_at = c->out.len;
 	vg_writer_u32be(&c->out, 0);
 	body_at = c->out.len;
-	err = vg_sender_update(c->sender, c->snapshot, segs, n_segs, &c->out);
-	if (err == 0)
+	vg_sender_get_stats(c->sender, &before);
+	err = vg_sender_update(c->sender, c->snapshot, segs, n_segs, c->repair, &c->out);
+	if (err == 0) {
+		guint i;
+
 		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - body_at));
+		/* What this update covered is repaired; repairs that arrived
+		 * since the region was taken stay for the next one. */
+		for (i = 0; i < c->rects->len; i++)
+			vg_region_subtract(c->repair, g_array_index(c->rects, vg_rect, i));
+	}
+	vg_sender_get_stats(c->sender, &after);
 	g_mutex_unlock(&c->lock);
 	if (err) {
 		vg_error("client %s: cannot encode update: %s", cl->host, vg_strerror(err));
@@ -319,6 +369,8 @@ static void display_hook(rfbClientPtr cl)
 	g_mutex_lock(&s->stats_lock);
 	s->stats.varg_updates++;
 	s->stats.varg_bytes += c->out.len;
+	s->stats.fingerprints += after.fingerprint_segments - before.fingerprint_segments;
+	s->stats.literals += after.literal_segments - before.literal_segments;
 	g_mutex_unlock(&s->stats_lock);
 	if (s->send_delay_ms)
 		g_usleep((gulong)s->send_delay_ms * 1000);
@@ -347,6 +399,22 @@ static int find_free_port(in_addr_t addr)
 			return port;
 	}
 	return -1;
+}
+
+/* The identity viewers file this server's segments under: stable across
+ * restarts of the same server (host, address and port), so a viewer's
+ * persistent cache stays valid, and different for different servers. */
+static void make_server_id(vg_server *s, const vg_server_config *cfg, int port)
+{
+	g_autofree char *name = g_strdup_printf("varg-server %s %s %d", g_get_host_name(),
+						cfg->listen ? cfg->listen : "127.0.0.1", port);
+	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	uint8_t digest[32];
+	gsize n = sizeof digest;
+
+	g_checksum_update(sum, (const guchar *)name, -1);
+	g_checksum_get_digest(sum, digest, &n);
+	memcpy(s->server_id, digest, sizeof s->server_id);
 }
 
 static void log_quiet(const char *fmt, ...)
@@ -383,8 +451,6 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		s->race_fix = false;
 	g_mutex_init(&s->frame_lock);
 	g_mutex_init(&s->stats_lock);
-	for (size_t i = 0; i < sizeof s->server_id; i++)
-		s->server_id[i] = (uint8_t)g_random_int();
 	s->frame = vg_pixbuf_new(width, height);
 
 	s->screen = rfbGetScreen(&argc, argv, width, height, 8, 3, 4);
@@ -405,6 +471,7 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		vg_server_free(s);
 		return VG_EIO;
 	}
+	make_server_id(s, cfg, s->screen->port);
 	rfbInitServer(s->screen);
 	if (s->screen->listenSock == RFB_INVALID_SOCKET) {
 		vg_server_free(s);

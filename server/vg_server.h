@@ -20,6 +20,9 @@ typedef struct {
 	int port;                 /* TCP port; 0 picks the first free one from 5900 */
 	const char *listen;       /* IPv4 address to listen on (default 127.0.0.1) */
 	int zlib_level;           /* Varg's zlib level, 0..9 */
+	unsigned fp_bits;         /* optimistic fingerprint width, 8..64 */
+	unsigned group_size;      /* fingerprinted segments per SHA-1 */
+	bool no_persist;          /* ask viewers not to keep segments on disk */
 	const char *desktop_name; /* shown by viewers */
 	bool verbose;             /* pass LibVNCServer's own log through */
 } vg_server_config;
@@ -55,6 +58,9 @@ typedef struct {
 	uint64_t varg_clients;    /* of which spoke Varg */
 	uint64_t varg_updates;    /* Varg updates written */
 	uint64_t varg_bytes;      /* bytes of Varg updates written */
+	uint64_t fingerprints;    /* segments sent as fingerprints */
+	uint64_t literals;        /* segments sent as pixels */
+	uint64_t repairs;         /* rectangles viewers asked for again */
 } vg_server_stats;
 
 void vg_server_get_stats(vg_server *s, vg_server_stats *st);

@@ -10,3 +10,5 @@ tests_vg_imgcmp_LDADD = $(VG_COMMON_LIBS)
 tests_vg_badclient_SOURCES = tests/vg_badclient.c
 TESTS += tests/test_firstlight.sh
 dist_noinst_SCRIPTS += tests/test_firstlight.sh tests/vg_e2e.sh
+TESTS += tests/test_fingerprint_e2e.sh
+dist_noinst_SCRIPTS += tests/test_fingerprint_e2e.sh

@@ -1,40 +1,57 @@
-/* Sender -> receiver round trips and malformed input for the Varg protocol. */
+/* Sender -> receiver round trips, fingerprints, forced collisions, cache
+ * loss and malformed input for the Varg protocol. */
 #include <glib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "common/vg_error.h"
+#include "common/vg_reader.h"
+#include "common/vg_seghash.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
 #include "fingerprint/vg_sender.h"
+#include "fingerprint/vg_sha1.h"
 
 typedef struct {
 	vg_sender *s;
 	vg_receiver *r;
 	vg_writer wire, reply;
 	vg_pixbuf *server_fb, *viewer_fb;
+	vg_region *repair;
+	GArray *segs;
 } pair;
 
-static void pair_init(pair *p, int w, int h)
+static void pair_init_bits(pair *p, int w, int h, unsigned fp_bits)
 {
 	vg_sender_config cfg;
+	vg_receiver_config rcfg;
 
 	vg_sender_config_init(&cfg);
+	cfg.fp_bits = fp_bits;
 	memcpy(cfg.server_id, "0123456789abcdef", 16);
+	vg_receiver_config_init(&rcfg);
+	rcfg.memory_budget = 16u << 20;
 	g_assert_cmpint(vg_sender_new(&cfg, &p->s), ==, 0);
-	g_assert_cmpint(vg_receiver_new(&p->r), ==, 0);
+	g_assert_cmpint(vg_receiver_new(&rcfg, &p->r), ==, 0);
 	vg_writer_init(&p->wire);
 	vg_writer_init(&p->reply);
 	p->server_fb = vg_pixbuf_new(w, h);
 	p->viewer_fb = vg_pixbuf_new(w, h);
+	p->repair = vg_region_new();
+	p->segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	vg_sender_hello(p->s, &p->wire);
 	g_assert_cmpint(vg_receiver_handle(p->r, p->wire.data, p->wire.len, p->viewer_fb, &p->reply), ==, 0);
 	/* The reply is an RFB client message: type, u16 length, body. */
 	g_assert_cmpuint(p->reply.len, >=, 3);
 	g_assert_cmpuint(p->reply.data[0], ==, VG_CLIENT_MSG);
-	g_assert_cmpint(vg_sender_handle(p->s, p->reply.data + 3, p->reply.len - 3), ==, 0);
+	g_assert_cmpint(vg_sender_handle(p->s, p->reply.data + 3, p->reply.len - 3, w, h, NULL), ==, 0);
 	g_assert_true(vg_sender_has_viewer_hello(p->s));
 	vg_writer_reset(&p->reply);
+}
+
+static void pair_init(pair *p, int w, int h)
+{
+	pair_init_bits(p, w, h, VG_FP_BITS_DEFAULT);
 }
 
 static void pair_clear(pair *p)
@@ -45,14 +62,57 @@ static void pair_clear(pair *p)
 	vg_writer_clear(&p->reply);
 	vg_pixbuf_free(p->server_fb);
 	vg_pixbuf_free(p->viewer_fb);
+	vg_region_free(p->repair);
+	g_array_free(p->segs, TRUE);
 }
 
-static int send_update(pair *p, const vg_segdesc *segs, size_t n)
+static vg_segdesc seg_of(const vg_pixbuf *fb, vg_rect r, vg_orient o)
+{
+	vg_segdesc d = { 0 };
+	vg_pixbuf v = vg_pixbuf_view(fb, r);
+
+	d.rect = r;
+	d.orient = (uint8_t)o;
+	d.hash = vg_seghash(&v, o);
+	return d;
+}
+
+/* Feeds the viewer's replies to the sender; returns how many rectangles
+ * it asked to be repaired (added to p->repair). */
+static int feed_replies(pair *p)
+{
+	vg_reader rd;
+	int before = (int)vg_region_area(p->repair) > 0;
+	int rects = 0;
+
+	(void)before;
+	vg_reader_init(&rd, p->reply.data, p->reply.len);
+	while (vg_reader_remaining(&rd)) {
+		guint8 type;
+		guint16 len;
+		const guint8 *body;
+		vg_sender_stats st0, st1;
+
+		g_assert_cmpint(vg_reader_u8(&rd, &type), ==, 0);
+		g_assert_cmpuint(type, ==, VG_CLIENT_MSG);
+		g_assert_cmpint(vg_reader_u16be(&rd, &len), ==, 0);
+		g_assert_cmpint(vg_reader_ptr(&rd, len, &body), ==, 0);
+		vg_sender_get_stats(p->s, &st0);
+		g_assert_cmpint(vg_sender_handle(p->s, body, len, p->server_fb->width,
+						 p->server_fb->height, p->repair), ==, 0);
+		vg_sender_get_stats(p->s, &st1);
+		rects += (int)(st1.repairs - st0.repairs);
+	}
+	vg_writer_reset(&p->reply);
+	return rects;
+}
+
+static int send_segs(pair *p, const vg_segdesc *segs, size_t n, const vg_region *literal_only)
 {
 	int err;
 
 	vg_writer_reset(&p->wire);
-	err = vg_sender_update(p->s, p->server_fb, segs, n, &p->wire);
+	err = vg_sender_update(p->s, p->server_fb, segs, n, literal_only, &p->wire);
 	if (err)
 		return err;
 	err = vg_receiver_handle(p->r, p->wire.data, p->wire.len, p->viewer_fb, &p->reply);
@@ -61,39 +121,82 @@ static int send_update(pair *p, const vg_segdesc *segs, size_t n)
 	return err;
 }
 
-/* Paints a random rectangle, often with content copied from elsewhere on
- * the screen so that repetition is common. */
-static vg_rect paint(GRand *rng, vg_pixbuf *fb)
+/* Sends segs, then repairs until the viewer asks for nothing more, as the
+ * server does. Returns the number of repair rounds. */
+static int exchange(pair *p, const vg_segdesc *segs, size_t n)
 {
-	vg_rect r = vg_rect_make(g_rand_int_range(rng, 0, fb->width), g_rand_int_range(rng, 0, fb->height),
-				 g_rand_int_range(rng, 1, 64), g_rand_int_range(rng, 1, 64));
-	int32_t x, y;
-	guint32 c = g_rand_int(rng) & VG_PIXEL_MASK;
+	int rounds = 0;
 
-	r = vg_rect_intersect(r, vg_pixbuf_rect(fb));
-	for (y = r.y; y < r.y + r.h; y++)
-		for (x = r.x; x < r.x + r.w; x++)
-			vg_pixbuf_row(fb, y)[x] = g_rand_boolean(rng) ? c : (guint32)(x * y) & VG_PIXEL_MASK;
-	return r;
+	g_assert_cmpint(send_segs(p, segs, n, NULL), ==, 0);
+	while (feed_replies(p) > 0) {
+		const vg_rect *rs;
+		size_t k, nr;
+
+		g_assert_cmpint(++rounds, <=, 3);
+		rs = vg_region_rects(p->repair, &nr);
+		g_array_set_size(p->segs, 0);
+		for (k = 0; k < nr; k++) {
+			vg_segdesc d = seg_of(p->server_fb, rs[k], VG_ORIENT_ROWS);
+			g_array_append_val(p->segs, d);
+		}
+		g_assert_cmpint(send_segs(p, (vg_segdesc *)p->segs->data, p->segs->len, p->repair), ==, 0);
+		vg_region_clear(p->repair);
+	}
+	return rounds;
 }
 
-/* Cuts r into row segments of random heights, or column segments. */
-static size_t cut(GRand *rng, vg_rect r, vg_segdesc *out)
+/* A pool of tiles the screen shows again and again. */
+static void paint_tile(vg_pixbuf *fb, vg_rect r, guint32 pattern)
+{
+	int32_t x, y;
+
+	for (y = r.y; y < r.y + r.h; y++)
+		for (x = r.x; x < r.x + r.w; x++)
+			vg_pixbuf_row(fb, y)[x] = (pattern * 2654435761u ^ (guint32)((x - r.x) * 31 + (y - r.y) * 7)) & VG_PIXEL_MASK;
+}
+
+/* One update: a few 16-pixel columns, each cut into segments of random
+ * heights whose pixels come from a small pool, so repeats are common. */
+static size_t random_update(GRand *rng, pair *p, vg_segdesc *out, int pool)
 {
 	size_t n = 0;
-	bool cols = g_rand_int_range(rng, 0, 4) == 0;
-	int32_t pos = cols ? r.x : r.y, end = cols ? r.x + r.w : r.y + r.h;
+	int cols = g_rand_int_range(rng, 1, 5), c;
 
-	while (pos < end) {
-		int32_t len = g_rand_int_range(rng, 1, 20);
-		vg_segdesc d = { 0 };
+	for (c = 0; c < cols; c++) {
+		int32_t x = g_rand_int_range(rng, 0, p->server_fb->width / 16) * 16;
+		int32_t y = g_rand_int_range(rng, 0, p->server_fb->height - 8);
+		int32_t end = y + g_rand_int_range(rng, 8, 120);
+		bool cols_orient = g_rand_int_range(rng, 0, 5) == 0;
 
-		len = MIN(len, end - pos);
-		d.rect = cols ? vg_rect_make(pos, r.y, len, r.h) : vg_rect_make(r.x, pos, r.w, len);
-		d.orient = cols ? VG_ORIENT_COLS : VG_ORIENT_ROWS;
-		out[n++] = d;
-		pos += len;
+		end = MIN(end, p->server_fb->height);
+
+		if (cols_orient) {
+			vg_rect band = vg_rect_make(0, y, MIN(64, p->server_fb->width), MIN(16, end - y));
+			int32_t pos = band.x;
+			while (pos < band.x + band.w) {
+				int32_t len = g_rand_int_range(rng, 1, 20);
+				len = MIN(len, band.x + band.w - pos);
+				vg_rect r = vg_rect_make(pos, band.y, len, band.h);
+				paint_tile(p->server_fb, r, (guint32)g_rand_int_range(rng, 0, pool));
+				out[n++] = seg_of(p->server_fb, r, VG_ORIENT_COLS);
+				pos += len;
+			}
+			continue;
+		}
+		while (y < end) {
+			int32_t h = g_rand_int_range(rng, 1, 24);
+			vg_rect r;
+
+			h = MIN(h, end - y);
+			r = vg_rect_make(x, y, MIN(16, p->server_fb->width - x), h);
+			paint_tile(p->server_fb, r, (guint32)g_rand_int_range(rng, 0, pool));
+			out[n++] = seg_of(p->server_fb, r, VG_ORIENT_ROWS);
+			y += h;
+		}
 	}
+	/* Columns may overlap: describe the frame as it is now. */
+	for (size_t k = 0; k < n; k++)
+		out[k] = seg_of(p->server_fb, out[k].rect, (vg_orient)out[k].orient);
 	return n;
 }
 
@@ -107,23 +210,102 @@ static void test_round_trip(void)
 	int update;
 
 	pair_init(&p, 301, 207);
-	for (update = 0; update < 300; update++) {
-		size_t n = 0;
-		int k, rects = g_rand_int_range(rng, 1, 5);
-
-		for (k = 0; k < rects; k++)
-			n += cut(rng, paint(rng, p.server_fb), segs + n);
-		g_assert_cmpint(send_update(&p, segs, n), ==, 0);
+	for (update = 0; update < 400; update++) {
+		size_t n = random_update(rng, &p, segs, 40);
+		g_assert_cmpint(exchange(&p, segs, n), ==, 0);
 		g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
 	}
 	vg_sender_get_stats(p.s, &ss);
 	vg_receiver_get_stats(p.r, &rs);
-	g_assert_cmpuint(ss.updates, ==, 300);
-	g_assert_cmpuint(rs.updates, ==, 300);
+	g_test_message("%" G_GUINT64_FORMAT " segments: %" G_GUINT64_FORMAT " literal, %"
+		       G_GUINT64_FORMAT " fingerprints, %" G_GUINT64_FORMAT " checks, %" G_GUINT64_FORMAT
+		       " body bytes", ss.segments, ss.literal_segments, ss.fingerprint_segments,
+		       ss.checks, ss.body_bytes);
+	g_assert_cmpuint(ss.updates, ==, 400);
+	g_assert_cmpuint(rs.updates, ==, 400);
 	g_assert_cmpuint(ss.segments, ==, rs.segments);
+	g_assert_cmpuint(ss.fingerprint_segments, >, ss.literal_segments);
+	g_assert_cmpuint(rs.cache_hits, ==, ss.fingerprint_segments);
+	g_assert_cmpuint(rs.cache_misses, ==, 0);
+	g_assert_cmpuint(rs.corrections, ==, 0);
+	g_assert_cmpuint(rs.checks, ==, ss.checks);
 	/* An empty update is legal and changes nothing. */
-	g_assert_cmpint(send_update(&p, segs, 0), ==, 0);
+	g_assert_cmpint(send_segs(&p, segs, 0, NULL), ==, 0);
 	g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+	pair_clear(&p);
+	g_rand_free(rng);
+}
+
+/* With 8- to 16-bit fingerprints and a viewer cache seeded with other
+ * content under every key, the server's bookkeeping cannot hide the
+ * collisions: only the viewer's SHA-1 check finds them. */
+static void test_forced_collisions(void)
+{
+	static const unsigned widths[] = { 8, 12, 16 };
+	size_t wi;
+
+	for (wi = 0; wi < G_N_ELEMENTS(widths); wi++) {
+		GRand *rng = g_rand_new_with_seed(5 + (guint32)wi);
+		vg_segdesc segs[4096];
+		vg_receiver_stats rs;
+		vg_pixbuf *junk = vg_pixbuf_new(16, 24);
+		pair p;
+		int update;
+		uint64_t key;
+
+		pair_init_bits(&p, 200, 160, widths[wi]);
+		for (update = 0; update < 300; update++) {
+			size_t n = random_update(rng, &p, segs, 30), k;
+
+			/* Before each update, plant wrong pixels of the right size
+			 * under the keys the server will send as fingerprints. */
+			for (k = 0; k < n; k++) {
+				vg_pixbuf v;
+				key = widths[wi] == 64 ? segs[k].hash : segs[k].hash & ((UINT64_C(1) << widths[wi]) - 1);
+				if (g_rand_int_range(rng, 0, 3))
+					continue;
+				v = vg_pixbuf_view(junk, vg_rect_make(0, 0, segs[k].rect.w, MIN(segs[k].rect.h, 24)));
+				paint_tile(junk, vg_pixbuf_rect(junk), g_rand_int(rng));
+				if (v.height == segs[k].rect.h)
+					vg_receiver_seed_cache(p.r, key, &v);
+			}
+			exchange(&p, segs, n);
+			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+		}
+		vg_receiver_get_stats(p.r, &rs);
+		g_test_message("%u bits: %" G_GUINT64_FORMAT " hits, %" G_GUINT64_FORMAT
+			       " SHA-1 mismatches, %" G_GUINT64_FORMAT " segments corrected",
+			       widths[wi], rs.cache_hits, rs.check_failures, rs.corrections);
+		g_assert_cmpuint(rs.check_failures, >, 0);
+		g_assert_cmpuint(rs.corrections, >, 0);
+		vg_pixbuf_free(junk);
+		pair_clear(&p);
+		g_rand_free(rng);
+	}
+}
+
+/* The viewer loses its cache mid-stream: misses are repaired. */
+static void test_cache_loss(void)
+{
+	GRand *rng = g_rand_new_with_seed(21);
+	vg_segdesc segs[4096];
+	vg_receiver_stats rs;
+	pair p;
+	int update;
+
+	pair_init(&p, 256, 200);
+	for (update = 0; update < 300; update++) {
+		size_t n = random_update(rng, &p, segs, 25);
+		if (update % 100 == 50)
+			vg_receiver_clear_cache(p.r);
+		exchange(&p, segs, n);
+		g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+	}
+	vg_receiver_get_stats(p.r, &rs);
+	g_test_message("%" G_GUINT64_FORMAT " misses, %" G_GUINT64_FORMAT " corrected",
+		       rs.cache_misses, rs.corrections);
+	g_assert_cmpuint(rs.cache_misses, >, 0);
+	g_assert_cmpuint(rs.corrections, >=, rs.cache_misses);
 	pair_clear(&p);
 	g_rand_free(rng);
 }
@@ -132,15 +314,29 @@ static void test_sender_refuses(void)
 {
 	pair p;
 	vg_segdesc d = { 0 };
+	vg_region *rep = vg_region_new();
+	static const guint8 repair_outside[] = { VG_VMSG_REPAIR, 1, 10, 10, 7, 1 };
+	static const guint8 repair_many[] = { VG_VMSG_REPAIR, 0xff, 0xff, 0x03 };
+	static const guint8 repair_ok[] = { VG_VMSG_REPAIR, 1, 1, 2, 3, 4 };
+	vg_sender_config bad;
 
 	pair_init(&p, 16, 16);
 	d.rect = vg_rect_make(10, 10, 7, 1);
-	g_assert_cmpint(send_update(&p, &d, 1), ==, VG_ERANGE);
+	g_assert_cmpint(send_segs(&p, &d, 1, NULL), ==, VG_ERANGE);
 	d.rect = vg_rect_make(0, 0, 0, 1);
-	g_assert_cmpint(send_update(&p, &d, 1), ==, VG_ERANGE);
-	g_assert_cmpint(vg_sender_handle(p.s, (const guint8 *)"\x09", 1), ==, VG_EPROTO);
-	g_assert_cmpint(vg_sender_handle(p.s, (const guint8 *)"\x01\x01", 2), ==, VG_EPROTO);
-	g_assert_cmpint(vg_sender_handle(p.s, NULL, 0), ==, VG_EPROTO);
+	g_assert_cmpint(send_segs(&p, &d, 1, NULL), ==, VG_ERANGE);
+	g_assert_cmpint(vg_sender_handle(p.s, (const guint8 *)"\x09", 1, 16, 16, rep), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_handle(p.s, (const guint8 *)"\x01\x01", 2, 16, 16, rep), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_handle(p.s, NULL, 0, 16, 16, rep), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_handle(p.s, repair_outside, sizeof repair_outside, 16, 16, rep), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_handle(p.s, repair_many, sizeof repair_many, 16, 16, rep), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_handle(p.s, repair_ok, 5, 16, 16, rep), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_handle(p.s, repair_ok, sizeof repair_ok, 16, 16, rep), ==, 0);
+	g_assert_cmpint(vg_region_area(rep), ==, 12);
+	vg_sender_config_init(&bad);
+	bad.fp_bits = 7;
+	g_assert_cmpint(vg_sender_new(&bad, &p.s), ==, VG_EINVAL);
+	vg_region_free(rep);
 	pair_clear(&p);
 }
 
@@ -163,19 +359,25 @@ static void deflate_msg(z_stream *zs, const guint8 *plain, size_t n, vg_writer *
 
 static void test_malformed(void)
 {
-	/* Each is a plain update; all must fail cleanly. */
-	static const struct { const char *name; guint8 bytes[24]; size_t n; } cases[] = {
+	/* Each is a plain update (items are uleb(len * 4 + op)); all must fail
+	 * cleanly. Fingerprints are 5 bytes (40 bits). */
+	static const struct { const char *name; guint8 bytes[40]; size_t n; } cases[] = {
 		{ "no runs field", { 0 }, 0 },
-		{ "run outside frame", { 1, 10, 0, 10, 1, 0, 1, 1, 0 }, 9 },
-		{ "zero width", { 1, 0, 0, 0, 1, 0, 1, 1, 0 }, 9 },
+		{ "run outside frame", { 1, 10, 0, 10, 1, 0, 1, 4, 0, 0, 0 }, 11 },
+		{ "zero width", { 1, 0, 0, 0, 1, 0, 1, 4 }, 8 },
 		{ "segment count zero", { 1, 0, 0, 2, 2, 0, 0 }, 7 },
-		{ "segments overrun", { 1, 0, 0, 2, 2, 0, 1, 3, 0 }, 9 },
-		{ "segments short", { 1, 0, 0, 2, 2, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0 }, 15 },
-		{ "pixels missing", { 1, 0, 0, 2, 2, 0, 1, 2, 0, 1, 2, 3 }, 12 },
-		{ "unknown op", { 1, 0, 0, 1, 1, 0, 1, 1, 77 }, 9 },
-		{ "bad orientation", { 1, 0, 0, 1, 1, 9, 1, 1, 0, 1, 2, 3 }, 12 },
+		{ "segments overrun", { 1, 0, 0, 2, 2, 0, 1, 12 }, 8 },
+		{ "segments short", { 1, 0, 0, 2, 2, 0, 1, 4, 0, 0, 0, 0, 0, 0 }, 14 },
+		{ "pixels missing", { 1, 0, 0, 2, 2, 0, 1, 8, 1, 2, 3 }, 11 },
+		{ "reserved op", { 1, 0, 0, 1, 1, 0, 1, 7 }, 8 },
+		{ "bad orientation", { 1, 0, 0, 1, 1, 9, 1, 4, 1, 2, 3 }, 11 },
 		{ "huge count", { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 }, 10 },
 		{ "trailing bytes", { 0, 5 }, 2 },
+		{ "check without group", { 1, 0, 0, 1, 1, 0, 1, 2 }, 8 },
+		{ "check at end without group", { 0, 2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 }, 22 },
+		{ "fingerprint cut short", { 1, 0, 0, 1, 1, 0, 1, 5, 1, 2 }, 10 },
+		{ "group without its check", { 1, 0, 0, 1, 1, 0, 1, 5, 1, 2, 3, 4, 5 }, 13 },
+		{ "check cut short", { 1, 0, 0, 1, 1, 0, 1, 5, 1, 2, 3, 4, 5, 2, 9, 9 }, 16 },
 	};
 	size_t i;
 
@@ -201,17 +403,26 @@ static void test_malformed(void)
 static void test_bad_stream(void)
 {
 	vg_receiver *r;
+	vg_receiver_config cfg;
 	vg_writer reply;
 	vg_pixbuf *fb = vg_pixbuf_new(8, 8);
 	static const guint8 garbage[] = { VG_MSG_UPDATE, 0xde, 0xad, 0xbe, 0xef, 0x00 };
-	static const guint8 hello_v9[] = { VG_MSG_HELLO, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	static const guint8 hello_v9[] = { VG_MSG_HELLO, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 40, 20, 0 };
+	guint8 hello_bits[21] = { VG_MSG_HELLO, 1 };
 
 	vg_writer_init(&reply);
-	g_assert_cmpint(vg_receiver_new(&r), ==, 0);
+	vg_receiver_config_init(&cfg);
+	g_assert_cmpint(vg_receiver_new(&cfg, &r), ==, 0);
 	g_assert_cmpint(vg_receiver_handle(r, garbage, sizeof garbage, fb, &reply), ==, VG_EPROTO);
 	g_assert_cmpint(vg_receiver_handle(r, hello_v9, sizeof hello_v9, fb, &reply), ==, VG_ENOTSUP);
 	g_assert_cmpint(vg_receiver_handle(r, hello_v9, 5, fb, &reply), ==, VG_ETRUNC);
 	g_assert_cmpint(vg_receiver_handle(r, NULL, 0, fb, &reply), ==, VG_ETRUNC);
+	hello_bits[18] = 65;
+	hello_bits[19] = 20;
+	g_assert_cmpint(vg_receiver_handle(r, hello_bits, sizeof hello_bits, fb, &reply), ==, VG_ERANGE);
+	hello_bits[18] = 40;
+	hello_bits[19] = 0;
+	g_assert_cmpint(vg_receiver_handle(r, hello_bits, sizeof hello_bits, fb, &reply), ==, VG_ERANGE);
 	vg_receiver_free(r);
 	vg_writer_clear(&reply);
 	vg_pixbuf_free(fb);
@@ -237,13 +448,50 @@ static void test_inflate_bomb(void)
 	pair_clear(&p);
 }
 
+/* Known answers: FIPS 180 "abc" and the empty message. */
+static void test_sha1_vectors(void)
+{
+	static const guint8 abc[20] = { 0xa9, 0x99, 0x3e, 0x36, 0x47, 0x06, 0x81, 0x6a, 0xba, 0x3e,
+					0x25, 0x71, 0x78, 0x50, 0xc2, 0x6c, 0x9c, 0xd0, 0xd8, 0x9d };
+	static const guint8 empty[20] = { 0xda, 0x39, 0xa3, 0xee, 0x5e, 0x6b, 0x4b, 0x0d, 0x32, 0x55,
+					  0xbf, 0xef, 0x95, 0x60, 0x18, 0x90, 0xaf, 0xd8, 0x07, 0x09 };
+	guint8 out[20];
+	vg_sha1 *h;
+	vg_pixbuf *pb = vg_pixbuf_new(3, 2);
+
+	g_assert_cmpint(vg_sha1_digest("abc", 3, out), ==, 0);
+	g_assert_cmpmem(out, 20, abc, 20);
+	g_assert_cmpint(vg_sha1_new(&h), ==, 0);
+	g_assert_cmpint(vg_sha1_update(h, "a", 1), ==, 0);
+	g_assert_cmpint(vg_sha1_update(h, "bc", 2), ==, 0);
+	g_assert_cmpint(vg_sha1_final(h, out), ==, 0);
+	g_assert_cmpmem(out, 20, abc, 20);
+	g_assert_cmpint(vg_sha1_final(h, out), ==, 0);
+	g_assert_cmpmem(out, 20, empty, 20);
+	/* A rect is hashed as its rows of 4-byte little-endian pixels. */
+	vg_pixbuf_row(pb, 0)[1] = 0x636261; /* "abc\0" */
+	g_assert_cmpint(vg_sha1_update_rect(h, pb, vg_rect_make(1, 0, 1, 1)), ==, 0);
+	g_assert_cmpint(vg_sha1_final(h, out), ==, 0);
+	{
+		guint8 ref[20];
+		g_assert_cmpint(vg_sha1_digest("abc\0", 4, ref), ==, 0);
+		g_assert_cmpmem(out, 20, ref, 20);
+	}
+	g_assert_cmpint(vg_sha1_update_rect(h, pb, vg_rect_make(2, 0, 2, 1)), ==, VG_ERANGE);
+	vg_sha1_free(h);
+	vg_pixbuf_free(pb);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/protocol/round-trip", test_round_trip);
+	g_test_add_func("/protocol/forced-collisions", test_forced_collisions);
+	g_test_add_func("/protocol/cache-loss", test_cache_loss);
 	g_test_add_func("/protocol/sender-refuses", test_sender_refuses);
 	g_test_add_func("/protocol/malformed", test_malformed);
 	g_test_add_func("/protocol/bad-stream", test_bad_stream);
 	g_test_add_func("/protocol/inflate-bomb", test_inflate_bomb);
+	g_test_add_func("/protocol/sha1-vectors", test_sha1_vectors);
 	return g_test_run();
 }

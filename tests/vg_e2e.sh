@@ -39,7 +39,8 @@ stop_server() {
 viewer() {
 	name=$1; shift
 	timeout 300 "$B/viewer/varg-viewer" --headless --exit-when-idle "${IDLE:-3}" \
-		--snapshot "$work/$name.png" --stats-json "$work/$name.json" "$@" \
+		--snapshot "$work/$name.png" --stats-json "$work/$name.json" \
+		--cache-dir "$work/cache-$name" "$@" \
 		"localhost::$PORT" >"$work/$name.log" 2>&1 &
 	pids="$pids $!"
 	eval "pid_$name=$!"

@@ -8,6 +8,7 @@
 #include "common/vg_imgfile.h"
 #include "common/vg_log.h"
 #include "common/vg_time.h"
+#include "fingerprint/vg_segcache.h"
 #include "viewer/vg_address.h"
 #include "viewer/vg_connection.h"
 
@@ -26,6 +27,10 @@ typedef struct {
 	gboolean no_varg;
 	char *encodings;
 	char *stats_json;
+	char *cache_dir;
+	char *cache_size;
+	gboolean no_persistent_cache;
+	gboolean clear_cache;
 	gboolean verbose;
 	gboolean quiet;
 	char **rest;
@@ -40,6 +45,10 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "no-varg", 0, 0, G_OPTION_ARG_NONE, &o->no_varg, "Do not advertise Varg: a plain VNC viewer", NULL },
 		{ "encodings", 0, 0, G_OPTION_ARG_STRING, &o->encodings, "Standard encodings to ask for, in order (e.g. \"hextile zlib\")", "LIST" },
 		{ "stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json, "At exit, write statistics as JSON", "FILE" },
+		{ "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->cache_dir, "Keep segment caches under DIR (default $XDG_CACHE_HOME/varg)", "DIR" },
+		{ "cache-size", 0, 0, G_OPTION_ARG_STRING, &o->cache_size, "Largest size of one server's cache, e.g. 500M or 20G (default 2G)", "SIZE" },
+		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persistent_cache, "Keep segments in memory only", NULL },
+		{ "clear-cache", 0, 0, G_OPTION_ARG_NONE, &o->clear_cache, "Empty this server's segment cache before connecting", NULL },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &o->verbose, "Log more, including LibVNCClient's messages", NULL },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Log errors only", NULL },
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->rest, NULL, "HOST:DISPLAY|HOST::PORT" },
@@ -75,6 +84,31 @@ static int parse_options(int argc, char **argv, options *o)
 	return VG_OK;
 }
 
+/* Parses a size such as 512, 500K, 300M or 20G (powers of 1024). */
+static int parse_size(const char *text, uint64_t *out)
+{
+	char *end;
+	guint64 v, mult = 1;
+
+	if (!text || !g_ascii_isdigit(*text))
+		return VG_EINVAL;
+	v = g_ascii_strtoull(text, &end, 10);
+	switch (g_ascii_toupper(*end)) {
+	case 'K': mult = 1u << 10; end++; break;
+	case 'M': mult = 1u << 20; end++; break;
+	case 'G': mult = 1u << 30; end++; break;
+	case 'T': mult = (guint64)1 << 40; end++; break;
+	case '\0': break;
+	default: return VG_EINVAL;
+	}
+	if (g_ascii_toupper(*end) == 'B')
+		end++;
+	if (*end || v == 0 || v > G_MAXUINT64 / mult)
+		return VG_EINVAL;
+	*out = v * mult;
+	return VG_OK;
+}
+
 static int write_stats(const char *path, vg_connection *c)
 {
 	vg_connection_stats st;
@@ -94,6 +128,11 @@ static int write_stats(const char *path, vg_connection *c)
 		"  \"cache_hits\": %" G_GUINT64_FORMAT ",\n"
 		"  \"cache_misses\": %" G_GUINT64_FORMAT ",\n"
 		"  \"corrections\": %" G_GUINT64_FORMAT ",\n"
+		"  \"checks\": %" G_GUINT64_FORMAT ",\n"
+		"  \"repairs_sent\": %" G_GUINT64_FORMAT ",\n"
+		"  \"cache_persistent\": %s,\n"
+		"  \"cache_entries\": %" G_GUINT64_FORMAT ",\n"
+		"  \"cache_bytes_on_disk\": %" G_GUINT64_FORMAT ",\n"
 		"  \"width\": %d,\n"
 		"  \"height\": %d,\n"
 		"  \"first_update_s\": %.3f,\n"
@@ -101,7 +140,8 @@ static int write_stats(const char *path, vg_connection *c)
 		"}\n",
 		st.bytes_received, st.updates, vg_connection_encoding(c), st.varg_rects,
 		st.other_rects, st.varg_bytes, st.segments, st.cache_hits, st.cache_misses,
-		st.corrections, fb.width, fb.height, st.first_update_s, st.last_update_s);
+		st.corrections, st.checks, st.repairs_sent, st.cache_persistent ? "true" : "false",
+		st.cache_entries, st.cache_bytes_on_disk, fb.width, fb.height, st.first_update_s, st.last_update_s);
 	if (!g_file_set_contents(path, json, -1, &error)) {
 		vg_error("%s", error->message);
 		return VG_EIO;
@@ -115,7 +155,8 @@ int main(int argc, char **argv)
 	vg_connection_config cfg = { 0 };
 	vg_connection *conn = NULL;
 	g_autofree char *host = NULL;
-	uint64_t last_msg;
+	g_autofree char *default_cache = NULL;
+	uint64_t last_msg, cache_size = 0;
 	struct sigaction sa;
 	int port, n, err, status = 1;
 
@@ -125,6 +166,14 @@ int main(int argc, char **argv)
 	vg_log_set_level(o.quiet ? VG_LOG_ERROR : o.verbose ? VG_LOG_DEBUG : VG_LOG_WARN);
 	if (vg_address_parse(o.rest[0], &host, &port)) {
 		vg_error("'%s' is not a server address (HOST:DISPLAY or HOST::PORT)", o.rest[0]);
+		return 2;
+	}
+	if (o.cache_size && parse_size(o.cache_size, &cache_size)) {
+		vg_error("--cache-size: '%s' is not a size such as 500M or 20G", o.cache_size);
+		return 2;
+	}
+	if (o.no_persistent_cache && o.cache_dir) {
+		vg_error("--cache-dir and --no-persistent-cache exclude each other");
 		return 2;
 	}
 	memset(&sa, 0, sizeof sa);
@@ -139,6 +188,10 @@ int main(int argc, char **argv)
 	cfg.varg = !o.no_varg;
 	cfg.encodings = o.encodings;
 	cfg.verbose = o.verbose;
+	cfg.cache_size = cache_size;
+	cfg.clear_cache = o.clear_cache;
+	if (!o.no_persistent_cache)
+		cfg.cache_dir = o.cache_dir ? o.cache_dir : (default_cache = vg_segcache_default_base_dir());
 	if ((err = vg_connection_open(&cfg, &conn))) {
 		vg_error("cannot connect to %s port %d", host, port);
 		goto out;
@@ -171,6 +224,8 @@ out:
 	g_free(o.snapshot);
 	g_free(o.encodings);
 	g_free(o.stats_json);
+	g_free(o.cache_dir);
+	g_free(o.cache_size);
 	g_strfreev(o.rest);
 	return status;
 }

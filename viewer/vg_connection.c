@@ -120,6 +120,7 @@ int vg_connection_open(const vg_connection_config *cfg, vg_connection **out)
 	static gsize ext_registered;
 	vg_connection *c;
 	rfbClient *client;
+	vg_receiver_config rcfg;
 	int argc = 0;
 	int err;
 
@@ -134,7 +135,11 @@ int vg_connection_open(const vg_connection_config *cfg, vg_connection **out)
 
 	c = g_new0(vg_connection, 1);
 	vg_writer_init(&c->reply);
-	if ((err = vg_receiver_new(&c->receiver))) {
+	vg_receiver_config_init(&rcfg);
+	rcfg.cache_dir = cfg->cache_dir;
+	rcfg.cache_capacity = cfg->cache_size;
+	rcfg.clear_cache = cfg->clear_cache;
+	if ((err = vg_receiver_new(&rcfg, &c->receiver))) {
 		vg_connection_close(c);
 		return err;
 	}
@@ -229,7 +234,12 @@ void vg_connection_get_stats(const vg_connection *c, vg_connection_stats *st)
 	st->cache_hits = rs.cache_hits;
 	st->cache_misses = rs.cache_misses;
 	st->corrections = rs.corrections;
+	st->checks = rs.checks;
+	st->repairs_sent = rs.repairs_sent;
 	st->segments = rs.segments;
+	st->cache_persistent = rs.persistent;
+	st->cache_entries = rs.cache_entries;
+	st->cache_bytes_on_disk = rs.cache_bytes_on_disk;
 }
 
 const char *vg_connection_encoding(const vg_connection *c)

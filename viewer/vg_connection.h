@@ -19,6 +19,9 @@ typedef struct {
 	bool varg;               /* advertise the Varg encoding */
 	const char *encodings;   /* LibVNCClient's list, e.g. "hextile zlib"; NULL: its default */
 	bool verbose;            /* pass LibVNCClient's log through */
+	const char *cache_dir;   /* base of persistent segment caches; NULL: memory only */
+	uint64_t cache_size;     /* bytes; 0: the cache's default */
+	bool clear_cache;        /* empty this server's cache at connect */
 } vg_connection_config;
 
 /* Connects and completes the RFB handshake. Errors: VG_EIO (cannot connect
@@ -49,7 +52,12 @@ typedef struct {
 	uint64_t cache_hits;
 	uint64_t cache_misses;
 	uint64_t corrections;
+	uint64_t checks;
+	uint64_t repairs_sent;
 	uint64_t segments;
+	bool cache_persistent;
+	uint64_t cache_entries;
+	uint64_t cache_bytes_on_disk;
 	double first_update_s;       /* time from connect to the first update */
 	double last_update_s;        /* time from connect to the last update */
 } vg_connection_stats;

@@ -1,7 +1,8 @@
 /* libFuzzer target for the viewer's Varg parser. The first byte picks the
  * mode: 0 feeds the input as a raw message body (after a valid hello);
  * otherwise the input is deflated first, so the fuzzer reaches the update
- * parser behind zlib. */
+ * parser behind zlib. Fingerprints are 16 bits and groups of 4, so that
+ * fingerprint and check items are short enough to be found. */
 #include <stdint.h>
 #include <string.h>
 #include <zlib.h>
@@ -14,12 +15,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const uint8_t hello[18] = { VG_MSG_HELLO, VG_PROTO_VERSION };
+	static const uint8_t hello[21] = { VG_MSG_HELLO, VG_PROTO_VERSION, [18] = 16, [19] = 4 };
+	vg_receiver_config cfg;
 	vg_receiver *r;
 	vg_pixbuf *fb;
 	vg_writer reply, body;
 
-	if (size < 1 || vg_receiver_new(&r))
+	vg_receiver_config_init(&cfg);
+	cfg.memory_budget = 8u << 20;
+	if (size < 1 || vg_receiver_new(&cfg, &r))
 		return 0;
 	fb = vg_pixbuf_new(64, 48);
 	vg_writer_init(&reply);
