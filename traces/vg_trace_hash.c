@@ -1,4 +1,5 @@
 /* The whole-frame hash stored in frame records (doc/trace-format.md). */
+#include "common/vg_seghash.h"
 #include "traces/vg_trace.h"
 
 #define FNV64_BASIS 0xcbf29ce484222325ull
@@ -21,10 +22,6 @@ uint64_t vg_frame_hash(const vg_pixbuf *frame)
 		for (x = 0; x < frame->width; x++)
 			h = (h ^ (p[x] & VG_PIXEL_MASK)) * FNV64_PRIME;
 	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
+	/* The same finaliser as segment hashes (MurmurHash3's). */
+	return vg_seghash_fmix(h);
 }
