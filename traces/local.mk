@@ -34,3 +34,20 @@ tests_fuzz_fuzz_trace_LDADD = $(VG_TRACE_LIBS)
 tests_fuzz_fuzz_trace_LDFLAGS = -fsanitize=fuzzer
 
 dist_man_MANS += doc/varg-trace.1
+
+# varg-trace ratio: the measuring pipeline (Varg through sender and
+# receiver, LibVNCServer's own encoders, Formula 1) and its unit test.
+traces_varg_trace_SOURCES += traces/trace_cmd_ratio.c \
+	traces/vg_ratio.c traces/vg_ratio.h \
+	traces/vg_stockenc.c traces/vg_stockenc.h \
+	traces/vg_wanmodel.c traces/vg_wanmodel.h
+traces_varg_trace_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) $(ZLIB_CFLAGS)
+traces_varg_trace_LDADD += segment2d/libvgseg.a $(VG_FP_LIBS) $(VNCSERVER_LIBS) $(ZLIB_LIBS) -lpthread -lm
+
+check_PROGRAMS += tests/test_wanmodel
+TESTS += tests/test_wanmodel
+tests_test_wanmodel_SOURCES = tests/test_wanmodel.c traces/vg_wanmodel.c traces/vg_wanmodel.h
+tests_test_wanmodel_LDADD = $(VG_COMMON_LIBS) -lm
+
+TESTS += tests/test_varg_trace_ratio.sh
+dist_noinst_SCRIPTS += tests/test_varg_trace_ratio.sh

@@ -1,0 +1,560 @@
+/* The measuring pipeline of varg-trace ratio: runs every frame update of a
+ * trace through the real Varg pipeline (differ -> movement estimation -> segmenter -> vg_sender ->
+ * vg_receiver, in-process) and through LibVNCServer's own encoders, and
+ * prints the paper's tables (8, 9, 12) and Formula 1 over the WAN profiles
+ * of Table 7. doc/json.md describes the numbers; doc/varg-trace.1 the
+ * options.
+ *
+ * One update is one frame record whose pixels really changed: the differ,
+ * given the record's rectangles as damage, reports the changed rectangles,
+ * and every method (each segmenter variant and each stock encoding) sends
+ * exactly those. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/vg_error.h"
+#include "common/vg_log.h"
+#include "common/vg_time.h"
+#include "common/vg_writer.h"
+#include "fingerprint/vg_proto.h"
+#include "fingerprint/vg_receiver.h"
+#include "fingerprint/vg_sender.h"
+#include "segment2d/vg_differ.h"
+#include "segment2d/vg_motion.h"
+#include "segment2d/vg_segmenter.h"
+#include "traces/vg_ratio.h"
+#include "traces/vg_stockenc.h"
+#include "traces/vg_trace.h"
+#include "traces/vg_wanmodel.h"
+
+/* RFB framing the server writes around Varg bodies (server/vg_server.c):
+ * a FramebufferUpdate header once per update, and per rectangle a 12-byte
+ * header and the 4-byte body length. */
+#define FBU_HEADER 4
+#define RECT_HEADER 12
+#define BODY_LENGTH 4
+
+/* --- One segmenter variant: segmenter, sender and receiver ------------- */
+
+struct vg_ratio_variant {
+	char name[32];
+	vg_segparams params;
+	bool motion;              /* run movement estimation */
+	bool fill_gaps;           /* KARPRABIN: cover its gaps with tiles */
+	vg_segmenter *seg;
+	vg_segmenter *gap_seg;    /* static tiles for the gaps */
+	vg_motion *motion_est;
+	vg_sender *sender;
+	vg_receiver *receiver;
+	vg_pixbuf *view;          /* what the viewer shows */
+	vg_writer out, reply;
+	GArray *segs;             /* vg_segdesc, with gap tiles */
+	vg_region *repair;        /* asked for again by the receiver */
+	uint8_t *mask;            /* per pixel: 0 outside, 1 uncovered, 2 covered */
+	bool hello_sent;
+	vg_ratio_totals t;
+};
+
+static void variant_free(vg_ratio_variant *v)
+{
+	if (!v)
+		return;
+	vg_segmenter_free(v->seg);
+	vg_segmenter_free(v->gap_seg);
+	vg_motion_free(v->motion_est);
+	vg_sender_free(v->sender);
+	vg_receiver_free(v->receiver);
+	vg_pixbuf_free(v->view);
+	vg_writer_clear(&v->out);
+	vg_writer_clear(&v->reply);
+	if (v->segs)
+		g_array_free(v->segs, TRUE);
+	vg_region_free(v->repair);
+	g_free(v->mask);
+	if (v->t.upd_bytes)
+		g_array_free(v->t.upd_bytes, TRUE);
+	if (v->t.upd_ms)
+		g_array_free(v->t.upd_ms, TRUE);
+	if (v->t.seg_ms)
+		g_array_free(v->t.seg_ms, TRUE);
+	if (v->t.enc_ms)
+		g_array_free(v->t.enc_ms, TRUE);
+	if (v->t.sha1_ms)
+		g_array_free(v->t.sha1_ms, TRUE);
+	g_free(v);
+}
+
+static int variant_new(const char *name, const vg_segparams *params, bool motion,
+		       const vg_ratio_options *o, int32_t w, int32_t h, vg_ratio_variant **out)
+{
+	vg_ratio_variant *v = g_new0(vg_ratio_variant, 1);
+	vg_sender_config scfg;
+	vg_receiver_config rcfg;
+	int err;
+
+	g_strlcpy(v->name, name, sizeof v->name);
+	v->params = *params;
+	v->motion = motion && params->method == VG_SEGMETHOD_VARG;
+	v->fill_gaps = params->method == VG_SEGMETHOD_KARPRABIN;
+	vg_writer_init(&v->out);
+	vg_writer_init(&v->reply);
+	v->segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
+	v->t.upd_bytes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	v->t.upd_ms = g_array_new(FALSE, FALSE, sizeof(double));
+	v->t.seg_ms = g_array_new(FALSE, FALSE, sizeof(double));
+	v->t.enc_ms = g_array_new(FALSE, FALSE, sizeof(double));
+	v->t.sha1_ms = g_array_new(FALSE, FALSE, sizeof(double));
+	vg_sender_config_init(&scfg);
+	scfg.zlib_level = o->zlib_level;
+	if (o->fp_bits)
+		scfg.fp_bits = o->fp_bits;
+	if (o->group_size)
+		scfg.group_size = o->group_size;
+	scfg.no_persist = true;
+	vg_receiver_config_init(&rcfg);
+	rcfg.cache_dir = NULL;    /* in memory: every run starts cold */
+	rcfg.cache_capacity = o->cache_size;
+	v->repair = vg_region_new();
+	if ((err = vg_segmenter_new(params, &v->seg)) ||
+	    (v->motion && (err = vg_motion_new(w, h, 0, 0, &v->motion_est))) ||
+	    (err = vg_sender_new(&scfg, &v->sender)) || (err = vg_receiver_new(&rcfg, &v->receiver)))
+		goto out;
+	if (v->fill_gaps) {
+		vg_segparams gp;
+
+		vg_segparams_init(&gp, VG_SEGMETHOD_STATIC);
+		if ((err = vg_segmenter_new(&gp, &v->gap_seg)))
+			goto out;
+		v->mask = g_malloc0((size_t)w * (size_t)h);
+	}
+	v->view = vg_pixbuf_new(w, h);
+out:
+	if (err) {
+		variant_free(v);
+		return err;
+	}
+	*out = v;
+	return VG_OK;
+}
+
+/* Passes the viewer's replies (RFB message 200 + u16 length + body each)
+ * back to the sender, as the server's input thread would. */
+static int feed_replies(vg_ratio_variant *v)
+{
+	size_t at = 0;
+
+	while (at + 3 <= v->reply.len) {
+		const uint8_t *p = v->reply.data + at;
+		size_t len = (size_t)p[1] << 8 | p[2];
+		int err;
+
+		if (p[0] != VG_CLIENT_MSG || at + 3 + len > v->reply.len)
+			return VG_EPROTO;
+		if ((err = vg_sender_handle(v->sender, p + 3, len, v->view->width, v->view->height,
+					    v->repair)))
+			return err;
+		at += 3 + len;
+	}
+	if (at != v->reply.len)
+		return VG_EPROTO;
+	vg_writer_reset(&v->reply);
+	return VG_OK;
+}
+
+/* Hands one body to the receiver, then its replies to the sender. */
+static int deliver(vg_ratio_variant *v, const uint8_t *body, size_t len)
+{
+	int err = vg_receiver_handle(v->receiver, body, len, v->view, &v->reply);
+
+	if (err) {
+		vg_error("%s: the receiver refused an update: %s", v->name,
+			 vg_receiver_error_text(v->receiver));
+		return err;
+	}
+	return feed_replies(v);
+}
+
+/* Adds static tiles over whatever the Karp-Rabin windows left uncovered
+ * inside rects, so the viewer ends exact. Returns the number added. */
+static size_t fill_gaps(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_rect *rects, size_t n)
+{
+	const int32_t W = frame->width;
+	const vg_segdesc *tiles;
+	size_t i, n_tiles, added = 0, n_segs = v->segs->len;
+	int32_t x, y;
+
+	for (i = 0; i < n; i++)
+		for (y = rects[i].y; y < rects[i].y + rects[i].h; y++)
+			memset(v->mask + (size_t)y * W + rects[i].x, 1, (size_t)rects[i].w);
+	for (i = 0; i < n_segs; i++) {
+		vg_rect r = g_array_index(v->segs, vg_segdesc, i).rect;
+		for (y = r.y; y < r.y + r.h; y++)
+			for (x = r.x; x < r.x + r.w; x++)
+				if (v->mask[(size_t)y * W + x])
+					v->mask[(size_t)y * W + x] = 2;
+	}
+	if (vg_segmenter_run(v->gap_seg, frame, rects, n, VG_ORIENT_ROWS, &tiles, &n_tiles) == 0) {
+		for (i = 0; i < n_tiles; i++) {
+			vg_rect r = tiles[i].rect;
+			bool gap = false;
+
+			for (y = r.y; y < r.y + r.h && !gap; y++)
+				for (x = r.x; x < r.x + r.w && !gap; x++)
+					gap = v->mask[(size_t)y * W + x] == 1;
+			if (gap) {
+				g_array_append_val(v->segs, tiles[i]);
+				added++;
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		for (y = rects[i].y; y < rects[i].y + rects[i].h; y++)
+			memset(v->mask + (size_t)y * W + rects[i].x, 0, (size_t)rects[i].w);
+	return added;
+}
+
+/* Encodes segs as one UPDATE (literal_only: regions to send as pixels),
+ * adds its wire bytes to *wire and delivers it. */
+static int send_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_region *literal_only,
+		       size_t *wire, double *enc_ms)
+{
+	uint64_t t0;
+	int err;
+
+	vg_writer_reset(&v->out);
+	t0 = vg_time_ns();
+	err = vg_sender_update(v->sender, frame, (const vg_segdesc *)v->segs->data, v->segs->len,
+			       literal_only, &v->out);
+	*enc_ms += vg_time_ms_since(t0, vg_time_ns());
+	if (err)
+		return err;
+	*wire += RECT_HEADER + BODY_LENGTH + v->out.len;
+	v->t.rect_bytes += BODY_LENGTH + v->out.len;
+	return deliver(v, v->out.data, v->out.len);
+}
+
+/* Segments rects of frame into v->segs. */
+static int segment(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_rect *rects, size_t n)
+{
+	vg_orient orient = VG_ORIENT_ROWS;
+	const vg_segdesc *segs;
+	size_t n_segs;
+	int err;
+
+	if (v->motion) {
+		vg_motion_result mr;
+
+		if ((err = vg_motion_estimate(v->motion_est, frame, rects, n, &mr)))
+			return err;
+		if (mr.dir == VG_MOTION_HORIZONTAL)
+			orient = VG_ORIENT_COLS;
+	}
+	if ((err = vg_segmenter_run(v->seg, frame, rects, n, orient, &segs, &n_segs)))
+		return err;
+	g_array_set_size(v->segs, 0);
+	g_array_append_vals(v->segs, segs, (guint)n_segs);
+	if (v->fill_gaps)
+		v->t.gap_segments += fill_gaps(v, frame, rects, n);
+	return VG_OK;
+}
+
+/* One update through one variant: segment, encode, deliver; then, as the
+ * server would on the viewer's REPAIR, send what the viewer asked for
+ * again as pixels (counted as a further FramebufferUpdate). */
+static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_rect *rects,
+			  size_t n, double diff_ms)
+{
+	size_t wire = FBU_HEADER;
+	uint64_t t0, sha1_before;
+	double seg_ms, enc_ms = 0, sha1_ms;
+	vg_sender_stats st;
+	int err, round;
+
+	vg_sender_get_stats(v->sender, &st);
+	sha1_before = st.sha1_ns;
+	t0 = vg_time_ns();
+	if ((err = segment(v, frame, rects, n)))
+		return err;
+	seg_ms = vg_time_ms_since(t0, vg_time_ns());
+
+	if (!v->hello_sent) {
+		vg_writer_reset(&v->out);
+		vg_sender_hello(v->sender, &v->out);
+		wire += RECT_HEADER + BODY_LENGTH + v->out.len;
+		v->t.rect_bytes += BODY_LENGTH + v->out.len;
+		if ((err = deliver(v, v->out.data, v->out.len)))
+			return err;
+		v->hello_sent = true;
+	}
+	if ((err = send_update(v, frame, NULL, &wire, &enc_ms)))
+		return err;
+	for (round = 0; !vg_region_is_empty(v->repair); round++) {
+		const vg_rect *rr;
+		size_t nr;
+
+		if (round == 4) {
+			vg_error("%s: repairs do not converge", v->name);
+			return VG_EPROTO;
+		}
+		rr = vg_region_rects(v->repair, &nr);
+		v->t.repair_rects += nr;
+		g_array_set_size(v->segs, 0);
+		/* Repairs go out as the segmenter cuts them, all as pixels. */
+		if ((err = segment(v, frame, rr, nr)))
+			return err;
+		{
+			vg_region *lit = v->repair;
+
+			v->repair = vg_region_new();
+			wire += FBU_HEADER;
+			err = send_update(v, frame, lit, &wire, &enc_ms);
+			vg_region_free(lit);
+			if (err)
+				return err;
+		}
+	}
+	v->t.wire_bytes += wire;
+	vg_sender_get_stats(v->sender, &st);
+	sha1_ms = (double)(st.sha1_ns - sha1_before) / 1e6;
+
+	g_array_append_val(v->t.upd_bytes, (uint64_t){ wire });
+	g_array_append_val(v->t.seg_ms, seg_ms);
+	g_array_append_val(v->t.enc_ms, enc_ms);
+	g_array_append_val(v->t.sha1_ms, sha1_ms);
+	g_array_append_val(v->t.upd_ms, (double){ diff_ms + seg_ms + enc_ms });
+	return VG_OK;
+}
+
+static void variant_finish(vg_ratio_variant *v, const vg_pixbuf *last)
+{
+	vg_sender_get_stats(v->sender, &v->t.sender);
+	vg_receiver_get_stats(v->receiver, &v->t.receiver);
+	v->t.exact = vg_pixbuf_equal(v->view, last);
+}
+
+const vg_ratio_totals *vg_ratio_variant_totals(const vg_ratio_variant *v)
+{
+	return &v->t;
+}
+
+const char *vg_ratio_variant_name(const vg_ratio_variant *v)
+{
+	return v->name;
+}
+
+/* --- The run ----------------------------------------------------------- */
+
+void vg_ratio_options_init(vg_ratio_options *o)
+{
+	memset(o, 0, sizeof *o);
+	vg_segparams_init(&o->params, VG_SEGMETHOD_VARG);
+	o->zlib_level = 6;
+	o->stock = true;
+	o->variants = true;
+	vg_stockenc_config_init(&o->stock_cfg);
+}
+
+/* The variants of Table 12, the main pipeline (o->params) first. */
+static int make_variants(const vg_ratio_options *o, int32_t w, int32_t h, GPtrArray *out)
+{
+	vg_segparams p;
+	vg_ratio_variant *v;
+	int err, m;
+
+	if ((err = variant_new(vg_segmethod_name(o->params.method), &o->params, !o->no_motion, o, w,
+			       h, &v)))
+		return err;
+	g_ptr_array_add(out, v);
+	if (!o->variants)
+		return VG_OK;
+	if (o->params.method == VG_SEGMETHOD_VARG) {
+		if ((err = variant_new("varg-nomotion", &o->params, false, o, w, h, &v)))
+			return err;
+		g_ptr_array_add(out, v);
+		p = o->params;
+		p.similar_run = 0;
+		if ((err = variant_new("varg-nosimilar", &p, true, o, w, h, &v)))
+			return err;
+		g_ptr_array_add(out, v);
+	}
+	for (m = VG_SEGMETHOD_VARG; m <= VG_SEGMETHOD_KARPRABIN; m++) {
+		if (m == (int)o->params.method)
+			continue;
+		vg_segparams_init(&p, (vg_segmethod)m);
+		if (m != VG_SEGMETHOD_STATIC && m != VG_SEGMETHOD_KARPRABIN) {
+			p.column_width = o->params.column_width;
+			p.anchor_bits = o->params.anchor_bits;
+			p.min_height = o->params.min_height;
+			p.similar_run = o->params.similar_run;
+		}
+		if ((err = variant_new(vg_segmethod_name((vg_segmethod)m), &p, true, o, w, h, &v)))
+			return err;
+		g_ptr_array_add(out, v);
+	}
+	return VG_OK;
+}
+
+static void show_progress(const vg_ratio_options *o, uint64_t done, uint64_t total, uint64_t frames)
+{
+	int i, width = 40, fill;
+
+	if (!o->progress || total == 0)
+		return;
+	fill = (int)((double)done / (double)total * width);
+	fputc('\r', stderr);
+	fputc('[', stderr);
+	for (i = 0; i < width; i++)
+		fputc(i < fill ? '#' : '.', stderr);
+	fprintf(stderr, "] %3d%% frame %" G_GUINT64_FORMAT, (int)(100.0 * (double)done / (double)total),
+		frames);
+	fflush(stderr);
+}
+
+void vg_ratio_result_clear(vg_ratio_result *r)
+{
+	int k;
+
+	if (r->variants)
+		g_ptr_array_free(r->variants, TRUE);
+	if (r->diff_ms)
+		g_array_free(r->diff_ms, TRUE);
+	if (r->raw_upd)
+		g_array_free(r->raw_upd, TRUE);
+	for (k = 0; k < VG_STOCKENC_COUNT; k++) {
+		if (r->stock_bytes[k])
+			g_array_free(r->stock_bytes[k], TRUE);
+		if (r->stock_ms[k])
+			g_array_free(r->stock_ms[k], TRUE);
+	}
+	memset(r, 0, sizeof *r);
+}
+
+int vg_ratio_run(const char *path, const vg_ratio_options *o, vg_ratio_result *res)
+{
+	vg_trace_reader *rd = NULL;
+	vg_differ *differ = NULL;
+	vg_stockenc *stock = NULL;
+	vg_pixbuf *fb = NULL;
+	vg_trace_record rec;
+	GStatBuf st;
+	uint64_t file_size = 0, last_progress = 0;
+	int32_t w, h;
+	int err, k;
+	guint i;
+
+	memset(res, 0, sizeof *res);
+	res->variants = g_ptr_array_new_with_free_func((GDestroyNotify)variant_free);
+	res->diff_ms = g_array_new(FALSE, FALSE, sizeof(double));
+	res->raw_upd = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	for (k = 0; k < VG_STOCKENC_COUNT; k++) {
+		res->stock_bytes[k] = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+		res->stock_ms[k] = g_array_new(FALSE, FALSE, sizeof(double));
+	}
+	if ((err = vg_trace_reader_open(path, &rd))) {
+		vg_error("%s: %s", path, vg_strerror(err));
+		goto out;
+	}
+	if (g_stat(path, &st) == 0)
+		file_size = (uint64_t)st.st_size;
+	w = vg_trace_reader_width(rd);
+	h = vg_trace_reader_height(rd);
+	res->width = w;
+	res->height = h;
+	fb = vg_pixbuf_new(w, h);
+	if (!fb) {
+		err = VG_ERANGE;
+		vg_error("%s: %dx%d frames are too large", path, w, h);
+		goto out;
+	}
+	if ((err = vg_differ_new(w, h, 0, &differ)) ||
+	    (err = make_variants(o, w, h, res->variants))) {
+		vg_error("cannot set up the pipeline: %s", vg_strerror(err));
+		goto out;
+	}
+	if (o->stock && (err = vg_stockenc_new(&o->stock_cfg, fb, &stock))) {
+		vg_error("cannot set up LibVNCServer's encoders: %s", vg_strerror(err));
+		goto out;
+	}
+
+	while ((err = vg_trace_reader_next(rd, &rec, fb)) == 1) {
+		const vg_rect *changed;
+		size_t n_changed, j;
+		uint64_t t0, area = 0;
+		double diff_ms;
+
+		if (rec.kind != VG_TRACE_FRAME)
+			continue;
+		res->frames++;
+		t0 = vg_time_ns();
+		if ((err = vg_differ_update(differ, fb, rec.rects, rec.n_rects, &changed, &n_changed)))
+			goto out;
+		diff_ms = vg_time_ms_since(t0, vg_time_ns());
+		for (j = 0; j < n_changed; j++)
+			area += (uint64_t)vg_rect_area(changed[j]);
+		if (area == 0)
+			continue;
+		if (o->trace_damage) {
+			/* As the live server does: send the record's rectangles. */
+			changed = rec.rects;
+			n_changed = rec.n_rects;
+		}
+		res->updates++;
+		res->diff_bytes += area * 4;
+		g_array_append_val(res->diff_ms, diff_ms);
+		g_array_append_val(res->raw_upd, (uint64_t){ area * 4 });
+		for (i = 0; i < res->variants->len; i++) {
+			vg_ratio_variant *v = g_ptr_array_index(res->variants, i);
+
+			if ((err = variant_update(v, fb, changed, n_changed, diff_ms))) {
+				vg_error("frame %" G_GUINT64_FORMAT ": %s: %s", rec.index, v->name,
+					 vg_strerror(err));
+				goto out;
+			}
+		}
+		if (stock) {
+			vg_stockenc_result sr;
+
+			if ((err = vg_stockenc_update(stock, changed, n_changed, &sr))) {
+				vg_error("frame %" G_GUINT64_FORMAT ": LibVNCServer's encoders failed",
+					 rec.index);
+				goto out;
+			}
+			for (k = 0; k < VG_STOCKENC_COUNT; k++) {
+				double ms = (double)sr.ns[k] / 1e6;
+
+				res->stock_total[k] += sr.bytes[k];
+				res->stock_ns[k] += sr.ns[k];
+				g_array_append_val(res->stock_bytes[k], sr.bytes[k]);
+				g_array_append_val(res->stock_ms[k], ms);
+			}
+		}
+		if (vg_time_ns() - last_progress > 100000000u) {
+			last_progress = vg_time_ns();
+			show_progress(o, vg_trace_reader_offset(rd), file_size, res->frames);
+		}
+	}
+	if (err < 0) {
+		vg_error("%s: %s", path, vg_trace_reader_error_text(rd));
+		goto out;
+	}
+	err = VG_OK;
+	show_progress(o, file_size, file_size, res->frames);
+	if (o->progress)
+		fputc('\n', stderr);
+	res->raw_bytes = res->frames * (uint64_t)w * (uint64_t)h * 4;
+	for (i = 0; i < res->variants->len; i++)
+		variant_finish(g_ptr_array_index(res->variants, i), fb);
+out:
+	if (err && o->progress)
+		fputc('\n', stderr);
+	vg_stockenc_free(stock);
+	vg_differ_free(differ);
+	vg_pixbuf_free(fb);
+	vg_trace_reader_free(rd);
+	return err;
+}
