@@ -104,7 +104,7 @@ void vg_region_subtract(vg_region *r, vg_rect rect)
 	size_t i, old_n = r->n;
 	vg_rect parts[4];
 
-	if (vg_rect_is_empty(rect))
+	if (vg_rect_is_empty(rect) || r->n == 0)
 		return;
 	/* Each old rectangle is replaced by its parts outside rect, appended;
 	 * then the old ones are dropped from the front. */

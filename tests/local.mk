@@ -12,3 +12,4 @@ TESTS += tests/test_firstlight.sh
 dist_noinst_SCRIPTS += tests/test_firstlight.sh tests/vg_e2e.sh
 TESTS += tests/test_fingerprint_e2e.sh
 dist_noinst_SCRIPTS += tests/test_fingerprint_e2e.sh
+EXTRA_DIST += tests/lsan.supp

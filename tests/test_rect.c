@@ -86,6 +86,10 @@ static void test_region_basics(void)
 	vg_region *r = vg_region_new(), *o = vg_region_new();
 
 	g_assert_true(vg_region_is_empty(r));
+	/* Subtracting from or clipping an empty region is harmless. */
+	vg_region_subtract(r, vg_rect_make(0, 0, 5, 5));
+	vg_region_clip(r, vg_rect_make(0, 0, 5, 5));
+	g_assert_true(vg_region_is_empty(r));
 	vg_region_add(r, vg_rect_make(0, 0, 10, 10));
 	vg_region_add(r, vg_rect_make(5, 5, 10, 10));
 	g_assert_cmpint(vg_region_area(r), ==, 175);
