@@ -378,11 +378,11 @@ static void display_hook(rfbClientPtr cl)
 
 /* The first port from 5900 on which addr accepts a bind, or -1. LibVNCServer's
  * own autoPort ignores listenInterface, so the search is done here. */
-static int find_free_port(in_addr_t addr)
+static int find_free_port(in_addr_t addr, int from)
 {
 	int port;
 
-	for (port = 5900; port < 6100; port++) {
+	for (port = from; port < from + 200 && port < 65536; port++) {
 		struct sockaddr_in sin;
 		int one = 1, ok, fd = socket(AF_INET, SOCK_STREAM, 0);
 
@@ -422,13 +422,35 @@ static void log_quiet(const char *fmt, ...)
 	(void)fmt;
 }
 
+static rfbScreenInfoPtr new_screen(vg_server *s, int32_t width, int32_t height,
+				   in_addr_t addr, int port)
+{
+	int argc = 1;
+	char *argv[] = { (char *)"varg-server", NULL };
+	rfbScreenInfoPtr screen = rfbGetScreen(&argc, argv, width, height, 8, 3, 4);
+
+	screen->screenData = s;
+	screen->frameBuffer = (char *)s->frame->pixels;
+	screen->serverFormat.redShift = 16;
+	screen->serverFormat.greenShift = 8;
+	screen->serverFormat.blueShift = 0;
+	screen->desktopName = s->cfg.desktop_name ? s->cfg.desktop_name : "varg";
+	screen->alwaysShared = TRUE;
+	screen->cursor = NULL;  /* never paint a cursor into the frame */
+	screen->newClientHook = new_client;
+	screen->displayHook = display_hook;
+	screen->listenInterface = addr;
+	screen->ipv6port = 0;   /* no IPv6 listener: it would ignore --listen */
+	screen->port = port;
+	rfbInitServer(screen);
+	return screen;
+}
+
 int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg_server **out)
 {
 	static gsize ext_registered;
 	vg_server *s;
 	in_addr_t addr;
-	int argc = 1;
-	char *argv[] = { (char *)"varg-server", NULL };
 	const char *env;
 
 	if (width < 1 || height < 1 || width > 8192 || height > 8192)
@@ -453,30 +475,26 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	g_mutex_init(&s->stats_lock);
 	s->frame = vg_pixbuf_new(width, height);
 
-	s->screen = rfbGetScreen(&argc, argv, width, height, 8, 3, 4);
-	s->screen->screenData = s;
-	s->screen->frameBuffer = (char *)s->frame->pixels;
-	s->screen->serverFormat.redShift = 16;
-	s->screen->serverFormat.greenShift = 8;
-	s->screen->serverFormat.blueShift = 0;
-	s->screen->desktopName = cfg->desktop_name ? cfg->desktop_name : "varg";
-	s->screen->alwaysShared = TRUE;
-	s->screen->cursor = NULL;  /* never paint a cursor into the frame */
-	s->screen->newClientHook = new_client;
-	s->screen->displayHook = display_hook;
-	s->screen->listenInterface = addr;
-	s->screen->ipv6port = 0;   /* no IPv6 listener: it would ignore -listen */
-	s->screen->port = cfg->port ? cfg->port : find_free_port(addr);
-	if (s->screen->port < 0) {
-		vg_server_free(s);
-		return VG_EIO;
+	/* With port 0, another process may take the free port we found
+	 * before we listen on it: then try the next one. */
+	for (int attempt = 0;; attempt++) {
+		int port = cfg->port ? cfg->port : find_free_port(addr, 5900 + attempt);
+
+		if (port < 0 || attempt == 20) {
+			vg_server_free(s);
+			return VG_EIO;
+		}
+		s->screen = new_screen(s, width, height, addr, port);
+		if (s->screen->listenSock != RFB_INVALID_SOCKET)
+			break;
+		rfbScreenCleanup(s->screen);
+		s->screen = NULL;
+		if (cfg->port) {
+			vg_server_free(s);
+			return VG_EIO;
+		}
 	}
 	make_server_id(s, cfg, s->screen->port);
-	rfbInitServer(s->screen);
-	if (s->screen->listenSock == RFB_INVALID_SOCKET) {
-		vg_server_free(s);
-		return VG_EIO;
-	}
 	rfbRunEventLoop(s->screen, -1, TRUE);
 	*out = s;
 	return VG_OK;

@@ -38,7 +38,7 @@ stop_server() {
 # and stats in $work/NAME.png and $work/NAME.json.
 viewer() {
 	name=$1; shift
-	timeout 300 "$B/viewer/varg-viewer" --headless --exit-when-idle "${IDLE:-3}" \
+	timeout 300 "$B/viewer/varg-viewer" --headless --exit-when-idle "${IDLE:-6}" \
 		--snapshot "$work/$name.png" --stats-json "$work/$name.json" \
 		--cache-dir "$work/cache-$name" "$@" \
 		"localhost::$PORT" >"$work/$name.log" 2>&1 &
