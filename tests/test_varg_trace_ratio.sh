@@ -87,7 +87,9 @@ tap_check "damaged trace" fails_cleanly 1 "$vt" ratio "$tmp/flip.vtr"
 # (--trace-rects, no movement estimation: as the server works) agree
 # within about 2 % today, not 1 %: the server cuts the region along
 # LibVNCServer's y-bands (sraRegion) and may first send the black frame;
-# doc/results.md has the figures. The check allows 3 %.
+# doc/results.md has the figures. Live runs themselves vary by about
+# 1.5 % with the machine's load (updates coalesce differently), so the
+# check allows 5 %.
 TRACE=${VG_TEST_TRACE:-$S/traces/samples/heatmap-scroll.vtr}
 "$vt" ratio -q --trace-rects --no-motion --no-variants --no-stock --json "$tmp/live-tool.json" "$TRACE" >/dev/null 2>"$tmp/live-tool.err"
 tool=$(json_num "$tmp/live-tool.json" varg_rect_bytes)
@@ -101,7 +103,7 @@ else
 	live=""
 fi
 echo "# tool: $tool Varg bytes; live viewer: $live"
-tap_check "tool and live viewer agree within 3 %" awk -v a="${tool:-0}" -v b="${live:-0}" \
-	'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d <= 0.03 * b) }'
+tap_check "tool and live viewer agree within 5 %" awk -v a="${tool:-0}" -v b="${live:-0}" \
+	'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d <= 0.05 * b) }'
 tap_check "the ratio of the sample is printed with the exact viewer" grep -q '"exact": true' "$tmp/live-tool.json"
 tap_done
