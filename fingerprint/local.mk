@@ -25,10 +25,14 @@ tests_fuzz_fuzz_receiver_LDFLAGS = -fsanitize=fuzzer
 # The segment cache: Bloom filter, container format, cache.
 check_PROGRAMS += tests/test_bloom tests/test_segcache
 TESTS += tests/test_bloom tests/test_segcache
+VG_TESTUTIL_SOURCES = tests/vg_testutil.c tests/vg_testutil.h
+tests_test_bloom_SOURCES = tests/test_bloom.c $(VG_TESTUTIL_SOURCES)
 tests_test_bloom_LDADD = $(VG_FP_LIBS)
+tests_test_segcache_SOURCES = tests/test_segcache.c $(VG_TESTUTIL_SOURCES)
 tests_test_segcache_LDADD = $(VG_FP_LIBS)
 
 VG_BENCHES += tests/bench/bench_segcache
+tests_bench_bench_segcache_SOURCES = tests/bench/bench_segcache.c $(VG_TESTUTIL_SOURCES)
 tests_bench_bench_segcache_LDADD = $(VG_FP_LIBS)
 
 VG_FUZZERS += tests/fuzz/fuzz_container

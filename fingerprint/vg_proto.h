@@ -8,6 +8,8 @@
 #ifndef VG_PROTO_H
 #define VG_PROTO_H
 
+#include <stdint.h>
+
 /* "VARG" in ASCII. RFB has no private range; this value lies in the gap
  * between H.264 (0x48323634) and VMware's 0x574d56xx block, which the
  * rfbproto encoding registry leaves unassigned. */
@@ -41,6 +43,13 @@ enum {
 	VG_OP_FINGERPRINT = 1, /* the optimistic fingerprint follows */
 	VG_OP_CHECK = 2,       /* length 0; SHA-1 of the group just ended */
 };
+
+/* The optimistic fingerprint of a segment: the low bits of its content
+ * hash (common/vg_seghash.h). Sender, receiver and cache use this alone. */
+static inline uint64_t vg_fp_key(uint64_t hash, unsigned bits)
+{
+	return bits >= 64 ? hash : hash & ((UINT64_C(1) << bits) - 1);
+}
 
 /* Optimistic fingerprint widths and group sizes a peer may announce. */
 #define VG_FP_BITS_MIN 8

@@ -1,3 +1,4 @@
+#include <assert.h>
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,7 @@ struct vg_receiver {
 	unsigned fp_bits;
 	unsigned group_size;
 	bool persistent;
+	uint64_t capacity;    /* what the cache may hold, announced to the server */
 	vg_segcache *cache;
 	vg_sha1 *sha1;
 	GArray *group;        /* pending */
@@ -115,6 +117,7 @@ static int fail(vg_receiver *r, int err, const char *what)
 /* Frames a viewer message for the server: RFB type, u16 length, body. */
 static void put_viewer_msg(vg_writer *reply, const uint8_t *body, size_t len)
 {
+	assert(len <= VG_MAX_VMSG);
 	vg_writer_u8(reply, VG_CLIENT_MSG);
 	vg_writer_u16be(reply, (uint16_t)len);
 	vg_writer_bytes(reply, body, len);
@@ -154,18 +157,7 @@ static void open_cache(vg_receiver *r, bool no_persist)
 			r->cache = NULL;
 	}
 	r->persistent = r->cache && cc.dir;
-}
-
-static uint64_t cache_capacity(const vg_receiver *r)
-{
-	vg_segcache_stats cs;
-
-	if (!r->cache)
-		return 0;
-	vg_segcache_stats_get(r->cache, &cs);
-	if (r->persistent)
-		return r->cfg.cache_capacity ? r->cfg.cache_capacity : UINT64_C(2) << 30;
-	return r->cfg.cache_capacity ? MIN(r->cfg.cache_capacity, cs.memory_budget) : cs.memory_budget;
+	r->capacity = r->cache ? cc.capacity_bytes : 0;
 }
 
 static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
@@ -192,7 +184,7 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	vg_writer_u8(&body, VG_PROTO_VERSION);
 	vg_writer_reserve(&body, 16);
 	memset(body.data + 2, 0, 16); /* cache identity: not announced yet */
-	vg_writer_u64be(&body, cache_capacity(r));
+	vg_writer_u64be(&body, r->capacity);
 	put_viewer_msg(reply, body.data, body.len);
 	vg_writer_clear(&body);
 	return VG_OK;
@@ -257,11 +249,6 @@ static int draw_literal(vg_reader *rd, vg_pixbuf *fb, vg_rect s)
 	return VG_OK;
 }
 
-static uint64_t key_of(const vg_receiver *r, uint64_t hash)
-{
-	return r->fp_bits == 64 ? hash : hash & ((UINT64_C(1) << r->fp_bits) - 1);
-}
-
 /* Copies rect of fb into r->seg, rows packed. */
 static size_t pack(vg_receiver *r, const vg_pixbuf *fb, vg_rect s)
 {
@@ -286,7 +273,7 @@ static void remember(vg_receiver *r, const vg_pixbuf *fb, vg_rect s, uint8_t ori
 	hash = vg_seghash(&view, (vg_orient)orient);
 	n = pack(r, fb, s);
 	/* A failed write leaves a miss, which the protocol repairs. */
-	vg_segcache_put(r->cache, key_of(r, hash), hash, r->seg, n);
+	vg_segcache_put(r->cache, vg_fp_key(hash, r->fp_bits), hash, r->seg, n);
 }
 
 /* Draws a fingerprinted segment from the cache, if it is there. */
@@ -336,6 +323,15 @@ static int check_group(vg_receiver *r, const vg_pixbuf *fb, const uint8_t *expec
 	return VG_OK;
 }
 
+/* Reads a CHECK's digest and verifies the open group against it. */
+static int read_check(vg_receiver *r, vg_reader *rd, const vg_pixbuf *fb)
+{
+	const uint8_t *digest;
+	int err = vg_reader_ptr(rd, VG_SHA1_LEN, &digest);
+
+	return err ? err : check_group(r, fb, digest);
+}
+
 static void send_repairs(vg_receiver *r, vg_writer *reply)
 {
 	guint i = 0;
@@ -380,7 +376,7 @@ static int parse_segment(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect s
 	case VG_OP_FINGERPRINT:
 		if ((err = vg_reader_uint_be(rd, (r->fp_bits + 7) / 8, &key)))
 			return err;
-		if (key != key_of(r, key))
+		if (key != vg_fp_key(key, r->fp_bits))
 			return VG_ERANGE;
 		recall(r, fb, s, key);
 		p.rect = s;
@@ -429,12 +425,9 @@ static int parse_update(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb)
 			op = (unsigned)(item & 3);
 			len = item >> 2;
 			if (op == VG_OP_CHECK) {
-				const uint8_t *digest;
-
 				if (len != 0 || r->group->len == 0)
 					return fail(r, VG_ECORRUPT, "update: check without a group");
-				if ((err = vg_reader_ptr(rd, VG_SHA1_LEN, &digest)) ||
-				    (err = check_group(r, fb, digest)))
+				if ((err = read_check(r, rd, fb)))
 					return fail(r, err, what);
 				continue;
 			}
@@ -453,13 +446,11 @@ static int parse_update(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb)
 	}
 	/* The last group's check may follow the last run's last segment. */
 	while (vg_reader_remaining(rd)) {
-		const uint8_t *digest;
-
 		if ((err = vg_reader_uleb(rd, &item)))
 			return fail(r, err, "update: end");
 		if (item != VG_OP_CHECK || r->group->len == 0)
 			return fail(r, VG_ECORRUPT, "update: bytes after the last run");
-		if ((err = vg_reader_ptr(rd, VG_SHA1_LEN, &digest)) || (err = check_group(r, fb, digest)))
+		if ((err = read_check(r, rd, fb)))
 			return fail(r, err, "update: last check");
 	}
 	if (r->group->len)

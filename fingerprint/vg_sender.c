@@ -96,23 +96,11 @@ void vg_sender_hello(vg_sender *s, vg_writer *out)
 	s->stats.body_bytes += out->len - start;
 }
 
-static uint64_t key_of(const vg_sender *s, uint64_t hash)
-{
-	return s->cfg.fp_bits == 64 ? hash : hash & ((UINT64_C(1) << s->cfg.fp_bits) - 1);
-}
-
 static void forget(vg_sender *s, belief *b)
 {
 	g_queue_unlink(&s->fifo, &b->link);
 	s->believed_bytes -= b->bytes;
 	g_hash_table_remove(s->beliefs, &b->key);
-}
-
-void vg_sender_forget(vg_sender *s)
-{
-	g_queue_init(&s->fifo);
-	g_hash_table_remove_all(s->beliefs);
-	s->believed_bytes = 0;
 }
 
 /* The viewer now holds hash under its key: the latest put wins there too. */
@@ -233,7 +221,7 @@ static int put_segment(vg_sender *s, vg_writer *w, const vg_pixbuf *frame,
 	vg_rect r = d->rect;
 	uint64_t len = d->orient == VG_ORIENT_ROWS ? (uint64_t)r.h : (uint64_t)r.w;
 	uint64_t bytes = (uint64_t)r.w * (uint64_t)r.h * 4;
-	uint64_t key = key_of(s, d->hash);
+	uint64_t key = vg_fp_key(d->hash, s->cfg.fp_bits);
 	bool cacheable = s->believe_bytes > 0 && bytes <= VG_MAX_CACHED_SEGMENT;
 	int err;
 

@@ -63,9 +63,6 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		     int32_t fb_width, int32_t fb_height, vg_region *repair);
 
-/* Forgets every belief (the viewer's cache is to be treated as empty). */
-void vg_sender_forget(vg_sender *s);
-
 /* True once the viewer's HELLO has arrived. */
 bool vg_sender_has_viewer_hello(const vg_sender *s);
 

@@ -8,3 +8,17 @@ tap_skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - # SKIP $*"; }
 # tap_check NAME COMMAND...: ok when the command succeeds.
 tap_check() { name=$1; shift; if "$@"; then tap_ok "$name"; else tap_not_ok "$name"; fi; }
 tap_done() { [ "$tap_failed" -eq 0 ]; }
+
+# fails_cleanly STATUS CMD...: the command exits with STATUS, prints
+# exactly one line on stderr and nothing on stdout. Uses $tmp for scratch.
+fails_cleanly() {
+	want=$1; shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	n=$(wc -l <"$tmp/err")
+	if [ "$st" -ne "$want" ] || [ "$n" -ne 1 ] || [ -s "$tmp/out" ]; then
+		echo "# exit $st (want $want), $n stderr lines:"; sed 's/^/#   /' "$tmp/err"
+		return 1
+	fi
+	echo "#   $(cat "$tmp/err")"
+}

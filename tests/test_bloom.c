@@ -4,15 +4,7 @@
 
 #include "common/vg_error.h"
 #include "fingerprint/vg_bloom.h"
-
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 30;
-	k *= 0xbf58476d1ce4e5b9ull;
-	k ^= k >> 27;
-	k *= 0x94d049bb133111ebull;
-	return k ^ (k >> 31);
-}
+#include "tests/vg_testutil.h"
 
 static double measure(vg_bloom_layout layout, unsigned bits, unsigned hashes, uint64_t n)
 {
@@ -21,11 +13,11 @@ static double measure(vg_bloom_layout layout, unsigned bits, unsigned hashes, ui
 
 	g_assert_cmpint(vg_bloom_new(n, bits, hashes, layout, &b), ==, 0);
 	for (i = 0; i < n; i++)
-		vg_bloom_add(b, mix(i));
+		vg_bloom_add(b, vg_test_mix(i));
 	for (i = 0; i < n; i++)
-		g_assert_true(vg_bloom_has(b, mix(i)));
+		g_assert_true(vg_bloom_has(b, vg_test_mix(i)));
 	for (i = 0; i < probes; i++)
-		fp += vg_bloom_has(b, mix(i + (UINT64_C(1) << 40)));
+		fp += vg_bloom_has(b, vg_test_mix(i + (UINT64_C(1) << 40)));
 	g_assert_cmpuint(vg_bloom_count(b), ==, n);
 	vg_bloom_free(b);
 	return (double)fp / (double)probes;

@@ -82,10 +82,8 @@ static vg_segdesc seg_of(const vg_pixbuf *fb, vg_rect r, vg_orient o)
 static int feed_replies(pair *p)
 {
 	vg_reader rd;
-	int before = (int)vg_region_area(p->repair) > 0;
 	int rects = 0;
 
-	(void)before;
 	vg_reader_init(&rd, p->reply.data, p->reply.len);
 	while (vg_reader_remaining(&rd)) {
 		guint8 type;
@@ -261,7 +259,7 @@ static void test_forced_collisions(void)
 			 * under the keys the server will send as fingerprints. */
 			for (k = 0; k < n; k++) {
 				vg_pixbuf v;
-				key = widths[wi] == 64 ? segs[k].hash : segs[k].hash & ((UINT64_C(1) << widths[wi]) - 1);
+				key = vg_fp_key(segs[k].hash, widths[wi]);
 				if (g_rand_int_range(rng, 0, 3))
 					continue;
 				v = vg_pixbuf_view(junk, vg_rect_make(0, 0, segs[k].rect.w, MIN(segs[k].rect.h, 24)));

@@ -14,27 +14,19 @@
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "fingerprint/vg_segcache.h"
+#include "tests/vg_testutil.h"
 
 #define MAXV 4096
-
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 30;
-	k *= 0xbf58476d1ce4e5b9ull;
-	k ^= k >> 27;
-	k *= 0x94d049bb133111ebull;
-	return k ^ (k >> 31);
-}
 
 /* The value of version v: its length and bytes follow from v alone. */
 static size_t value_len(uint64_t v, size_t maxlen)
 {
-	return (size_t)(mix(v * 7 + 1) % (maxlen + 1));
+	return (size_t)(vg_test_mix(v * 7 + 1) % (maxlen + 1));
 }
 
 static void value_fill(uint64_t v, uint8_t *buf, size_t len)
 {
-	uint64_t s = mix(v) | 1;
+	uint64_t s = vg_test_mix(v) | 1;
 	size_t i;
 
 	for (i = 0; i < len; i++) {
@@ -62,24 +54,6 @@ static char *tmp_dir(void)
 
 	g_assert_no_error(e);
 	return d;
-}
-
-static void rm_rf(const char *path)
-{
-	GDir *d = g_dir_open(path, 0, NULL);
-	const char *name;
-
-	if (d) {
-		while ((name = g_dir_read_name(d)) != NULL) {
-			char *p = g_build_filename(path, name, NULL);
-			rm_rf(p);
-			g_free(p);
-		}
-		g_dir_close(d);
-		g_rmdir(path);
-	} else {
-		g_unlink(path);
-	}
 }
 
 static vg_segcache *open_cache(const char *dir, unsigned key_bits, uint64_t capacity,
@@ -141,7 +115,7 @@ static void run_model(const char *dir, unsigned key_bits, uint64_t capacity, uin
 	int i, hits = 0;
 
 	for (i = 0; i < ops; i++) {
-		uint64_t key = mix(g_rand_int_range(r, 0, (gint32)nkeys) + seed) & mask;
+		uint64_t key = vg_test_mix(g_rand_int_range(r, 0, (gint32)nkeys) + seed) & mask;
 		guint32 op = g_rand_int_range(r, 0, 100);
 		gpointer m = g_hash_table_lookup(model, &key);
 		int64_t got;
@@ -200,13 +174,13 @@ static void test_model_disk(void)
 	for (i = 0; i < G_N_ELEMENTS(bits); i++) {
 		char *dir = tmp_dir();
 		run_model(dir, bits[i], 0, 128 << 10, 8000, 10 + (guint32)i);
-		rm_rf(dir);
+		vg_test_rm_rf(dir);
 		g_free(dir);
 	}
 	{
 		char *dir = tmp_dir();
 		run_model(dir, 12, 1 << 20, 64 << 10, 8000, 20);
-		rm_rf(dir);
+		vg_test_rm_rf(dir);
 		g_free(dir);
 	}
 }
@@ -249,7 +223,7 @@ static void test_restart(void)
 	vg_segcache_stats_get(c, &st);
 	g_assert_cmpuint(st.entries, ==, 0);
 	vg_segcache_close(c);
-	rm_rf(dir);
+	vg_test_rm_rf(dir);
 	g_free(dir);
 }
 
@@ -260,12 +234,12 @@ static void test_restart(void)
 
 static uint64_t crash_key(uint64_t i, uint64_t seed)
 {
-	return mix(i ^ (seed << 32)) % CRASH_KEYS;
+	return vg_test_mix(i ^ (seed << 32)) % CRASH_KEYS;
 }
 
 static bool crash_is_drop(uint64_t i, uint64_t seed)
 {
-	return mix(i * 3 + seed) % 16 == 0;
+	return vg_test_mix(i * 3 + seed) % 16 == 0;
 }
 
 static void crash_child(const char *dir, uint64_t seed, int fd)
@@ -377,7 +351,7 @@ static void test_crash(void)
 			vg_segcache_close(c);
 		}
 		g_free(latest);
-		rm_rf(dir);
+		vg_test_rm_rf(dir);
 		g_free(dir);
 	}
 	g_rand_free(r);
@@ -473,7 +447,7 @@ static void test_damage(void)
 	g_assert_cmpint(check_all(dir, &st), <=, hits);
 	g_assert_cmpint(check_all(dir, &st), >, DMG_KEYS * 3 / 4);
 	g_ptr_array_free(files, TRUE);
-	rm_rf(dir);
+	vg_test_rm_rf(dir);
 	g_free(dir);
 
 	/* A flipped byte in a trailer table: the records are rescanned and
@@ -483,7 +457,7 @@ static void test_damage(void)
 	poke(files->pdata[1], -40, 0x01);
 	g_assert_cmpint(check_all(dir, &st), ==, DMG_KEYS);
 	g_ptr_array_free(files, TRUE);
-	rm_rf(dir);
+	vg_test_rm_rf(dir);
 	g_free(dir);
 
 	/* A truncated container keeps its whole records; a deleted one and
@@ -499,7 +473,7 @@ static void test_damage(void)
 	g_assert_cmpint(hits, >, DMG_KEYS / 2);
 	g_assert_cmpint(check_all(dir, &st), ==, hits);
 	g_ptr_array_free(files, TRUE);
-	rm_rf(dir);
+	vg_test_rm_rf(dir);
 	g_free(dir);
 
 	/* Random bytes flipped all over: never a wrong byte served. */
@@ -519,7 +493,7 @@ static void test_damage(void)
 		hits = check_all(dir, &st);
 		g_assert_cmpint(hits, >, 0);
 		g_ptr_array_free(files, TRUE);
-		rm_rf(dir);
+		vg_test_rm_rf(dir);
 		g_free(dir);
 		g_rand_free(r);
 	}
@@ -549,7 +523,7 @@ static void test_lock(void)
 	vg_segcache_close(a);
 	g_assert_cmpint(vg_segcache_open(&cfg, &b), ==, 0);
 	vg_segcache_close(b);
-	rm_rf(dir);
+	vg_test_rm_rf(dir);
 	g_free(dir);
 }
 
@@ -579,7 +553,7 @@ static void test_permissions(void)
 	vg_segcache_close(c);
 	g_ptr_array_free(files, TRUE);
 	g_free(lock);
-	rm_rf(top);
+	vg_test_rm_rf(top);
 	g_free(dir);
 	g_free(top);
 }
@@ -614,7 +588,7 @@ static void test_budget(void)
 	g_assert_cmpuint(st.disk_reads, >, 0);
 	vg_segcache_close(c);
 	g_rand_free(r);
-	rm_rf(dir);
+	vg_test_rm_rf(dir);
 	g_free(dir);
 }
 
@@ -654,7 +628,7 @@ static void test_capacity_and_clear(void)
 	vg_segcache_stats_get(c, &st);
 	g_assert_cmpuint(st.containers, ==, 2);
 	vg_segcache_close(c);
-	rm_rf(dir);
+	vg_test_rm_rf(dir);
 	g_free(dir);
 }
 

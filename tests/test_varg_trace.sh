@@ -11,20 +11,6 @@ trap 'rm -rf "$tmp"' EXIT
 
 tap_plan 28
 
-# fails_cleanly STATUS CMD...: exits with STATUS, prints exactly one line
-# on stderr and nothing on stdout.
-fails_cleanly() {
-	want=$1; shift
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	st=$?
-	n=$(wc -l <"$tmp/err")
-	if [ "$st" -ne "$want" ] || [ "$n" -ne 1 ] || [ -s "$tmp/out" ]; then
-		echo "# exit $st (want $want), $n stderr lines:"; sed 's/^/#   /' "$tmp/err"
-		return 1
-	fi
-	echo "#   $(cat "$tmp/err")"
-}
-
 same_dirs() { # same_dirs A B: the same files with the same bytes
 	[ "$(ls "$1")" = "$(ls "$2")" ] || return 1
 	for f in $(ls "$1"); do cmp -s "$1/$f" "$2/$f" || { echo "# $f differs"; return 1; }; done

@@ -7,18 +7,6 @@ vt=$B/traces/varg-trace
 tmp=$work
 tap_plan 16
 
-fails_cleanly() { # STATUS CMD...: that exit status, one stderr line, no stdout
-	want=$1; shift
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	st=$?
-	n=$(wc -l <"$tmp/err")
-	if [ "$st" -ne "$want" ] || [ "$n" -ne 1 ] || [ -s "$tmp/out" ]; then
-		echo "# exit $st (want $want), $n stderr lines:"; sed 's/^/#   /' "$tmp/err"
-		return 1
-	fi
-	echo "#   $(cat "$tmp/err")"
-}
-
 # ppm FILE X Y W H: a 16x8 black image with a white W x H block at X,Y.
 ppm() {
 	{

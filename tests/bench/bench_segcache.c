@@ -18,50 +18,24 @@
 
 #include "common/vg_time.h"
 #include "fingerprint/vg_segcache.h"
+#include "tests/vg_testutil.h"
 
 #define KEY_MASK ((UINT64_C(1) << 40) - 1)
 
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 30;
-	k *= 0xbf58476d1ce4e5b9ull;
-	k ^= k >> 27;
-	k *= 0x94d049bb133111ebull;
-	return k ^ (k >> 31);
-}
-
 static uint64_t key_of(uint64_t i)
 {
-	return mix(i) & KEY_MASK;
+	return vg_test_mix(i) & KEY_MASK;
 }
 
 static size_t len_of(uint64_t i)
 {
-	return (size_t)16 * (16 + mix(i ^ 0x55) % 49) * 4;
+	return (size_t)16 * (16 + vg_test_mix(i ^ 0x55) % 49) * 4;
 }
 
 static uint64_t env_mb(const char *name, uint64_t def)
 {
 	const char *v = g_getenv(name);
 	return v && *v ? g_ascii_strtoull(v, NULL, 10) : def;
-}
-
-static void rm_rf(const char *path)
-{
-	GDir *d = g_dir_open(path, 0, NULL);
-	const char *name;
-
-	if (d) {
-		while ((name = g_dir_read_name(d)) != NULL) {
-			char *p = g_build_filename(path, name, NULL);
-			rm_rf(p);
-			g_free(p);
-		}
-		g_dir_close(d);
-		g_rmdir(path);
-	} else {
-		g_unlink(path);
-	}
 }
 
 int main(void)
@@ -88,7 +62,7 @@ int main(void)
 		return 1;
 	}
 	for (i = 0; i < sizeof seg; i++)
-		seg[i] = (uint8_t)mix(i);
+		seg[i] = (uint8_t)vg_test_mix(i);
 
 	/* Inserts, data set size in all. */
 	t0 = vg_time_ns();
@@ -128,7 +102,7 @@ int main(void)
 	vg_segcache_stats_get(c, &st);
 	t0 = vg_time_ns();
 	for (i = 0; i < 2000000; i++) {
-		uint64_t j = n - 1 - mix(i) % recent;
+		uint64_t j = n - 1 - vg_test_mix(i) % recent;
 		sink += vg_segcache_get(c, key_of(j), NULL, out, sizeof out, &len);
 	}
 	t = vg_time_ns() - t0;
@@ -145,7 +119,7 @@ int main(void)
 	 * caches): the cache's own overhead. */
 	t0 = vg_time_ns();
 	for (i = 0; i < 2000000; i++)
-		sink += vg_segcache_get(c, key_of(n - 1 - mix(i) % 256), NULL, out, sizeof out, &len);
+		sink += vg_segcache_get(c, key_of(n - 1 - vg_test_mix(i) % 256), NULL, out, sizeof out, &len);
 	t = vg_time_ns() - t0;
 	printf("bench segcache_hit_hot %.1f ns\n", (double)t / 2e6);
 
@@ -158,7 +132,7 @@ int main(void)
 		memset(mem, 1, big);
 		t0 = vg_time_ns();
 		for (i = 0; i < 2000000; i++) {
-			size_t l = len_of(i), at = (size_t)(mix(i) % (big - l)) & ~(size_t)15;
+			size_t l = len_of(i), at = (size_t)(vg_test_mix(i) % (big - l)) & ~(size_t)15;
 			memcpy(out, mem + at, l);
 			sink += out[l - 1];
 		}
@@ -173,7 +147,7 @@ int main(void)
 	reads = st.disk_reads;
 	t0 = vg_time_ns();
 	for (i = 0; i < 200000; i++) {
-		uint64_t j = mix(i * 7 + 3) % n;
+		uint64_t j = vg_test_mix(i * 7 + 3) % n;
 		sink += vg_segcache_get(c, key_of(j), NULL, out, sizeof out, &len);
 	}
 	t = vg_time_ns() - t0;
@@ -194,7 +168,7 @@ int main(void)
 	printf("bench segcache_reopen %.1f ms\n", (double)t / 1e6);
 	sink += vg_segcache_get(c, key_of(n - 1), NULL, out, sizeof out, &len) == 0;
 	vg_segcache_close(c);
-	rm_rf(dir);
+	vg_test_rm_rf(dir);
 	g_free(dir);
 	return sink == 0xdeadbeef;
 }
