@@ -8,7 +8,10 @@ fingerprint_libvgfp_a_SOURCES = \
 	fingerprint/vg_sha1.c fingerprint/vg_sha1.h \
 	fingerprint/vg_bloom.c fingerprint/vg_bloom.h \
 	fingerprint/vg_container.c fingerprint/vg_container.h \
-	fingerprint/vg_segcache.c fingerprint/vg_segcache.h
+	fingerprint/vg_segcache.c fingerprint/vg_segcache.h \
+	fingerprint/vg_beliefs.c fingerprint/vg_beliefs.h \
+	fingerprint/vg_beliefstore.c fingerprint/vg_beliefstore.h \
+	fingerprint/vg_cacheid.c fingerprint/vg_cacheid.h
 fingerprint_libvgfp_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(CRYPTO_CFLAGS)
 
 VG_FP_LIBS = fingerprint/libvgfp.a $(VG_COMMON_LIBS) $(CRYPTO_LIBS)
@@ -39,3 +42,15 @@ VG_FUZZERS += tests/fuzz/fuzz_container
 tests_fuzz_fuzz_container_SOURCES = tests/fuzz/fuzz_container.c
 tests_fuzz_fuzz_container_LDADD = $(VG_FP_LIBS)
 tests_fuzz_fuzz_container_LDFLAGS = -fsanitize=fuzzer
+
+# Beliefs across sessions: the belief table and its file image, the
+# server's belief files, the viewer's cache identity.
+check_PROGRAMS += tests/test_beliefs
+TESTS += tests/test_beliefs
+tests_test_beliefs_SOURCES = tests/test_beliefs.c $(VG_TESTUTIL_SOURCES)
+tests_test_beliefs_LDADD = $(VG_FP_LIBS)
+
+VG_FUZZERS += tests/fuzz/fuzz_beliefs
+tests_fuzz_fuzz_beliefs_SOURCES = tests/fuzz/fuzz_beliefs.c
+tests_fuzz_fuzz_beliefs_LDADD = $(VG_FP_LIBS)
+tests_fuzz_fuzz_beliefs_LDFLAGS = -fsanitize=fuzzer

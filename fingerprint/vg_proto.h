@@ -36,6 +36,9 @@ enum {
 /* HELLO flags. */
 #define VG_HELLO_NO_PERSIST 0x01 /* the viewer must not keep segments on disk */
 
+/* VIEWER HELLO flags. */
+#define VG_VHELLO_EPHEMERAL 0x01 /* the cache identity lives for this connection only */
+
 /* Segment operations inside an update; each item starts with
  * uleb(length * 4 + op). */
 enum {

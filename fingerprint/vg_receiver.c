@@ -9,6 +9,7 @@
 #include "common/vg_reader.h"
 #include "common/vg_segdesc.h"
 #include "common/vg_seghash.h"
+#include "fingerprint/vg_cacheid.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
 #include "fingerprint/vg_segcache.h"
@@ -30,6 +31,10 @@ struct vg_receiver {
 	unsigned fp_bits;
 	unsigned group_size;
 	bool persistent;
+	char *ns_dir;         /* the namespace directory, if persistent */
+	uint8_t cache_id[VG_CACHEID_BYTES]; /* announced in the VIEWER HELLO */
+	bool ephemeral;       /* cache_id names this connection only */
+	uint8_t next_id[VG_CACHEID_BYTES]; /* renewed after a clear, for the next connection */
 	uint64_t capacity;    /* what the cache may hold, announced to the server */
 	vg_segcache *cache;
 	vg_sha1 *sha1;
@@ -86,6 +91,7 @@ void vg_receiver_free(vg_receiver *r)
 	g_free(r->seg);
 	g_free(r->plain);
 	g_free(r->cache_dir);
+	g_free(r->ns_dir);
 	g_free(r);
 }
 
@@ -123,6 +129,34 @@ static void put_viewer_msg(vg_writer *reply, const uint8_t *body, size_t len)
 	vg_writer_bytes(reply, body, len);
 }
 
+/* Names the cache to the server. A persistent cache keeps its identity in
+ * its namespace directory, renewed when the cache was emptied or found
+ * damaged (the server's beliefs about the old one would be wrong); any
+ * other cache gets a fresh identity for this connection alone. No cache
+ * at all announces the all-zero identity. */
+static void choose_identity(vg_receiver *r)
+{
+	vg_segcache_stats cs;
+	bool renew;
+
+	memset(r->cache_id, 0, sizeof r->cache_id);
+	r->ephemeral = true;
+	if (!r->cache)
+		return;
+	if (r->persistent) {
+		vg_segcache_stats_get(r->cache, &cs);
+		renew = r->cfg.clear_cache || cs.containers_damaged > 0;
+		if (vg_cacheid_load(r->ns_dir, renew, r->cache_id, NULL) == 0) {
+			r->ephemeral = false;
+			return;
+		}
+		vg_warn("segment cache %s: cannot keep a cache identity; the server will not "
+			"remember this cache", r->ns_dir);
+	}
+	if (vg_cacheid_random(r->cache_id))
+		memset(r->cache_id, 0, sizeof r->cache_id);
+}
+
 /* Opens this server's cache namespace; falls back to memory when the
  * directory is unusable or the server asked us not to persist. */
 static void open_cache(vg_receiver *r, bool no_persist)
@@ -158,6 +192,9 @@ static void open_cache(vg_receiver *r, bool no_persist)
 	}
 	r->persistent = r->cache && cc.dir;
 	r->capacity = r->cache ? cc.capacity_bytes : 0;
+	if (r->persistent)
+		r->ns_dir = g_strdup(dir);
+	choose_identity(r);
 }
 
 static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
@@ -182,9 +219,9 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	vg_writer_init(&body);
 	vg_writer_u8(&body, VG_VMSG_HELLO);
 	vg_writer_u8(&body, VG_PROTO_VERSION);
-	vg_writer_reserve(&body, 16);
-	memset(body.data + 2, 0, 16); /* cache identity: not announced yet */
+	vg_writer_bytes(&body, r->cache_id, sizeof r->cache_id);
 	vg_writer_u64be(&body, r->capacity);
+	vg_writer_u8(&body, r->ephemeral ? VG_VHELLO_EPHEMERAL : 0);
 	put_viewer_msg(reply, body.data, body.len);
 	vg_writer_clear(&body);
 	return VG_OK;
@@ -509,4 +546,14 @@ void vg_receiver_clear_cache(vg_receiver *r)
 {
 	if (r->cache)
 		vg_segcache_clear(r->cache);
+	/* The next connection must not be believed to hold what is gone;
+	 * this one's server learns it through repairs. */
+	if (r->ns_dir && vg_cacheid_load(r->ns_dir, true, r->next_id, NULL) != 0)
+		vg_warn("segment cache %s: cannot renew the cache identity", r->ns_dir);
+}
+
+bool vg_receiver_cache_id(const vg_receiver *r, uint8_t id[16])
+{
+	memcpy(id, r->cache_id, sizeof r->cache_id);
+	return r->hello && !r->ephemeral;
 }

@@ -51,8 +51,14 @@ int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 const char *vg_receiver_error_text(const vg_receiver *r);
 
 /* Empties the segment cache (also on disk); later fingerprints miss and
- * are repaired. */
+ * are repaired. A persistent cache also gets a new identity, announced
+ * at the next connection. */
 void vg_receiver_clear_cache(vg_receiver *r);
+
+/* Copies the cache identity announced in the VIEWER HELLO (all zero
+ * before it, or without a cache) to id. True when it names a persistent
+ * cache, false when it names this connection only. */
+bool vg_receiver_cache_id(const vg_receiver *r, uint8_t id[16]);
 
 /* Testing aid: stores pixels in the cache under key, whatever their
  * content, as a stale or foreign cache would hold them. VG_EPROTO before

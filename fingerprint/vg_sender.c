@@ -5,17 +5,10 @@
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
 #include "common/vg_time.h"
+#include "fingerprint/vg_beliefs.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
 #include "fingerprint/vg_sha1.h"
-
-/* What the viewer holds under one fingerprint, as far as we know. */
-typedef struct {
-	uint64_t key;
-	uint64_t hash;     /* full content hash of the segment sent */
-	uint64_t bytes;    /* its size in the viewer's cache */
-	GList link;        /* in the FIFO, oldest first */
-} belief;
 
 struct vg_sender {
 	vg_sender_config cfg;
@@ -24,11 +17,10 @@ struct vg_sender {
 	vg_writer plain;      /* an update before compression, reused */
 	bool viewer_hello;
 	uint8_t viewer_version;
+	uint8_t viewer_flags;
 	uint8_t cache_id[16];
 	uint64_t believe_bytes;   /* budget: 80 % of the viewer's capacity */
-	uint64_t believed_bytes;
-	GHashTable *beliefs;      /* key -> belief */
-	GQueue fifo;
+	vg_beliefs *beliefs;      /* what the viewer's cache holds, we think */
 	vg_sender_stats stats;
 };
 
@@ -38,11 +30,6 @@ void vg_sender_config_init(vg_sender_config *cfg)
 	cfg->zlib_level = 6;
 	cfg->fp_bits = VG_FP_BITS_DEFAULT;
 	cfg->group_size = VG_GROUP_DEFAULT;
-}
-
-static void belief_free(gpointer p)
-{
-	g_free(p);
 }
 
 int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
@@ -66,8 +53,7 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 		return err;
 	}
 	vg_writer_init(&s->plain);
-	s->beliefs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, belief_free);
-	g_queue_init(&s->fifo);
+	s->beliefs = vg_beliefs_new();
 	*out = s;
 	return VG_OK;
 }
@@ -79,7 +65,7 @@ void vg_sender_free(vg_sender *s)
 	deflateEnd(&s->zs);
 	vg_sha1_free(s->sha1);
 	vg_writer_clear(&s->plain);
-	g_hash_table_destroy(s->beliefs);
+	vg_beliefs_free(s->beliefs);
 	g_free(s);
 }
 
@@ -96,39 +82,15 @@ void vg_sender_hello(vg_sender *s, vg_writer *out)
 	s->stats.body_bytes += out->len - start;
 }
 
-static void forget(vg_sender *s, belief *b)
-{
-	g_queue_unlink(&s->fifo, &b->link);
-	s->believed_bytes -= b->bytes;
-	g_hash_table_remove(s->beliefs, &b->key);
-}
-
 /* The viewer now holds hash under its key: the latest put wins there too. */
 static void believe(vg_sender *s, uint64_t key, uint64_t hash, uint64_t bytes)
 {
-	belief *b = g_hash_table_lookup(s->beliefs, &key);
-
-	if (b)
-		forget(s, b);
-	if (bytes > s->believe_bytes)
-		return;
-	b = g_new0(belief, 1);
-	b->key = key;
-	b->hash = hash;
-	b->bytes = bytes;
-	b->link.data = b;
-	g_queue_push_tail_link(&s->fifo, &b->link);
-	g_hash_table_insert(s->beliefs, &b->key, b);
-	s->believed_bytes += bytes;
-	while (s->believed_bytes > s->believe_bytes)
-		forget(s, g_queue_peek_head(&s->fifo));
+	vg_beliefs_put(s->beliefs, key, hash, (uint32_t)bytes);
 }
 
 static bool is_believed(vg_sender *s, uint64_t key, uint64_t hash)
 {
-	belief *b = g_hash_table_lookup(s->beliefs, &key);
-
-	return b && b->hash == hash;
+	return vg_beliefs_holds(s->beliefs, key, hash);
 }
 
 /* Appends the rows of r from frame as B, G, R bytes. */
@@ -349,13 +311,14 @@ int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 	case VG_VMSG_HELLO:
 		if (s->viewer_hello || vg_reader_u8(&r, &s->viewer_version) ||
 		    vg_reader_bytes(&r, s->cache_id, sizeof s->cache_id) ||
-		    vg_reader_u64be(&r, &capacity) || vg_reader_remaining(&r) ||
-		    s->viewer_version < 1)
+		    vg_reader_u64be(&r, &capacity) || vg_reader_u8(&r, &s->viewer_flags) ||
+		    vg_reader_remaining(&r) || s->viewer_version < 1)
 			return VG_EPROTO;
 		s->viewer_hello = true;
 		/* Believe only the most recent 80 %: the viewer's eviction works
 		 * by whole containers and may run a little ahead of ours. */
 		s->believe_bytes = capacity / 5 * 4;
+		vg_beliefs_set_budget(s->beliefs, s->believe_bytes);
 		return VG_OK;
 	case VG_VMSG_REPAIR:
 		if (!s->viewer_hello)
@@ -374,5 +337,47 @@ bool vg_sender_has_viewer_hello(const vg_sender *s)
 void vg_sender_get_stats(const vg_sender *s, vg_sender_stats *st)
 {
 	*st = s->stats;
-	st->beliefs = g_hash_table_size(s->beliefs);
+	st->beliefs = vg_beliefs_count(s->beliefs);
+}
+
+bool vg_sender_persistent_id(const vg_sender *s, uint8_t cache_id[16])
+{
+	static const uint8_t none[16];
+
+	/* A viewer without a persistent cache, or told by us not to keep
+	 * one, names a fresh identity per connection: nothing to remember. */
+	if (!s->viewer_hello || s->cfg.no_persist || (s->viewer_flags & VG_VHELLO_EPHEMERAL) ||
+	    s->believe_bytes == 0 || memcmp(s->cache_id, none, sizeof none) == 0)
+		return false;
+	memcpy(cache_id, s->cache_id, sizeof s->cache_id);
+	return true;
+}
+
+static void tag_of(const vg_sender *s, vg_beliefs_tag *tag)
+{
+	memcpy(tag->server_id, s->cfg.server_id, sizeof tag->server_id);
+	memcpy(tag->cache_id, s->cache_id, sizeof tag->cache_id);
+	tag->fp_bits = s->cfg.fp_bits;
+}
+
+void vg_sender_save_beliefs(const vg_sender *s, size_t max_bytes, vg_writer *out)
+{
+	vg_beliefs_tag tag;
+
+	tag_of(s, &tag);
+	vg_beliefs_save(s->beliefs, &tag, max_bytes, out);
+}
+
+int vg_sender_load_beliefs(vg_sender *s, const uint8_t *data, size_t len)
+{
+	vg_beliefs_tag tag;
+	int err;
+
+	if (!s->viewer_hello)
+		return VG_EPROTO;
+	tag_of(s, &tag);
+	if ((err = vg_beliefs_load(s->beliefs, &tag, data, len)))
+		return err;
+	s->stats.beliefs_loaded = vg_beliefs_count(s->beliefs);
+	return VG_OK;
 }

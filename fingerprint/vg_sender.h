@@ -78,10 +78,31 @@ typedef struct {
 	uint64_t body_bytes;      /* bytes of message bodies produced */
 	uint64_t repairs;         /* repair rectangles received */
 	uint64_t beliefs;         /* fingerprints believed held right now */
+	uint64_t beliefs_loaded;  /* of them, loaded from an earlier session */
 	uint64_t sha1_ns;         /* time spent hashing groups */
 	uint64_t zlib_ns;         /* time spent compressing */
 } vg_sender_stats;
 
 void vg_sender_get_stats(const vg_sender *s, vg_sender_stats *st);
+
+/* Beliefs across sessions. The caller keeps them (fingerprint/
+ * vg_beliefstore.h) per server identity and viewer cache identity. */
+
+/* True, with the viewer's cache identity in cache_id, when this viewer's
+ * beliefs may be kept after the connection: its HELLO has arrived, it
+ * named a persistent cache (not all zero, not flagged per-connection) of
+ * non-zero capacity, and this server does not ask viewers not to persist. */
+bool vg_sender_persistent_id(const vg_sender *s, uint8_t cache_id[16]);
+
+/* Appends the image of the current beliefs (vg_beliefs_save(), tagged
+ * with this server, this viewer and the fingerprint width), at most
+ * max_bytes long: the newest beliefs that fit. */
+void vg_sender_save_beliefs(const vg_sender *s, size_t max_bytes, vg_writer *out);
+
+/* Replaces the beliefs by those of an image saved in an earlier session,
+ * within the budget the viewer's HELLO set. VG_EPROTO before that HELLO;
+ * the errors of vg_beliefs_load() for an image that is damaged or for
+ * another server, viewer or width (the beliefs are then unchanged). */
+int vg_sender_load_beliefs(vg_sender *s, const uint8_t *data, size_t len);
 
 #endif
