@@ -41,6 +41,9 @@ typedef struct {
 	int fp_bits;
 	int group_size;
 	gboolean no_persist;
+	char *beliefs_dir;
+	int beliefs_viewers;
+	int beliefs_file_mb;
 	int wait_clients;
 	int pace_timeout_ms;
 	gboolean exit_at_end;
@@ -59,7 +62,10 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "zlib-level", 0, 0, G_OPTION_ARG_INT, &o->zlib_level, "zlib level of Varg updates, 0-9 (default 6)", "N" },
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
 		{ "group-size", 0, 0, G_OPTION_ARG_INT, &o->group_size, "Fingerprinted segments per SHA-1 check, 1-255 (default 20)", "N" },
-		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persist, "Ask viewers not to keep this server's segments on disk", NULL },
+		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persist, "Ask viewers not to keep this server's segments on disk, and keep no beliefs about their caches", NULL },
+		{ "beliefs-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->beliefs_dir, "Keep what viewers' caches hold under DIR (default $XDG_STATE_HOME/varg/beliefs)", "DIR" },
+		{ "beliefs-viewers", 0, 0, G_OPTION_ARG_INT, &o->beliefs_viewers, "Viewer caches remembered, least recently seen dropped first (default 64)", "N" },
+		{ "beliefs-file-mb", 0, 0, G_OPTION_ARG_INT, &o->beliefs_file_mb, "Largest belief file of one viewer cache, in MiB (default 16)", "N" },
 		{ "wait-clients", 0, 0, G_OPTION_ARG_INT, &o->wait_clients, "Start playing once N clients are connected", "N" },
 		{ "pace-timeout", 0, 0, G_OPTION_ARG_INT, &o->pace_timeout_ms, "With --speed 0: longest wait for a slow client per frame (ms, default 2000)", "MS" },
 		{ "exit-at-end", 0, 0, G_OPTION_ARG_NONE, &o->exit_at_end, "Exit when the trace has played and no client is connected", NULL },
@@ -106,6 +112,18 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--group-size must be between 1 and 255");
 		return VG_EINVAL;
 	}
+	if (o->beliefs_viewers < 1 || o->beliefs_viewers > 100000) {
+		vg_error("--beliefs-viewers must be between 1 and 100000");
+		return VG_EINVAL;
+	}
+	if (o->beliefs_file_mb < 1 || o->beliefs_file_mb > 4096) {
+		vg_error("--beliefs-file-mb must be between 1 and 4096");
+		return VG_EINVAL;
+	}
+	if (o->no_persist && o->beliefs_dir) {
+		vg_error("--beliefs-dir and --no-persistent-cache exclude each other");
+		return VG_EINVAL;
+	}
 	if (o->wait_clients < 0 || o->pace_timeout_ms < 0) {
 		vg_error("--wait-clients and --pace-timeout must not be negative");
 		return VG_EINVAL;
@@ -116,7 +134,8 @@ static int parse_options(int argc, char **argv, options *o)
 int main(int argc, char **argv)
 {
 	options o = { .speed = 1.0, .port = 5900, .zlib_level = 6, .fp_bits = 40,
-		      .group_size = 20, .pace_timeout_ms = 2000 };
+		      .group_size = 20, .pace_timeout_ms = 2000, .beliefs_viewers = 64,
+		      .beliefs_file_mb = 16 };
 	vg_server_config cfg;
 	vg_tracesource_options play;
 	vg_tracesource *src = NULL;
@@ -142,6 +161,9 @@ int main(int argc, char **argv)
 	cfg.fp_bits = (unsigned)o.fp_bits;
 	cfg.group_size = (unsigned)o.group_size;
 	cfg.no_persist = o.no_persist;
+	cfg.beliefs_dir = o.beliefs_dir;
+	cfg.beliefs_viewers = (unsigned)o.beliefs_viewers;
+	cfg.beliefs_file_bytes = (size_t)o.beliefs_file_mb << 20;
 	cfg.verbose = o.verbose;
 	if ((err = vg_server_new(&cfg, vg_tracesource_width(src), vg_tracesource_height(src), &srv))) {
 		if (err == VG_EINVAL)
@@ -175,14 +197,16 @@ int main(int argc, char **argv)
 	vg_server_get_stats(srv, &st);
 	vg_info("%" G_GUINT64_FORMAT " clients (%" G_GUINT64_FORMAT " Varg), %" G_GUINT64_FORMAT
 		" Varg updates, %" G_GUINT64_FORMAT " Varg bytes; segments: %" G_GUINT64_FORMAT
-		" as fingerprints, %" G_GUINT64_FORMAT " as pixels, %" G_GUINT64_FORMAT " repaired",
+		" as fingerprints, %" G_GUINT64_FORMAT " as pixels, %" G_GUINT64_FORMAT " repaired; %"
+		G_GUINT64_FORMAT " viewers started warm",
 		st.clients_total, st.varg_clients, st.varg_updates, st.varg_bytes,
-		st.fingerprints, st.literals, st.repairs);
+		st.fingerprints, st.literals, st.repairs, st.warm_viewers);
 	status = 0;
 out:
 	vg_server_free(srv);
 	vg_tracesource_free(src);
 	g_free(o.trace);
 	g_free(o.listen);
+	g_free(o.beliefs_dir);
 	return status;
 }

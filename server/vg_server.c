@@ -18,7 +18,9 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
+#include "common/vg_time.h"
 #include "common/vg_writer.h"
+#include "fingerprint/vg_beliefstore.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
 #include "segment2d/vg_segmenter.h"
@@ -30,6 +32,7 @@ struct vg_server {
 	vg_pixbuf *frame;         /* shared with LibVNCServer as frameBuffer */
 	GMutex frame_lock;
 	uint8_t server_id[16];
+	vg_beliefstore *beliefs;  /* NULL: beliefs die with the connection */
 	int send_delay_ms;        /* testing aid: widens the request race */
 	bool race_fix;            /* testing aid: off only to show the race */
 	GMutex stats_lock;
@@ -48,6 +51,10 @@ typedef struct {
 	vg_region *repair;        /* asked for again: send as pixels (under lock) */
 	GArray *rects;            /* vg_rect: the due region, widened to columns */
 	vg_segmenter *segmenter;
+	sraRegion *parked;        /* a request that waits for the VIEWER HELLO (under lock) */
+	bool persist;             /* beliefs are saved under cache_id */
+	uint8_t cache_id[16];
+	uint64_t saved_ns;        /* when beliefs were last saved */
 } vg_conn;
 
 static int varg_encodings[] = { VG_ENCODING, 0 };
@@ -73,10 +80,82 @@ static bool format_is_native(const rfbPixelFormat *f)
 	       f->blueShift == 0;
 }
 
+/* Writes this viewer's beliefs to its file. Any thread; takes c->lock. */
+static void save_beliefs(vg_conn *c, const char *host)
+{
+	vg_server *s = c->server;
+	vg_writer w;
+	int err;
+
+	if (!c->persist || !s->beliefs)
+		return;
+	vg_writer_init(&w);
+	g_mutex_lock(&c->lock);
+	vg_sender_save_beliefs(c->sender, vg_beliefstore_max_file_bytes(s->beliefs), &w);
+	g_mutex_unlock(&c->lock);
+	if ((err = vg_beliefstore_write(s->beliefs, c->cache_id, w.data, w.len)))
+		vg_warn("client %s: cannot save beliefs in %s: %s", host,
+			vg_beliefstore_dir(s->beliefs), vg_strerror(err));
+	c->saved_ns = vg_time_ns();
+	vg_writer_clear(&w);
+}
+
+/* Loads what an earlier session with this viewer's cache left, right
+ * after its HELLO set the budget. Caller holds c->lock. */
+static void load_beliefs(vg_conn *c, const char *host)
+{
+	vg_server *s = c->server;
+	vg_sender_stats st;
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!s->beliefs || !vg_sender_persistent_id(c->sender, c->cache_id))
+		return;
+	c->persist = true;
+	c->saved_ns = vg_time_ns();
+	err = vg_beliefstore_read(s->beliefs, c->cache_id, &data, &len);
+	if (err == VG_ENOENT)
+		return;
+	if (!err)
+		err = vg_sender_load_beliefs(c->sender, data, len);
+	g_free(data);
+	if (err == VG_ENOENT) {
+		vg_info("client %s: beliefs on disk are for another fingerprint width; starting cold",
+			host);
+	} else if (err) {
+		vg_warn("client %s: belief file in %s is unusable (%s); starting cold", host,
+			vg_beliefstore_dir(s->beliefs), vg_strerror(err));
+	} else {
+		vg_sender_get_stats(c->sender, &st);
+		vg_info("client %s: %" G_GUINT64_FORMAT " beliefs from earlier sessions", host,
+			st.beliefs_loaded);
+		g_mutex_lock(&s->stats_lock);
+		s->stats.warm_viewers++;
+		g_mutex_unlock(&s->stats_lock);
+	}
+}
+
+/* The session's account: how often the viewer's cache disagreed. */
+static void log_session(vg_conn *c, const char *host)
+{
+	vg_sender_stats st;
+
+	vg_sender_get_stats(c->sender, &st);
+	vg_info("client %s: Varg session ended: %" G_GUINT64_FORMAT " fingerprints, %"
+		G_GUINT64_FORMAT " literal segments, %" G_GUINT64_FORMAT " repairs, miss rate %.2f %%, %"
+		G_GUINT64_FORMAT " beliefs (%" G_GUINT64_FORMAT " from disk)%s", host,
+		st.fingerprint_segments, st.literal_segments, st.repairs,
+		st.fingerprint_segments ? 100.0 * (double)st.repairs / (double)st.fingerprint_segments : 0.0,
+		st.beliefs, st.beliefs_loaded, c->persist ? ", saved" : "");
+}
+
 static void conn_free(vg_conn *c)
 {
 	if (!c)
 		return;
+	if (c->parked)
+		sraRgnDestroy(c->parked);
 	vg_sender_free(c->sender);
 	vg_pixbuf_free(c->snapshot);
 	vg_writer_clear(&c->out);
@@ -89,6 +168,12 @@ static void conn_free(vg_conn *c)
 
 static void client_gone(rfbClientPtr cl)
 {
+	vg_conn *c = cl->clientData;
+
+	if (c && c->varg && c->sender && vg_sender_has_viewer_hello(c->sender)) {
+		save_beliefs(c, cl->host);
+		log_session(c, cl->host);
+	}
 	conn_free(cl->clientData);
 	cl->clientData = NULL;
 }
@@ -186,12 +271,27 @@ static void ask_again(rfbClientPtr cl, const vg_region *repair)
 	g_mutex_unlock(&s->stats_lock);
 }
 
+/* Hands a request parked before the VIEWER HELLO back to LibVNCServer's
+ * bookkeeping and wakes the output thread. Caller holds c->lock. */
+static void unpark(rfbClientPtr cl, vg_conn *c)
+{
+	if (!c->parked)
+		return;
+	LOCK(cl->updateMutex);
+	sraRgnOr(cl->requestedRegion, c->parked);
+	TSIGNAL(cl->updateCond);
+	UNLOCK(cl->updateMutex);
+	sraRgnDestroy(c->parked);
+	c->parked = NULL;
+}
+
 /* Reads one Varg viewer message (the type byte is already read). */
 static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientToServerMsg *msg)
 {
 	vg_conn *c = cl->clientData;
 	uint8_t hdr[2], *body;
 	vg_region *repair;
+	bool had_hello;
 	size_t len;
 	int err;
 
@@ -211,9 +311,14 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 	}
 	repair = vg_region_new();
 	g_mutex_lock(&c->lock);
+	had_hello = vg_sender_has_viewer_hello(c->sender);
 	err = vg_sender_handle(c->sender, body, len, c->server->frame->width,
 			       c->server->frame->height, repair);
 	vg_region_add_region(c->repair, repair);
+	if (!err && !had_hello && vg_sender_has_viewer_hello(c->sender)) {
+		load_beliefs(c, cl->host);
+		unpark(cl, c);
+	}
 	g_mutex_unlock(&c->lock);
 	g_free(body);
 	if (err) {
@@ -291,6 +396,51 @@ static vg_rect snapshot_region(vg_conn *c, sraRegion *due)
 	return bounds;
 }
 
+/* Before the VIEWER HELLO: the first request is answered with the HELLO
+ * alone, later ones wait (parked) until the viewer has answered, so that
+ * the first segments are written knowing the beliefs of earlier sessions
+ * with its cache. Returns true when this pass is done. On the output
+ * thread with sendMutex held. */
+static bool hello_first(rfbClientPtr cl, vg_conn *c)
+{
+	bool requested, write_hello = false;
+	size_t len_at;
+
+	g_mutex_lock(&c->lock);
+	if (vg_sender_has_viewer_hello(c->sender)) {
+		g_mutex_unlock(&c->lock);
+		return false;
+	}
+	/* Take the request, so LibVNCServer does not answer it in its own
+	 * encodings; the modified region stays for the first update. */
+	LOCK(cl->updateMutex);
+	requested = !sraRgnEmpty(cl->requestedRegion);
+	if (requested && c->hello_sent) {
+		if (!c->parked)
+			c->parked = sraRgnCreate();
+		sraRgnOr(c->parked, cl->requestedRegion);
+	}
+	sraRgnMakeEmpty(cl->requestedRegion);
+	UNLOCK(cl->updateMutex);
+	if (requested && !c->hello_sent) {
+		vg_writer_reset(&c->out);
+		vg_writer_u8(&c->out, rfbFramebufferUpdate);
+		vg_writer_u8(&c->out, 0);
+		vg_writer_u16be(&c->out, 1);
+		put_rect_header(&c->out, vg_rect_make(0, 0, 0, 0));
+		len_at = c->out.len;
+		vg_writer_u32be(&c->out, 0);
+		vg_sender_hello(c->sender, &c->out);
+		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - len_at - 4));
+		c->hello_sent = true;
+		write_hello = true;
+	}
+	g_mutex_unlock(&c->lock);
+	if (write_hello && rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0)
+		rfbCloseClient(cl);
+	return true;
+}
+
 /* First statement of rfbSendFramebufferUpdate, on the client's output
  * thread with sendMutex held. */
 static void display_hook(rfbClientPtr cl)
@@ -308,6 +458,8 @@ static void display_hook(rfbClientPtr cl)
 		return;
 	/* LibVNCServer's pass that only carries a desktop-size marker. */
 	if (cl->useNewFBSize && cl->newFBSizePending)
+		return;
+	if (hello_first(cl, c))
 		return;
 	s = c->server;
 	g_mutex_lock(&s->frame_lock);
@@ -331,15 +483,7 @@ static void display_hook(rfbClientPtr cl)
 	vg_writer_reset(&c->out);
 	vg_writer_u8(&c->out, rfbFramebufferUpdate);
 	vg_writer_u8(&c->out, 0);
-	vg_writer_u16be(&c->out, c->hello_sent ? 1 : 2);
-	if (!c->hello_sent) {
-		put_rect_header(&c->out, vg_rect_make(0, 0, 0, 0));
-		len_at = c->out.len;
-		vg_writer_u32be(&c->out, 0);
-		vg_sender_hello(c->sender, &c->out);
-		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - len_at - 4));
-		c->hello_sent = true;
-	}
+	vg_writer_u16be(&c->out, 1);
 	put_rect_header(&c->out, bounds);
 	len_at = c->out.len;
 	vg_writer_u32be(&c->out, 0);
@@ -372,6 +516,9 @@ static void display_hook(rfbClientPtr cl)
 	s->stats.fingerprints += after.fingerprint_segments - before.fingerprint_segments;
 	s->stats.literals += after.literal_segments - before.literal_segments;
 	g_mutex_unlock(&s->stats_lock);
+	/* Also while connected: a server that dies keeps most of what it knew. */
+	if (c->persist && vg_time_ns() - c->saved_ns > (uint64_t)s->cfg.beliefs_save_s * 1000000000u)
+		save_beliefs(c, cl->host);
 	if (s->send_delay_ms)
 		g_usleep((gulong)s->send_delay_ms * 1000);
 }
@@ -495,6 +642,18 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		}
 	}
 	make_server_id(s, cfg, s->screen->port);
+	if (!s->cfg.beliefs_save_s)
+		s->cfg.beliefs_save_s = 60;
+	if (!cfg->no_persist) {
+		vg_beliefstore_config bc = { .base_dir = cfg->beliefs_dir,
+					     .max_viewers = cfg->beliefs_viewers,
+					     .max_file_bytes = cfg->beliefs_file_bytes };
+		int err = vg_beliefstore_open(&bc, s->server_id, &s->beliefs);
+
+		if (err)
+			vg_warn("cannot keep beliefs about viewers' caches (%s); every viewer starts cold",
+				vg_strerror(err));
+	}
 	rfbRunEventLoop(s->screen, -1, TRUE);
 	*out = s;
 	return VG_OK;
@@ -508,6 +667,7 @@ void vg_server_free(vg_server *s)
 		rfbShutdownServer(s->screen, TRUE);
 		rfbScreenCleanup(s->screen);
 	}
+	vg_beliefstore_free(s->beliefs);
 	vg_pixbuf_free(s->frame);
 	g_mutex_clear(&s->frame_lock);
 	g_mutex_clear(&s->stats_lock);

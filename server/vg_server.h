@@ -22,7 +22,12 @@ typedef struct {
 	int zlib_level;           /* Varg's zlib level, 0..9 */
 	unsigned fp_bits;         /* optimistic fingerprint width, 8..64 */
 	unsigned group_size;      /* fingerprinted segments per SHA-1 */
-	bool no_persist;          /* ask viewers not to keep segments on disk */
+	bool no_persist;          /* ask viewers not to keep segments on disk,
+				   * and keep no beliefs about them either */
+	const char *beliefs_dir;  /* base of belief files; NULL: $XDG_STATE_HOME/varg/beliefs */
+	unsigned beliefs_viewers; /* belief files kept; 0: 64 */
+	size_t beliefs_file_bytes; /* bound on one belief file; 0: 16 MiB */
+	unsigned beliefs_save_s;  /* seconds between saves while connected; 0: 60 */
 	const char *desktop_name; /* shown by viewers */
 	bool verbose;             /* pass LibVNCServer's own log through */
 } vg_server_config;
@@ -61,6 +66,7 @@ typedef struct {
 	uint64_t fingerprints;    /* segments sent as fingerprints */
 	uint64_t literals;        /* segments sent as pixels */
 	uint64_t repairs;         /* rectangles viewers asked for again */
+	uint64_t warm_viewers;    /* Varg viewers whose beliefs were loaded from disk */
 } vg_server_stats;
 
 void vg_server_get_stats(vg_server *s, vg_server_stats *st);

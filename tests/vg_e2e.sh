@@ -3,6 +3,9 @@
 B=${VG_TOP_BUILDDIR:-.}
 S=${VG_TOP_SRCDIR:-.}
 work=$(mktemp -d "${TMPDIR:-/tmp}/varg-e2e.XXXXXX")
+# Servers keep their beliefs about viewers here, not in the real state dir.
+XDG_STATE_HOME=$work/state
+export XDG_STATE_HOME
 pids=""
 
 e2e_cleanup() {

@@ -109,6 +109,15 @@ static int parse_size(const char *text, uint64_t *out)
 	return VG_OK;
 }
 
+/* Segments repaired per fingerprint received: how often the server's
+ * beliefs about our cache were wrong (or its fingerprints collided). */
+static double miss_rate(const vg_connection_stats *st)
+{
+	uint64_t fingerprints = st->cache_hits + st->cache_misses;
+
+	return fingerprints ? (double)st->corrections / (double)fingerprints : 0.0;
+}
+
 static int write_stats(const char *path, vg_connection *c)
 {
 	vg_connection_stats st;
@@ -128,6 +137,7 @@ static int write_stats(const char *path, vg_connection *c)
 		"  \"cache_hits\": %" G_GUINT64_FORMAT ",\n"
 		"  \"cache_misses\": %" G_GUINT64_FORMAT ",\n"
 		"  \"corrections\": %" G_GUINT64_FORMAT ",\n"
+		"  \"miss_rate\": %.6f,\n"
 		"  \"checks\": %" G_GUINT64_FORMAT ",\n"
 		"  \"repairs_sent\": %" G_GUINT64_FORMAT ",\n"
 		"  \"cache_persistent\": %s,\n"
@@ -140,7 +150,7 @@ static int write_stats(const char *path, vg_connection *c)
 		"}\n",
 		st.bytes_received, st.updates, vg_connection_encoding(c), st.varg_rects,
 		st.other_rects, st.varg_bytes, st.segments, st.cache_hits, st.cache_misses,
-		st.corrections, st.checks, st.repairs_sent, st.cache_persistent ? "true" : "false",
+		st.corrections, miss_rate(&st), st.checks, st.repairs_sent, st.cache_persistent ? "true" : "false",
 		st.cache_entries, st.cache_bytes_on_disk, fb.width, fb.height, st.first_update_s, st.last_update_s);
 	if (!g_file_set_contents(path, json, -1, &error)) {
 		vg_error("%s", error->message);
