@@ -6,7 +6,7 @@ tap_ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
 tap_not_ok() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n - $*"; }
 tap_skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - # SKIP $*"; }
 # tap_check NAME COMMAND...: ok when the command succeeds.
-tap_check() { name=$1; shift; if "$@"; then tap_ok "$name"; else tap_not_ok "$name"; fi; }
+tap_check() { tap_name=$1; shift; if "$@"; then tap_ok "$tap_name"; else tap_not_ok "$tap_name"; fi; }
 tap_done() { [ "$tap_failed" -eq 0 ]; }
 
 # fails_cleanly STATUS CMD...: the command exits with STATUS, prints

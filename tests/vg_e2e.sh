@@ -38,12 +38,14 @@ stop_server() {
 }
 
 # viewer NAME ARGS...: a headless varg-viewer in the background, snapshot
-# and stats in $work/NAME.png and $work/NAME.json.
+# and stats in $work/NAME.png and $work/NAME.json, its segment caches in
+# $CACHE if set (none if set empty), else in $work/cache-NAME.
 viewer() {
 	name=$1; shift
+	cache=${CACHE-$work/cache-$name}
 	timeout 300 "$B/viewer/varg-viewer" --headless --exit-when-idle "${IDLE:-6}" \
 		--snapshot "$work/$name.png" --stats-json "$work/$name.json" \
-		--cache-dir "$work/cache-$name" "$@" \
+		${cache:+--cache-dir "$cache"} "$@" \
 		"localhost::$PORT" >"$work/$name.log" 2>&1 &
 	pids="$pids $!"
 	eval "pid_$name=$!"
