@@ -4,9 +4,10 @@ viewer_varg_viewer_SOURCES = \
 	viewer/varg_viewer.c \
 	viewer/vg_address.c viewer/vg_address.h \
 	viewer/vg_connection.c viewer/vg_connection.h \
+	viewer/vg_framelog.c viewer/vg_framelog.h \
 	viewer/vg_sockstat.c viewer/vg_sockstat.h
 viewer_varg_viewer_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
-viewer_varg_viewer_LDADD = $(VG_FP_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS)
+viewer_varg_viewer_LDADD = traces/libvgtrace.a $(VG_FP_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS)
 
 check_PROGRAMS += tests/test_address
 TESTS += tests/test_address
