@@ -13,3 +13,8 @@ dist_noinst_SCRIPTS += tests/test_firstlight.sh tests/vg_e2e.sh
 TESTS += tests/test_fingerprint_e2e.sh
 dist_noinst_SCRIPTS += tests/test_fingerprint_e2e.sh
 EXTRA_DIST += tests/lsan.supp
+
+# Over an emulated WAN (scripts/wan-bench): the user-space link for kernels
+# without netem, and the benchmark's own short run.
+noinst_PROGRAMS += tests/vg_wanlink
+tests_vg_wanlink_SOURCES = tests/vg_wanlink.c
