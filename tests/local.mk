@@ -18,3 +18,5 @@ EXTRA_DIST += tests/lsan.supp
 # without netem, and the benchmark's own short run.
 noinst_PROGRAMS += tests/vg_wanlink
 tests_vg_wanlink_SOURCES = tests/vg_wanlink.c
+TESTS += tests/test_wan_bench.sh
+dist_noinst_SCRIPTS += tests/test_wan_bench.sh scripts/wan-bench scripts/wan-latency
