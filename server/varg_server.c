@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 		vg_error("%s: %s", o.trace, vg_tracesource_error_text(src));
 		vg_warn("serving the last good frame");
 	}
-	if (frame_log && fflush(frame_log) != 0)
+	if (frame_log && (fflush(frame_log) != 0 || ferror(frame_log)))
 		vg_error("%s: write failed", o.frame_log);
 	if (!err && !stop_requested) {
 		vg_info("trace played: %" G_GUINT64_FORMAT " frames; serving the last one",
