@@ -64,7 +64,7 @@ if [ $rc -eq 3 ]; then
 fi
 sed 's/^/# /' "$tmp/bench.out" "$tmp/bench.err"
 if [ $rc -eq 77 ]; then
-	for n in 1 2 3 4; do tap_skip "network namespaces are not permitted: $(cat "$tmp/bench.err")"; done
+	for _ in 1 2 3 4; do tap_skip "network namespaces are not permitted: $(cat "$tmp/bench.err")"; done
 	tap_done
 	exit
 fi
