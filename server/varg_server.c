@@ -47,6 +47,7 @@ typedef struct {
 	int wait_clients;
 	int pace_timeout_ms;
 	gboolean exit_at_end;
+	char *frame_log;
 	gboolean verbose;
 	gboolean quiet;
 } options;
@@ -69,6 +70,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "wait-clients", 0, 0, G_OPTION_ARG_INT, &o->wait_clients, "Start playing once N clients are connected", "N" },
 		{ "pace-timeout", 0, 0, G_OPTION_ARG_INT, &o->pace_timeout_ms, "With --speed 0: longest wait for a slow client per frame (ms, default 2000)", "MS" },
 		{ "exit-at-end", 0, 0, G_OPTION_ARG_NONE, &o->exit_at_end, "Exit when the trace has played and no client is connected", NULL },
+		{ "frame-log", 0, 0, G_OPTION_ARG_FILENAME, &o->frame_log, "Log the time and hash of every frame played to FILE", "FILE" },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &o->verbose, "Log more, including LibVNCServer's messages", NULL },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Log errors only", NULL },
 		{ NULL }
@@ -140,6 +142,7 @@ int main(int argc, char **argv)
 	vg_tracesource_options play;
 	vg_tracesource *src = NULL;
 	vg_server *srv = NULL;
+	FILE *frame_log = NULL;
 	vg_server_stats st;
 	int err, status = 1;
 
@@ -151,6 +154,10 @@ int main(int argc, char **argv)
 
 	if ((err = vg_tracesource_open(o.trace, &src))) {
 		vg_error("%s: %s", o.trace, vg_strerror(err));
+		goto out;
+	}
+	if (o.frame_log && !(frame_log = fopen(o.frame_log, "w"))) {
+		vg_error("--frame-log: cannot create '%s'", o.frame_log);
 		goto out;
 	}
 	vg_server_config_init(&cfg);
@@ -182,10 +189,14 @@ int main(int argc, char **argv)
 	play.pace_timeout_ms = o.pace_timeout_ms;
 	play.wait_clients = o.wait_clients;
 	play.progress = o.verbose;
+	play.frame_log = frame_log;
 	if ((err = vg_tracesource_play(src, srv, &play, &stop_requested))) {
 		vg_error("%s: %s", o.trace, vg_tracesource_error_text(src));
 		vg_warn("serving the last good frame");
-	} else if (!stop_requested) {
+	}
+	if (frame_log && (fflush(frame_log) != 0 || ferror(frame_log)))
+		vg_error("%s: write failed", o.frame_log);
+	if (!err && !stop_requested) {
 		vg_info("trace played: %" G_GUINT64_FORMAT " frames; serving the last one",
 			vg_tracesource_frames(src));
 	}
@@ -203,10 +214,15 @@ int main(int argc, char **argv)
 		st.fingerprints, st.literals, st.repairs, st.warm_viewers);
 	status = 0;
 out:
+	if (frame_log && fclose(frame_log) != 0) {
+		vg_error("%s: write failed", o.frame_log);
+		status = 1;
+	}
 	vg_server_free(srv);
 	vg_tracesource_free(src);
 	g_free(o.trace);
 	g_free(o.listen);
 	g_free(o.beliefs_dir);
+	g_free(o.frame_log);
 	return status;
 }

@@ -1,4 +1,5 @@
 #include <glib.h>
+#include <inttypes.h>
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
@@ -19,6 +20,7 @@ void vg_tracesource_options_init(vg_tracesource_options *o)
 	o->pace_timeout_ms = 2000;
 	o->wait_clients = 0;
 	o->progress = false;
+	o->frame_log = NULL;
 }
 
 int vg_tracesource_open(const char *path, vg_tracesource **out)
@@ -117,6 +119,10 @@ int vg_tracesource_play(vg_tracesource *t, vg_server *srv, const vg_tracesource_
 		if (o->speed > 0)
 			sleep_until(start + (uint64_t)((double)rec.t_ns / o->speed), stop);
 		show_frame(t, srv, &rec);
+		/* Buffered, flushed by the caller: a write per frame would delay play. */
+		if (o->frame_log)
+			fprintf(o->frame_log, "%" PRIu64 " %" PRIu64 " %016" PRIx64 "\n", vg_time_ns(),
+				t->frames - 1, rec.frame_hash);
 		if (o->speed <= 0 && !vg_server_wait_caught_up(srv, o->pace_timeout_ms))
 			vg_debug("frame %" G_GUINT64_FORMAT ": a client is behind; going on", rec.index);
 		if (o->progress && vg_time_ns() - last_report > 1000000000u) {

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "server/vg_server.h"
 
@@ -15,6 +16,9 @@ typedef struct {
 	int pace_timeout_ms;   /* speed 0: longest wait for a slow client per frame */
 	int wait_clients;      /* start playing once this many clients are connected */
 	bool progress;         /* print a line per second of playback on stderr */
+	FILE *frame_log;       /* if not NULL, a line per frame played: "T_NS FRAME HASH"
+	                        * (vg_time_ns() once the server has it, frame number
+	                        * from 0, the record's frame hash in 16 hex digits) */
 } vg_tracesource_options;
 
 void vg_tracesource_options_init(vg_tracesource_options *o);

@@ -15,3 +15,10 @@ dist_noinst_SCRIPTS += tests/test_fingerprint_e2e.sh
 EXTRA_DIST += tests/lsan.supp
 TESTS += tests/test_beliefs_e2e.sh
 dist_noinst_SCRIPTS += tests/test_beliefs_e2e.sh
+
+# Over an emulated WAN (scripts/wan-bench): the user-space link for kernels
+# without netem, and the benchmark's own short run.
+noinst_PROGRAMS += tests/vg_wanlink
+tests_vg_wanlink_SOURCES = tests/vg_wanlink.c
+TESTS += tests/test_wan_bench.sh
+dist_noinst_SCRIPTS += tests/test_wan_bench.sh scripts/wan-bench scripts/wan-latency

@@ -4,12 +4,21 @@ viewer_varg_viewer_SOURCES = \
 	viewer/varg_viewer.c \
 	viewer/vg_address.c viewer/vg_address.h \
 	viewer/vg_connection.c viewer/vg_connection.h \
+	viewer/vg_framelog.c viewer/vg_framelog.h \
 	viewer/vg_sockstat.c viewer/vg_sockstat.h
 viewer_varg_viewer_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
-viewer_varg_viewer_LDADD = $(VG_FP_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS)
+viewer_varg_viewer_LDADD = traces/libvgtrace.a $(VG_FP_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS)
 
 check_PROGRAMS += tests/test_address
 TESTS += tests/test_address
 tests_test_address_SOURCES = tests/test_address.c viewer/vg_address.c viewer/vg_address.h
 tests_test_address_LDADD = $(VG_COMMON_LIBS)
 dist_man_MANS += doc/varg-viewer.1
+
+check_PROGRAMS += tests/test_framelog
+TESTS += tests/test_framelog
+tests_test_framelog_SOURCES = tests/test_framelog.c $(VG_TESTUTIL_SOURCES) \
+	viewer/vg_framelog.c viewer/vg_framelog.h \
+	viewer/vg_connection.c viewer/vg_connection.h viewer/vg_sockstat.c viewer/vg_sockstat.h
+tests_test_framelog_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
+tests_test_framelog_LDADD = traces/libvgtrace.a $(VG_FP_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS)

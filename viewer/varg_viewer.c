@@ -11,6 +11,7 @@
 #include "fingerprint/vg_segcache.h"
 #include "viewer/vg_address.h"
 #include "viewer/vg_connection.h"
+#include "viewer/vg_framelog.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -27,6 +28,7 @@ typedef struct {
 	gboolean no_varg;
 	char *encodings;
 	char *stats_json;
+	char *frame_log;
 	char *cache_dir;
 	char *cache_size;
 	gboolean no_persistent_cache;
@@ -45,6 +47,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "no-varg", 0, 0, G_OPTION_ARG_NONE, &o->no_varg, "Do not advertise Varg: a plain VNC viewer", NULL },
 		{ "encodings", 0, 0, G_OPTION_ARG_STRING, &o->encodings, "Standard encodings to ask for, in order (e.g. \"hextile zlib\")", "LIST" },
 		{ "stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json, "At exit, write statistics as JSON", "FILE" },
+		{ "frame-log", 0, 0, G_OPTION_ARG_FILENAME, &o->frame_log, "Log the time and framebuffer hash of every update to FILE", "FILE" },
 		{ "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->cache_dir, "Keep segment caches under DIR (default $XDG_CACHE_HOME/varg)", "DIR" },
 		{ "cache-size", 0, 0, G_OPTION_ARG_STRING, &o->cache_size, "Largest size of one server's cache, e.g. 500M or 20G (default 2G)", "SIZE" },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persistent_cache, "Keep segments in memory only", NULL },
@@ -164,6 +167,7 @@ int main(int argc, char **argv)
 	options o = { 0 };
 	vg_connection_config cfg = { 0 };
 	vg_connection *conn = NULL;
+	vg_framelog *framelog = NULL;
 	g_autofree char *host = NULL;
 	g_autofree char *default_cache = NULL;
 	uint64_t last_msg, cache_size = 0;
@@ -202,6 +206,10 @@ int main(int argc, char **argv)
 	cfg.clear_cache = o.clear_cache;
 	if (!o.no_persistent_cache)
 		cfg.cache_dir = o.cache_dir ? o.cache_dir : (default_cache = vg_segcache_default_base_dir());
+	if (o.frame_log && vg_framelog_open(o.frame_log, &framelog)) {
+		vg_error("--frame-log: cannot create '%s'", o.frame_log);
+		goto out;
+	}
 	if ((err = vg_connection_open(&cfg, &conn))) {
 		vg_error("cannot connect to %s port %d", host, port);
 		goto out;
@@ -211,6 +219,10 @@ int main(int argc, char **argv)
 		n = vg_connection_poll(conn, 100);
 		if (n < 0) {
 			vg_error("%s", vg_connection_error_text(conn));
+			goto out;
+		}
+		if (n > 0 && framelog && vg_framelog_poll(framelog, conn, vg_time_ns())) {
+			vg_error("%s: write failed", o.frame_log);
 			goto out;
 		}
 		if (n > 0)
@@ -230,7 +242,12 @@ out:
 		if (o.stats_json && write_stats(o.stats_json, conn))
 			status = 1;
 	}
+	if (vg_framelog_close(framelog)) {
+		vg_error("%s: write failed", o.frame_log);
+		status = 1;
+	}
 	vg_connection_close(conn);
+	g_free(o.frame_log);
 	g_free(o.snapshot);
 	g_free(o.encodings);
 	g_free(o.stats_json);

@@ -1,0 +1,91 @@
+#!/bin/sh
+# scripts/wan-latency on frame logs worked out by hand; scripts/wan-bench's
+# one-line errors; and a short real run over an emulated fast-ethernet link
+# between two network namespaces: JSON keys, exact final pictures, and Varg
+# sending fewer bytes than Zlib and Hextile. No timing is asserted.
+. "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
+. "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
+tmp=$work
+lat=$S/scripts/wan-latency
+bench=$S/scripts/wan-bench
+tap_plan 10
+
+# Server: frames 0..4 at 0, 100, 200, 300, 400 ms; frame 2 repeats frame 1
+# (not an update). Viewer: shows A at 30 ms, B at 150 ms, then jumps to E at
+# 470 ms (D was replaced before it was sent). Updates: 0, 1, 3, 4, with
+# latencies 30, 50, 170 and 70 ms.
+ms=1000000
+cat >"$tmp/s.log" <<EOF
+$((1000 * ms)) 0 00000000000000aa
+$((1100 * ms)) 1 00000000000000bb
+$((1200 * ms)) 2 00000000000000bb
+$((1300 * ms)) 3 00000000000000dd
+$((1400 * ms)) 4 00000000000000ee
+EOF
+cat >"$tmp/v.log" <<EOF
+$((1030 * ms)) 0 00000000000000aa
+$((1150 * ms)) 1 00000000000000bb
+$((1470 * ms)) 2 00000000000000ee
+EOF
+out=$("$lat" --samples "$tmp/cdf" "$tmp/s.log" "$tmp/v.log")
+echo "# $out"
+tap_check "wan-latency: percentiles, shares and exactness by hand" \
+	test "$out" = "updates=4 shown=4 p50_ms=50.0 p90_ms=170.0 p99_ms=170.0 share_under_100ms=0.7500 share_under_200ms=1.0000 duration_ms=470.0 exact=true"
+tap_check "wan-latency: sorted samples" test "$(tr '\n' ' ' <"$tmp/cdf")" = "30.000 50.000 70.000 170.000 "
+
+# The viewer never gets past B: two updates unseen, the picture not exact,
+# and the percentiles that fall on unseen updates are null.
+head -2 "$tmp/v.log" >"$tmp/v2.log"
+out=$("$lat" "$tmp/s.log" "$tmp/v2.log")
+echo "# $out"
+tap_check "wan-latency: updates never shown rank last" \
+	test "$out" = "updates=4 shown=2 p50_ms=50.0 p90_ms=null p99_ms=null share_under_100ms=0.5000 share_under_200ms=0.5000 duration_ms=150.0 exact=false"
+
+echo "garbage" >"$tmp/bad.log"
+tap_check "wan-latency: a bad line is one error" fails_cleanly 3 "$lat" "$tmp/s.log" "$tmp/bad.log"
+tap_check "wan-bench: unknown profile is one error" fails_cleanly 2 "$bench" --build "$B" --profiles mars
+tap_check "wan-bench: unknown link is one error" fails_cleanly 2 "$bench" --build "$B" --link carrier-pigeon
+
+# A short trace: 24 frames of 480x360, 100 ms apart.
+"$B/traces/varg-synth" --width 480 --height 360 --frames 24 -o "$tmp/frames" >/dev/null &&
+	"$B/traces/varg-trace" import --quiet --frames "$tmp/frames" -o "$tmp/short.vtr"
+run_bench() {
+	"$bench" --build "$B" --trace "$tmp/short.vtr" --profiles fast-ethernet \
+		--methods varg,zlib,hextile --json "$tmp/wan.json" "$@" >"$tmp/bench.out" 2>"$tmp/bench.err"
+}
+rc=0
+run_bench || rc=$?
+if [ $rc -eq 3 ]; then
+	# Said, not hidden: this kernel has no sch_netem, so the user-space link.
+	echo "# $(cat "$tmp/bench.err")"
+	echo "# running again with --link tun"
+	rc=0
+	run_bench --link tun || rc=$?
+fi
+sed 's/^/# /' "$tmp/bench.out" "$tmp/bench.err"
+if [ $rc -eq 77 ]; then
+	for _ in 1 2 3 4; do tap_skip "network namespaces are not permitted: $(cat "$tmp/bench.err")"; done
+	tap_done
+	exit
+fi
+tap_check "wan-bench ran" test $rc -eq 0
+
+keys_ok() {
+	for m in varg zlib hextile; do
+		for k in p50_ms p90_ms p99_ms share_under_100ms share_under_200ms bytes exact; do
+			grep -q "\"$m\": {.*\"$k\": " "$tmp/wan.json" || { echo "# $m: no $k"; return 1; }
+		done
+	done
+	grep -q '"fast-ethernet": {' "$tmp/wan.json"
+}
+tap_check "JSON: fast-ethernet, every method, every key" keys_ok
+tap_check "every viewer ended with the exact last frame" \
+	test "$(grep -c '"exact": true' "$tmp/wan.json")" -eq 3
+bytes() { sed -n "s/.*\"$1\": {.*\"bytes\": \([0-9]*\).*/\1/p" "$tmp/wan.json"; }
+fewer() {
+	v=$(bytes varg) z=$(bytes zlib) h=$(bytes hextile)
+	echo "# bytes: varg $v, zlib $z, hextile $h"
+	[ -n "$v" ] && [ -n "$z" ] && [ -n "$h" ] && [ "$v" -lt "$z" ] && [ "$v" -lt "$h" ]
+}
+tap_check "Varg sent fewer bytes than Zlib and Hextile" fewer
+tap_done
