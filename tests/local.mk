@@ -13,3 +13,12 @@ dist_noinst_SCRIPTS += tests/test_firstlight.sh tests/vg_e2e.sh
 TESTS += tests/test_fingerprint_e2e.sh
 dist_noinst_SCRIPTS += tests/test_fingerprint_e2e.sh
 EXTRA_DIST += tests/lsan.supp
+
+# Recording live sessions: tiny X clients that draw and that log the
+# events they get, and a record printer.
+noinst_PROGRAMS += tests/vg_xprobe tests/vg_tracedump
+tests_vg_xprobe_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS)
+tests_vg_xprobe_LDADD = $(X11_LIBS)
+tests_vg_tracedump_LDADD = $(VG_TRACE_LIBS)
+TESTS += tests/test_record.sh
+dist_noinst_SCRIPTS += tests/test_record.sh tests/vg_xvfb.sh
