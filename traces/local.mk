@@ -25,8 +25,8 @@ traces_varg_synth_SOURCES = traces/vg_synth.c
 traces_varg_synth_LDADD = $(VG_COMMON_LIBS)
 
 TESTS += tests/test_varg_trace.sh
-dist_noinst_SCRIPTS += tests/test_varg_trace.sh scripts/make-sample
-dist_noinst_DATA += traces/samples/heatmap-scroll.vtr
+dist_noinst_SCRIPTS += tests/test_varg_trace.sh scripts/make-sample scripts/record-sample
+dist_noinst_DATA += traces/samples/heatmap-scroll.vtr traces/samples/treeview-scroll.vtr
 
 VG_FUZZERS += tests/fuzz/fuzz_trace
 tests_fuzz_fuzz_trace_SOURCES = tests/fuzz/fuzz_trace.c
