@@ -22,3 +22,9 @@ tests_vg_xprobe_LDADD = $(X11_LIBS)
 tests_vg_tracedump_LDADD = $(VG_TRACE_LIBS)
 TESTS += tests/test_record.sh
 dist_noinst_SCRIPTS += tests/test_record.sh tests/vg_xvfb.sh
+
+# FBS import: an rfbproxy-style recorder between a real viewer and a real
+# VNC server.
+noinst_PROGRAMS += tests/vg_fbsproxy
+TESTS += tests/test_fbs.sh
+dist_noinst_SCRIPTS += tests/test_fbs.sh

@@ -11,6 +11,7 @@
 #include <X11/XKBlib.h>
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,25 +44,57 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/* Strip number k of the list, 8 rows high at y, with some text-like
+ * marks so that rows differ. */
+static void band(Display *dpy, Window win, GC gc, int k, int y)
+{
+	int m;
+
+	XSetForeground(dpy, gc, (unsigned long)((k * 37) % 256) << 16 | (unsigned long)((k * 91) % 256) << 8 |
+					(unsigned long)((k * 53) % 256));
+	XFillRectangle(dpy, win, gc, 0, y, 320, 8);
+	XSetForeground(dpy, gc, 0xffffff);
+	for (m = 0; m < 12; m++)
+		if ((k * 7 + m * 3) % 5 < 3)
+			XFillRectangle(dpy, win, gc, 10 + m * 24, y + 2, 6 + (k + m) % 14, 4);
+}
+
+/* A smooth 96x64 colour ramp that shifts with step s: photo-like pixels,
+ * which encoders treat differently from flat colours. */
+static void gradient(Display *dpy, Window win, GC gc, int s)
+{
+	static uint32_t px[96 * 64];
+	XImage *img;
+	int x, y;
+
+	for (y = 0; y < 64; y++)
+		for (x = 0; x < 96; x++)
+			px[y * 96 + x] = (uint32_t)((x * 2 + s * 5) & 255) << 16 | (uint32_t)((y * 3 + s) & 255) << 8 |
+					 (uint32_t)((x + y + s * 3) & 255);
+	img = XCreateImage(dpy, DefaultVisual(dpy, DefaultScreen(dpy)), 24, ZPixmap, 0, (char *)px, 96, 64, 32,
+			   96 * 4);
+	XPutImage(dpy, win, gc, img, 0, 0, 200, 150, 96, 64);
+	img->data = NULL;
+	XDestroyImage(img);
+}
+
 static int draw(Display *dpy, int steps, long interval_ms)
 {
 	Window win = make_window(dpy, 16, 16, 320, 240, 0);
 	GC gc = XCreateGC(dpy, win, 0, NULL);
 	int s, i;
 
+	/* A list scrolled like a terminal does: the window's content moves
+	 * up 8 pixels (XCopyArea, which VNC servers send as CopyRect) and a
+	 * new strip is drawn at the bottom; a small box changes colour. */
+	for (i = 0; i < 240 / 8; i++)
+		band(dpy, win, gc, i, i * 8);
 	for (s = 0; s < steps; s++) {
-		/* Horizontal bands that move down 8 pixels a step, as a
-		 * scrolled list would, plus a counter-like box that changes. */
-		for (i = 0; i < 240 / 16 + 1; i++) {
-			int k = i + s / 2;
-			unsigned long c = (unsigned long)((k * 37) % 256) << 16 |
-					  (unsigned long)((k * 91) % 256) << 8 | (unsigned long)((k * 53) % 256);
-
-			XSetForeground(dpy, gc, c);
-			XFillRectangle(dpy, win, gc, 0, i * 16 - (s * 8) % 16, 320, 16);
-		}
+		XCopyArea(dpy, win, win, gc, 0, 8, 320, 232, 0, 0);
+		band(dpy, win, gc, 30 + s, 232);
 		XSetForeground(dpy, gc, (unsigned long)(s * 40503u) & 0xffffff);
 		XFillRectangle(dpy, win, gc, 8 + (s % 10) * 30, 8, 24, 24);
+		gradient(dpy, win, gc, s);
 		XSync(dpy, False);
 		sleep_ms(interval_ms);
 	}

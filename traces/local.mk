@@ -4,13 +4,15 @@ noinst_LIBRARIES += traces/libvgtrace.a
 traces_libvgtrace_a_SOURCES = \
 	traces/vg_trace.h traces/vg_trace_format.h \
 	traces/vg_trace_read.c traces/vg_trace_write.c traces/vg_trace_hash.c \
-	traces/vg_tilediff.c traces/vg_tilediff.h
+	traces/vg_tilediff.c traces/vg_tilediff.h \
+	traces/vg_fbs.c traces/vg_fbs.h traces/vg_rfbstream.c traces/vg_rfbstream.h
 
 VG_TRACE_LIBS = traces/libvgtrace.a $(VG_COMMON_LIBS)
 
 bin_PROGRAMS += traces/varg-trace
 traces_varg_trace_SOURCES = traces/varg_trace.c traces/trace_cmd.h \
-	traces/trace_cmd_import.c traces/trace_cmd_info.c traces/trace_cmd_export.c
+	traces/trace_cmd_import.c traces/trace_cmd_import_fbs.c traces/trace_cmd_info.c \
+	traces/trace_cmd_export.c
 traces_varg_trace_LDADD = $(VG_TRACE_LIBS)
 
 VG_TRACE_TESTS = tests/test_trace tests/test_trace_tilediff
@@ -56,3 +58,8 @@ dist_noinst_SCRIPTS += tests/test_varg_trace_ratio.sh
 traces_varg_trace_SOURCES += traces/trace_cmd_record.c traces/trace_cmd_rec.h
 traces_varg_trace_CFLAGS += $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(XI_CFLAGS)
 traces_varg_trace_LDADD += $(VG_CAPTURE_LIBS)
+
+VG_FUZZERS += tests/fuzz/fuzz_fbs
+tests_fuzz_fuzz_fbs_SOURCES = tests/fuzz/fuzz_fbs.c
+tests_fuzz_fuzz_fbs_LDADD = $(VG_TRACE_LIBS)
+tests_fuzz_fuzz_fbs_LDFLAGS = -fsanitize=fuzzer
