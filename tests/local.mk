@@ -20,8 +20,8 @@ noinst_PROGRAMS += tests/vg_xprobe tests/vg_tracedump
 tests_vg_xprobe_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS)
 tests_vg_xprobe_LDADD = $(X11_LIBS)
 tests_vg_tracedump_LDADD = $(VG_TRACE_LIBS)
-TESTS += tests/test_record.sh
-dist_noinst_SCRIPTS += tests/test_record.sh tests/vg_xvfb.sh
+TESTS += tests/test_record.sh tests/test_record_vnc.sh
+dist_noinst_SCRIPTS += tests/test_record.sh tests/test_record_vnc.sh tests/vg_xvfb.sh
 
 # FBS import: an rfbproxy-style recorder between a real viewer and a real
 # VNC server.

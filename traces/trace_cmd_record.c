@@ -1,27 +1,57 @@
-/* varg-trace record: a live X display becomes a trace.
+/* varg-trace record: a live X display or VNC server becomes a trace.
  *
- * The screen is grabbed whenever XDamage reports a change (or, without
- * XDamage, at every tick), at most --fps times a second; each grab stores
- * the tiles that changed as a FRAME record. Pointer and key events seen
- * through XInput 2 become INPUT records. SIGINT and SIGTERM end the
- * recording like --duration does: a last grab, then the END record, so
- * everything seen until then is kept. */
+ * X (--display): the screen is grabbed whenever XDamage reports a change
+ * (or, without XDamage, at every tick); pointer and key events seen through
+ * XInput 2 become INPUT records. VNC (--vnc): a LibVNCClient mirror is
+ * grabbed after each completed framebuffer update; the server does not
+ * tell what its users do, so there is no input. Either way grabs happen at
+ * most --fps times a second and store the tiles that changed as a FRAME
+ * record. SIGINT and SIGTERM end the recording like --duration does: a
+ * last grab, then the END record, so everything seen until then is
+ * kept. */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "common/vg_time.h"
+#include "server/vg_mirror.h"
 #include "server/vg_xcapture.h"
 #include "traces/trace_cmd.h"
-#include "traces/trace_cmd_rec.h"
 #include "traces/vg_trace.h"
+
+typedef struct {
+	const char *display;   /* X display, or NULL */
+	const char *vnc;       /* HOST:PORT of a VNC server, or NULL */
+	const char *encodings; /* VNC encodings to ask for */
+	const char *out;       /* trace to write */
+	double duration;       /* seconds; 0: until a signal */
+	double fps;            /* most frame records a second */
+	int tile;              /* differencing tile size */
+	int level;             /* zlib level */
+	bool poll;             /* X: compare every tick, without XDamage */
+	bool input;            /* record input events */
+	bool quiet;            /* no summary */
+	bool progress;         /* a progress line on the terminal */
+} rec_options;
+
+typedef struct {
+	uint64_t frames;       /* frame records written */
+	uint64_t inputs;       /* input records written */
+} rec_stats;
+
+/* What the loop records from: an X capture or a VNC mirror. */
+typedef struct {
+	vg_xcapture *x;
+	vg_mirror *vnc;
+} source;
 
 static volatile sig_atomic_t stop_requested;
 
@@ -30,7 +60,7 @@ static void on_stop_signal(int sig)
 	stop_requested = sig;
 }
 
-void vg__trace_rec_catch_signals(void)
+static void catch_signals(void)
 {
 	struct sigaction sa;
 
@@ -42,24 +72,131 @@ void vg__trace_rec_catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-bool vg__trace_rec_stopped(void)
+static bool stopped(void)
 {
 	return stop_requested != 0;
 }
 
-void vg__trace_rec_progress(const vg__trace_rec_stats *s, uint64_t now_ns, bool final)
+static void progress(const rec_stats *s, uint64_t now_ns, bool final)
 {
 	fprintf(stderr, "\rrecording: %6.1f s, %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT
 		" input events%s", (double)now_ns / 1e9, s->frames, s->inputs, final ? "\n" : "   ");
 }
 
-/* Writes the events the capture queued, stamped t_ns. */
-static int write_inputs(vg_xcapture *c, vg_trace_writer *w, uint64_t t_ns, vg__trace_rec_stats *s)
+/* Splits "HOST:PORT" (or "HOST::PORT"); false when it is not that. */
+static bool parse_host_port(const char *s, char **host, int *port)
+{
+	const char *colon = strrchr(s, ':');
+	const char *end = colon;
+	char *rest;
+	long p;
+
+	if (!colon || colon == s)
+		return false;
+	if (end > s && end[-1] == ':')
+		end--;
+	p = strtol(colon + 1, &rest, 10);
+	if (*rest || colon[1] == '\0' || p < 1 || p > 65535 || end == s)
+		return false;
+	*host = g_strndup(s, (gsize)(end - s));
+	*port = (int)p;
+	return true;
+}
+
+/* Opens the source the options name; prints why not and returns false. */
+static bool source_open(const rec_options *o, source *src)
+{
+	int err;
+
+	memset(src, 0, sizeof *src);
+	if (o->vnc) {
+		g_autofree char *host = NULL;
+		int port;
+
+		if (!parse_host_port(o->vnc, &host, &port)) {
+			vg_error("--vnc '%s': expected HOST:PORT, e.g. localhost:5901 (try --help)", o->vnc);
+			return false;
+		}
+		if ((err = vg_mirror_open(host, port, o->encodings, o->tile, &src->vnc))) {
+			vg_error("cannot record the VNC server at %s: %s", o->vnc,
+				 err == VG_EIO ? "connection or handshake failed" : vg_strerror(err));
+			return false;
+		}
+		return true;
+	}
+	{
+		vg_xcapture_options xo;
+		const char *name = o->display ? o->display : g_getenv("DISPLAY");
+
+		vg_xcapture_options_init(&xo);
+		xo.tile = o->tile;
+		xo.use_damage = !o->poll;
+		xo.watch_input = o->input;
+		if ((err = vg_xcapture_open(o->display, &xo, &src->x))) {
+			if (err == VG_EIO)
+				vg_error("cannot open display '%s'", name ? name : "");
+			else if (err == VG_ENOTSUP)
+				vg_error("display '%s': needs a 24-bit TrueColor screen%s", name,
+					 o->input ? " and XInput 2 (or use --no-input)" : "");
+			else
+				vg_error("display '%s': %s", name, vg_strerror(err));
+			return false;
+		}
+	}
+	return true;
+}
+
+static void source_free(source *src)
+{
+	vg_xcapture_free(src->x);
+	vg_mirror_free(src->vnc);
+}
+
+static int32_t source_width(const source *src)
+{
+	return src->x ? vg_xcapture_width(src->x) : vg_mirror_width(src->vnc);
+}
+
+static int32_t source_height(const source *src)
+{
+	return src->x ? vg_xcapture_height(src->x) : vg_mirror_height(src->vnc);
+}
+
+static size_t source_max_rects(const source *src)
+{
+	return src->x ? vg_xcapture_max_rects(src->x) : vg_mirror_max_rects(src->vnc);
+}
+
+static bool source_is_dirty(const source *src)
+{
+	return src->x ? vg_xcapture_is_dirty(src->x) : vg_mirror_is_dirty(src->vnc);
+}
+
+/* Waits up to timeout_ms for something from the source and takes in all
+ * that has arrived. VG_EIO when a VNC server went away. */
+static int source_wait(source *src, int timeout_ms)
+{
+	int got;
+
+	if (src->x) {
+		struct pollfd pfd = { .fd = vg_xcapture_fd(src->x), .events = POLLIN };
+
+		if (poll(&pfd, 1, timeout_ms) < 0 && errno != EINTR)
+			return VG_EIO;
+		return vg_xcapture_process(src->x);
+	}
+	for (got = vg_mirror_poll(src->vnc, timeout_ms); got == 1; got = vg_mirror_poll(src->vnc, 0))
+		;
+	return got < 0 ? got : VG_OK;
+}
+
+/* Writes the input events the X capture queued, stamped t_ns. */
+static int write_inputs(source *src, vg_trace_writer *w, uint64_t t_ns, rec_stats *s)
 {
 	vg_xinput_event ev;
 	int err;
 
-	while (vg_xcapture_next_input(c, &ev) == 1) {
+	while (src->x && vg_xcapture_next_input(src->x, &ev) == 1) {
 		if (ev.type == VG_XINPUT_POINTER)
 			err = vg_trace_writer_pointer(w, t_ns, ev.x, ev.y, ev.buttons);
 		else
@@ -71,15 +208,18 @@ static int write_inputs(vg_xcapture *c, vg_trace_writer *w, uint64_t t_ns, vg__t
 	return VG_OK;
 }
 
-/* Grabs and, when something changed (or force: the first frame), writes
- * a frame record. */
-static int grab_frame(vg_xcapture *c, vg_trace_writer *w, vg_pixbuf *fb, vg_rect *rects,
-		      size_t cap, uint64_t t_ns, vg__trace_rec_stats *s)
+/* Grabs and, when something changed, writes a frame record. */
+static int grab_frame(source *src, vg_trace_writer *w, vg_pixbuf *fb, vg_rect *rects, size_t cap,
+		      uint64_t t_ns, rec_stats *s)
 {
 	size_t n;
 	int err;
 
-	if ((err = vg_xcapture_grab(c, fb, rects, cap, &n)))
+	if (src->x)
+		err = vg_xcapture_grab(src->x, fb, rects, cap, &n);
+	else
+		err = vg_mirror_grab(src->vnc, fb, rects, cap, &n);
+	if (err)
 		return err;
 	if (n == 0)
 		return VG_OK;
@@ -98,81 +238,72 @@ static int grab_frame(vg_xcapture *c, vg_trace_writer *w, vg_pixbuf *fb, vg_rect
 	return VG_OK;
 }
 
-static int record_display(const vg__trace_rec_options *o)
+static int record(const rec_options *o)
 {
-	vg_xcapture_options xo;
-	vg_xcapture *c = NULL;
+	source src;
 	vg_trace_writer *w = NULL;
 	vg_pixbuf *fb = NULL;
 	vg_rect *rects = NULL;
-	vg__trace_rec_stats stats = { 0 };
-	uint64_t start, now, next_grab = 0, next_progress = 0;
-	uint64_t min_gap = (uint64_t)(1e9 / o->fps);
+	rec_stats stats = { 0 };
+	uint64_t start, now = 0, next_grab = 0, next_progress = 0;
+	uint64_t min_gap = (uint64_t)(1e9 / o->fps), end_ns = (uint64_t)(o->duration * 1e9);
+	bool ended = false;
 	size_t cap;
 	int err, status = VG__EXIT_FAIL;
 
-	vg_xcapture_options_init(&xo);
-	xo.tile = o->tile;
-	xo.use_damage = !o->poll;
-	xo.watch_input = o->input;
-	if ((err = vg_xcapture_open(o->display, &xo, &c))) {
-		if (err == VG_EIO)
-			vg_error("cannot open display '%s'", o->display ? o->display : g_getenv("DISPLAY"));
-		else if (err == VG_ENOTSUP)
-			vg_error("display '%s': needs a 24-bit TrueColor screen%s", o->display,
-				 o->input ? " and XInput 2 (or use --no-input)" : "");
-		else
-			vg_error("display '%s': %s", o->display, vg_strerror(err));
-		goto out;
-	}
-	if ((err = vg_trace_writer_open(o->out, vg_xcapture_width(c), vg_xcapture_height(c), &w))) {
+	if (!source_open(o, &src))
+		return VG__EXIT_FAIL;
+	if ((err = vg_trace_writer_open(o->out, source_width(&src), source_height(&src), &w))) {
 		vg_error("%s: %s", o->out, vg_strerror(err));
 		goto out;
 	}
 	vg_trace_writer_set_level(w, o->level);
-	fb = vg_pixbuf_new(vg_xcapture_width(c), vg_xcapture_height(c));
-	cap = vg_xcapture_max_rects(c);
+	fb = vg_pixbuf_new(source_width(&src), source_height(&src));
+	cap = source_max_rects(&src);
 	rects = g_new(vg_rect, cap);
-	if (!o->quiet)
-		vg_info("recording %dx%d from display '%s' (%s) to %s", fb->width, fb->height,
-			o->display ? o->display : g_getenv("DISPLAY"),
-			vg_xcapture_has_damage(c) ? "XDamage" : "polling", o->out);
+	if (!o->quiet) {
+		if (src.x)
+			vg_info("recording %dx%d from display '%s' (%s) to %s", fb->width, fb->height,
+				o->display, vg_xcapture_has_damage(src.x) ? "XDamage" : "polling", o->out);
+		else
+			vg_info("recording %dx%d from VNC server %s to %s", fb->width, fb->height, o->vnc,
+				o->out);
+	}
 
 	start = vg_time_ns();
 	for (;;) {
-		struct pollfd pfd = { .fd = vg_xcapture_fd(c), .events = POLLIN };
-		/* Input is watched by polling the pointer's position. */
-		int timeout_ms = o->input ? 20 : 100;
+		/* X input is watched by polling the pointer's position. */
+		int timeout_ms = src.x && o->input ? 20 : 100;
 		bool last;
 
 		now = vg_time_ns() - start;
-		last = vg__trace_rec_stopped() || (o->duration > 0 && now >= (uint64_t)(o->duration * 1e9));
-		if ((err = vg_xcapture_process(c)) || (err = write_inputs(c, w, now, &stats)))
+		last = ended || stopped() || (end_ns > 0 && now >= end_ns);
+		if ((err = write_inputs(&src, w, now, &stats)))
 			goto write_failed;
-		/* The last grab is unconditional: damage that arrived after
-		 * the final poll is not lost. */
-		if (last || (vg_xcapture_is_dirty(c) && now >= next_grab)) {
-			if ((err = grab_frame(c, w, fb, rects, cap, now, &stats)))
+		/* The last grab is unconditional: a change that arrived after
+		 * the final wait is not lost. */
+		if (last || (source_is_dirty(&src) && now >= next_grab)) {
+			if ((err = grab_frame(&src, w, fb, rects, cap, now, &stats)))
 				goto write_failed;
 			next_grab = now + min_gap;
 		}
 		if (o->progress && (now >= next_progress || last)) {
-			vg__trace_rec_progress(&stats, now, last);
+			progress(&stats, now, last);
 			next_progress = now + 250000000u;
 		}
 		if (last)
 			break;
-		if (vg_xcapture_is_dirty(c))
+		if (source_is_dirty(&src))
 			timeout_ms = MIN(timeout_ms, (int)((next_grab > now ? next_grab - now : 0) / 1000000u));
-		if (o->duration > 0) {
-			uint64_t end = (uint64_t)(o->duration * 1e9);
-			int left = end > now ? (int)((end - now) / 1000000u) : 0;
-
-			timeout_ms = MIN(timeout_ms, left);
-		}
-		if (poll(&pfd, 1, timeout_ms) < 0 && errno != EINTR) {
-			err = VG_EIO;
-			goto write_failed;
+		if (end_ns > 0)
+			timeout_ms = MIN(timeout_ms, (int)((end_ns > now ? end_ns - now : 0) / 1000000u));
+		if ((err = source_wait(&src, timeout_ms))) {
+			if (!src.vnc)
+				goto write_failed;
+			/* The server went away: the recording ends with what
+			 * it showed until then. */
+			vg_warn("%s: %s; the recording ends here", o->vnc, vg_mirror_error_text(src.vnc));
+			ended = true;
 		}
 	}
 	err = vg_trace_writer_close(w);
@@ -196,7 +327,7 @@ out:
 	/* A failed recording keeps what it wrote: a trace cut short is still
 	 * readable up to its last record. */
 	vg_trace_writer_abandon(w);
-	vg_xcapture_free(c);
+	source_free(&src);
 	vg_pixbuf_free(fb);
 	g_free(rects);
 	return status;
@@ -204,12 +335,15 @@ out:
 
 int vg__trace_record(int argc, char **argv)
 {
-	g_autofree char *display = NULL, *out = NULL;
+	g_autofree char *display = NULL, *vnc = NULL, *encodings = NULL, *out = NULL;
 	double duration = 0, fps = 25;
 	int tile = 32, level = 6;
 	gboolean poll_screen = FALSE, no_input = FALSE, quiet = FALSE;
 	GOptionEntry entries[] = {
 		{ "display", 'd', 0, G_OPTION_ARG_STRING, &display, "X display to record, e.g. :1", ":N" },
+		{ "vnc", 0, 0, G_OPTION_ARG_STRING, &vnc, "VNC server to record (no password)", "HOST:PORT" },
+		{ "encodings", 0, 0, G_OPTION_ARG_STRING, &encodings,
+		  "With --vnc: encodings to ask for (default \"tight zrle hextile\")", "LIST" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Trace to write (required)", "FILE.vtr" },
 		{ "duration", 't', 0, G_OPTION_ARG_DOUBLE, &duration,
 		  "Stop after S seconds (default: at SIGINT or SIGTERM)", "S" },
@@ -223,22 +357,22 @@ int vg__trace_record(int argc, char **argv)
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionContext *ctx = g_option_context_new("- record a live session");
-	vg__trace_rec_options o;
+	rec_options o;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	g_option_context_set_description(ctx,
 		"Records an X display (--display) or a VNC server (--vnc) until --duration\n"
 		"has passed or the process gets SIGINT or SIGTERM; either way the trace\n"
 		"is complete. Each frame record holds the tiles that changed; pointer\n"
-		"and key events become input records.");
+		"and key events seen on an X display become input records.");
 	if (!vg__trace_parse_options(ctx, &argc, &argv))
 		return VG__EXIT_USAGE;
 	if (argc > 1)
 		return vg__trace_usage_error("unexpected argument '%s'", argv[1]);
 	if (!out)
 		return vg__trace_usage_error("-o FILE.vtr is required");
-	if (!display)
-		return vg__trace_usage_error("--display :N is required");
+	if (!display == !vnc)
+		return vg__trace_usage_error("give one of --display :N and --vnc HOST:PORT");
 	if (duration < 0 || duration > 1e7)
 		return vg__trace_usage_error("--duration must be 0..10000000 seconds");
 	if (!(fps >= 0.1 && fps <= 1000))
@@ -250,6 +384,8 @@ int vg__trace_record(int argc, char **argv)
 
 	memset(&o, 0, sizeof o);
 	o.display = display;
+	o.vnc = vnc;
+	o.encodings = encodings ? encodings : "tight zrle hextile";
 	o.out = out;
 	o.duration = duration;
 	o.fps = fps;
@@ -259,6 +395,6 @@ int vg__trace_record(int argc, char **argv)
 	o.input = !no_input;
 	o.quiet = quiet;
 	o.progress = !quiet && isatty(STDERR_FILENO);
-	vg__trace_rec_catch_signals();
-	return record_display(&o);
+	catch_signals();
+	return record(&o);
 }

@@ -24,7 +24,7 @@ static const struct {
 	{ "import", vg__trace_import, "make a trace from a directory of PNG/PPM screenshots" },
 	{ "info", vg__trace_info, "print a trace's geometry, length and compression" },
 	{ "export", vg__trace_export, "write every frame of a trace as an image file" },
-	{ "record", vg__trace_record, "record a live X display" },
+	{ "record", vg__trace_record, "record a live X display or VNC server" },
 	{ "ratio", vg__trace_ratio, "compression ratios and times of Varg and the RFB encodings" },
 };
 
