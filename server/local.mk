@@ -12,6 +12,6 @@ dist_man_MANS += doc/varg-server.1
 # varg-trace record uses now and the server's X and proxy sources will use.
 noinst_LIBRARIES += server/libvgcapture.a
 server_libvgcapture_a_SOURCES = server/vg_xcapture.c server/vg_xcapture.h \
-	server/vg_mirror.c server/vg_mirror.h
-server_libvgcapture_a_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(XI_CFLAGS) $(VNCCLIENT_CFLAGS)
-VG_CAPTURE_LIBS = server/libvgcapture.a traces/libvgtrace.a $(VG_COMMON_LIBS) $(X11_LIBS) $(XDAMAGE_LIBS) $(XI_LIBS) $(VNCCLIENT_LIBS)
+	server/vg_mirror.c server/vg_mirror.h server/vg_xinject.c server/vg_xinject.h
+server_libvgcapture_a_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(XI_CFLAGS) $(XTST_CFLAGS) $(VNCCLIENT_CFLAGS)
+VG_CAPTURE_LIBS = server/libvgcapture.a traces/libvgtrace.a $(VG_COMMON_LIBS) $(X11_LIBS) $(XDAMAGE_LIBS) $(XI_LIBS) $(XTST_LIBS) $(VNCCLIENT_LIBS)

@@ -10,10 +10,10 @@ tmp=$work
 vt=$B/traces/varg-trace
 probe=$B/tests/vg_xprobe
 
-tap_plan 14
+tap_plan 17
 
 if ! command -v Xvfb >/dev/null || ! command -v xwd >/dev/null || ! command -v xdotool >/dev/null; then
-	for i in $(seq 1 14); do tap_skip "Xvfb, xwd and xdotool are needed (scripts/setup)"; done
+	for i in $(seq 1 17); do tap_skip "Xvfb, xwd and xdotool are needed (scripts/setup)"; done
 	exit 0
 fi
 start_xvfb 640x480 || exit 1
@@ -83,6 +83,39 @@ tap_check "SIGINT ends the recording with status 0" test $? -eq 0
 tap_check "the interrupted trace is complete and valid" "$vt" info "$work/int.vtr"
 kill "$busy"
 
+# Replay: xdotool clicks and types into a logging window while the
+# recorder runs; replaying the trace into a fresh display must deliver the
+# same button and key events, at the same places, to the same program.
+"$probe" log >"$work/orig.log" &
+logger=$!
+pids="$pids $logger"
+wait_line "$work/orig.log" ready
+"$vt" record --display "$XDPY" -o "$work/replay.vtr" -q --duration 4 2>"$work/replay.err" &
+rec=$!
+sleep 0.7
+xdotool mousemove 50 60 click 1 sleep 0.3 mousemove 200 100 sleep 0.2 click 3 sleep 0.2 type hi
+xdotool key Return sleep 0.2 mousemove 300 200 sleep 0.2 mousedown 1 sleep 0.2 mousemove 320 220 sleep 0.2 mouseup 1
+wait "$rec"
+kill "$logger"
+first=$XDPY
+start_xvfb 640x480 || exit 1
+DISPLAY=$XDPY "$probe" log >"$work/replayed.log" &
+logger=$!
+pids="$pids $logger"
+wait_line "$work/replayed.log" ready
+tap_check "replay-input plays the recording into a fresh display" \
+	"$vt" replay-input -q --display "$XDPY" "$work/replay.vtr"
+sleep 0.5
+kill "$logger"
+grep -E '^(button|key)' "$work/orig.log" >"$work/orig.events"
+grep -E '^(button|key)' "$work/replayed.log" >"$work/replayed.events"
+n=$(wc -l <"$work/orig.events")
+tap_check "the replayed display got the same $n button and key events" \
+	sh -c "[ $n -ge 12 ] && cmp -s '$work/orig.events' '$work/replayed.events' || { diff '$work/orig.events' '$work/replayed.events' | sed 's/^/# /'; exit 1; }"
+export DISPLAY=$first
+XDPY=$first
+
 tap_check "a display that is not there fails cleanly" fails_cleanly 1 "$vt" record --display :987 -o "$work/x.vtr"
 tap_check "record without -o is a usage error" fails_cleanly 2 "$vt" record --display "$XDPY"
+tap_check "replay-input without --display is a usage error" fails_cleanly 2 "$vt" replay-input "$work/replay.vtr"
 tap_done

@@ -41,7 +41,7 @@ enum {
 	ENC_SERVER_IDENTITY = -131069,       /* 0xFFFE0003 */
 };
 
-#define NZSTREAMS 5            /* Zlib, ZRLE and Tight's four */
+#define NZSTREAMS 6            /* Zlib, ZRLE and Tight's four */
 #define ZS_ZLIB 0
 #define ZS_ZRLE 1
 #define ZS_TIGHT 2
@@ -649,6 +649,14 @@ static int dec_tight(vg_rfbstream *s, vg_reader *r, int32_t x, int32_t y, int32_
 	return VG_OK;
 }
 
+/* A desktop size announcement: a trace keeps one size. */
+static int same_size(vg_rfbstream *s, int32_t w, int32_t h)
+{
+	if (w != s->fb->width || h != s->fb->height)
+		return fail(s, VG_ENOTSUP, "the server resized its desktop to %dx%d (a trace has one size)", w, h);
+	return VG_OK;
+}
+
 /* Pseudo-encodings: data to skip, or an end to the update. Returns 1 for
  * LastRect. */
 static int pseudo(vg_rfbstream *s, vg_reader *r, int32_t enc, int32_t w, int32_t h)
@@ -685,12 +693,9 @@ static int pseudo(vg_rfbstream *s, vg_reader *r, int32_t enc, int32_t w, int32_t
 	case ENC_EXT_DESKTOP_SIZE:
 		if ((err = vg_reader_u8(r, &n)) || (err = vg_reader_skip(r, 3 + (size_t)n * 16)))
 			return err;
-		/* fall through */
+		return same_size(s, w, h);
 	case ENC_DESKTOP_SIZE:
-		if (w != s->fb->width || h != s->fb->height)
-			return fail(s, VG_ENOTSUP, "the server resized its desktop to %dx%d (a trace has one size)",
-				    w, h);
-		return VG_OK;
+		return same_size(s, w, h);
 	default:
 		return fail(s, VG_ENOTSUP, "encoding %d is not supported", enc);
 	}
