@@ -15,11 +15,12 @@ traces_varg_trace_SOURCES = traces/varg_trace.c traces/trace_cmd.h \
 	traces/trace_cmd_export.c
 traces_varg_trace_LDADD = $(VG_TRACE_LIBS)
 
-VG_TRACE_TESTS = tests/test_trace tests/test_trace_tilediff
+VG_TRACE_TESTS = tests/test_trace tests/test_trace_tilediff tests/test_rfbstream
 check_PROGRAMS += $(VG_TRACE_TESTS)
 TESTS += $(VG_TRACE_TESTS)
 tests_test_trace_LDADD = $(VG_TRACE_LIBS)
 tests_test_trace_tilediff_LDADD = $(VG_TRACE_LIBS)
+tests_test_rfbstream_LDADD = $(VG_TRACE_LIBS)
 
 # The synthetic heat-map session behind traces/samples/ (scripts/make-sample).
 noinst_PROGRAMS += traces/varg-synth
