@@ -16,7 +16,9 @@ EXTRA_DIST += tests/lsan.supp
 
 # Recording live sessions: tiny X clients that draw and that log the
 # events they get, and a record printer.
-noinst_PROGRAMS += tests/vg_xprobe tests/vg_tracedump
+noinst_PROGRAMS += tests/vg_xprobe tests/vg_tracedump tests/vg_xcapture_check
+tests_vg_xcapture_check_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS)
+tests_vg_xcapture_check_LDADD = $(VG_CAPTURE_LIBS)
 tests_vg_xprobe_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS)
 tests_vg_xprobe_LDADD = $(X11_LIBS)
 tests_vg_tracedump_LDADD = $(VG_TRACE_LIBS)

@@ -10,10 +10,10 @@ tmp=$work
 vt=$B/traces/varg-trace
 probe=$B/tests/vg_xprobe
 
-tap_plan 17
+tap_plan 18
 
 if ! command -v Xvfb >/dev/null || ! command -v xwd >/dev/null || ! command -v xdotool >/dev/null; then
-	for i in $(seq 1 17); do tap_skip "Xvfb, xwd and xdotool are needed (scripts/setup)"; done
+	for i in $(seq 1 18); do tap_skip "Xvfb, xwd and xdotool are needed (scripts/setup)"; done
 	exit 0
 fi
 start_xvfb 640x480 || exit 1
@@ -44,6 +44,8 @@ record_drawing() {
 
 frames() { "$B/tests/vg_tracedump" "$1" | grep -c '^frame'; }
 
+xdotool mousemove 77 55
+tap_check "the capture module: whole first grab, empty second, XFixes cursor" "$B/tests/vg_xcapture_check" 77 55
 tap_check "record with XDamage" record_drawing damage
 n=$(frames "$work/damage.vtr")
 tap_check "the scrolling was recorded step by step ($n frames)" test "$n" -ge 15
