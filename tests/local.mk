@@ -22,3 +22,20 @@ noinst_PROGRAMS += tests/vg_wanlink
 tests_vg_wanlink_SOURCES = tests/vg_wanlink.c
 TESTS += tests/test_wan_bench.sh
 dist_noinst_SCRIPTS += tests/test_wan_bench.sh scripts/wan-bench scripts/wan-latency
+
+# Recording live sessions: tiny X clients that draw and that log the
+# events they get, and a record printer.
+noinst_PROGRAMS += tests/vg_xprobe tests/vg_tracedump tests/vg_xcapture_check
+tests_vg_xcapture_check_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS)
+tests_vg_xcapture_check_LDADD = $(VG_CAPTURE_LIBS)
+tests_vg_xprobe_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS)
+tests_vg_xprobe_LDADD = $(X11_LIBS)
+tests_vg_tracedump_LDADD = $(VG_TRACE_LIBS)
+TESTS += tests/test_record.sh tests/test_record_vnc.sh
+dist_noinst_SCRIPTS += tests/test_record.sh tests/test_record_vnc.sh tests/vg_xvfb.sh
+
+# FBS import: an rfbproxy-style recorder between a real viewer and a real
+# VNC server.
+noinst_PROGRAMS += tests/vg_fbsproxy
+TESTS += tests/test_fbs.sh
+dist_noinst_SCRIPTS += tests/test_fbs.sh

@@ -4,20 +4,23 @@ noinst_LIBRARIES += traces/libvgtrace.a
 traces_libvgtrace_a_SOURCES = \
 	traces/vg_trace.h traces/vg_trace_format.h \
 	traces/vg_trace_read.c traces/vg_trace_write.c traces/vg_trace_hash.c \
-	traces/vg_tilediff.c traces/vg_tilediff.h
+	traces/vg_tilediff.c traces/vg_tilediff.h \
+	traces/vg_fbs.c traces/vg_fbs.h traces/vg_rfbstream.c traces/vg_rfbstream.h
 
 VG_TRACE_LIBS = traces/libvgtrace.a $(VG_COMMON_LIBS)
 
 bin_PROGRAMS += traces/varg-trace
 traces_varg_trace_SOURCES = traces/varg_trace.c traces/trace_cmd.h \
-	traces/trace_cmd_import.c traces/trace_cmd_info.c traces/trace_cmd_export.c
+	traces/trace_cmd_import.c traces/trace_cmd_import_fbs.c traces/trace_cmd_info.c \
+	traces/trace_cmd_export.c
 traces_varg_trace_LDADD = $(VG_TRACE_LIBS)
 
-VG_TRACE_TESTS = tests/test_trace tests/test_trace_tilediff
+VG_TRACE_TESTS = tests/test_trace tests/test_trace_tilediff tests/test_rfbstream
 check_PROGRAMS += $(VG_TRACE_TESTS)
 TESTS += $(VG_TRACE_TESTS)
 tests_test_trace_LDADD = $(VG_TRACE_LIBS)
 tests_test_trace_tilediff_LDADD = $(VG_TRACE_LIBS)
+tests_test_rfbstream_LDADD = $(VG_TRACE_LIBS)
 
 # The synthetic heat-map session behind traces/samples/ (scripts/make-sample).
 noinst_PROGRAMS += traces/varg-synth
@@ -25,8 +28,8 @@ traces_varg_synth_SOURCES = traces/vg_synth.c
 traces_varg_synth_LDADD = $(VG_COMMON_LIBS)
 
 TESTS += tests/test_varg_trace.sh
-dist_noinst_SCRIPTS += tests/test_varg_trace.sh scripts/make-sample
-dist_noinst_DATA += traces/samples/heatmap-scroll.vtr
+dist_noinst_SCRIPTS += tests/test_varg_trace.sh scripts/make-sample scripts/record-sample
+dist_noinst_DATA += traces/samples/heatmap-scroll.vtr traces/samples/treeview-scroll.vtr
 
 VG_FUZZERS += tests/fuzz/fuzz_trace
 tests_fuzz_fuzz_trace_SOURCES = tests/fuzz/fuzz_trace.c
@@ -51,3 +54,13 @@ tests_test_wanmodel_LDADD = $(VG_COMMON_LIBS) -lm
 
 TESTS += tests/test_varg_trace_ratio.sh
 dist_noinst_SCRIPTS += tests/test_varg_trace_ratio.sh
+
+# varg-trace record: live sessions through server/libvgcapture.a.
+traces_varg_trace_SOURCES += traces/trace_cmd_record.c traces/trace_cmd_replay.c
+traces_varg_trace_CFLAGS += $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(XI_CFLAGS) $(VNCCLIENT_CFLAGS)
+traces_varg_trace_LDADD += $(VG_CAPTURE_LIBS)
+
+VG_FUZZERS += tests/fuzz/fuzz_fbs
+tests_fuzz_fuzz_fbs_SOURCES = tests/fuzz/fuzz_fbs.c
+tests_fuzz_fuzz_fbs_LDADD = $(VG_TRACE_LIBS)
+tests_fuzz_fuzz_fbs_LDFLAGS = -fsanitize=fuzzer

@@ -18,6 +18,11 @@
 int vg__trace_import(int argc, char **argv);
 int vg__trace_info(int argc, char **argv);
 int vg__trace_export(int argc, char **argv);
+int vg__trace_record(int argc, char **argv);
+int vg__trace_replay_input(int argc, char **argv);
+
+/* import --fbs: converts the FBS capture at path; returns the exit status. */
+int vg__trace_import_fbs(const char *path, const char *out, int tile, int level, bool quiet);
 
 /* Parses argv with ctx (which it frees). On a bad option prints one line
  * naming it and returns false. --help prints the help and exits. */

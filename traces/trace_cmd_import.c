@@ -260,13 +260,14 @@ out:
 
 int vg__trace_import(int argc, char **argv)
 {
-	g_autofree char *dir = NULL, *out = NULL, *manifest = NULL;
+	g_autofree char *dir = NULL, *out = NULL, *manifest = NULL, *fbs = NULL;
 	g_autofree uint64_t *t_ns = NULL;
 	g_autoptr(GPtrArray) names = NULL;
 	int interval_ms = 100, tile = 32, level = 9;
 	gboolean quiet = FALSE;
 	GOptionEntry entries[] = {
-		{ "frames", 'f', 0, G_OPTION_ARG_FILENAME, &dir, "Directory of .png/.ppm frames (required)", "DIR" },
+		{ "frames", 'f', 0, G_OPTION_ARG_FILENAME, &dir, "Directory of .png/.ppm frames", "DIR" },
+		{ "fbs", 0, 0, G_OPTION_ARG_FILENAME, &fbs, "An FBS 001.000 capture of an RFB session", "FILE" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Trace to write (required)", "OUT.vtr" },
 		{ "interval-ms", 'i', 0, G_OPTION_ARG_INT, &interval_ms,
 		  "Time between frames without a manifest (default 100)", "N" },
@@ -277,20 +278,22 @@ int vg__trace_import(int argc, char **argv)
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress or summary", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
-	GOptionContext *ctx = g_option_context_new("- make a trace from screenshots");
+	GOptionContext *ctx = g_option_context_new("- make a trace from screenshots or an FBS capture");
 	bool manifest_given;
 	GStatBuf st;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	g_option_context_set_description(ctx,
 		"Frames are DIR's .png and .ppm files in name order, all of one size.\n"
-		"Each is stored as the tiles that changed since the previous frame.");
+		"Each is stored as the tiles that changed since the previous frame.\n"
+		"With --fbs, frames are the framebuffer updates of a recorded RFB session\n"
+		"(rfbproxy, TigerVNC/TurboVNC benchmark captures), at their recorded times.");
 	if (!vg__trace_parse_options(ctx, &argc, &argv))
 		return VG__EXIT_USAGE;
 	if (argc > 1)
 		return vg__trace_usage_error("unexpected argument '%s'", argv[1]);
-	if (!dir)
-		return vg__trace_usage_error("--frames DIR is required");
+	if (!dir == !fbs)
+		return vg__trace_usage_error("give one of --frames DIR and --fbs FILE");
 	if (!out)
 		return vg__trace_usage_error("-o OUT.vtr is required");
 	if (interval_ms < 0)
@@ -300,6 +303,8 @@ int vg__trace_import(int argc, char **argv)
 	if (level < 0 || level > 9)
 		return vg__trace_usage_error("--level must be 0..9");
 
+	if (fbs)
+		return vg__trace_import_fbs(fbs, out, tile, level, quiet);
 	names = list_frames(dir);
 	if (!names)
 		return VG__EXIT_FAIL;

@@ -21,9 +21,11 @@ static const struct {
 	command_cb run;
 	const char *summary;
 } commands[] = {
-	{ "import", vg__trace_import, "make a trace from a directory of PNG/PPM screenshots" },
+	{ "import", vg__trace_import, "make a trace from PNG/PPM screenshots or an FBS capture" },
 	{ "info", vg__trace_info, "print a trace's geometry, length and compression" },
 	{ "export", vg__trace_export, "write every frame of a trace as an image file" },
+	{ "record", vg__trace_record, "record a live X display or VNC server" },
+	{ "replay-input", vg__trace_replay_input, "play a trace's pointer and key events into an X display" },
 	{ "ratio", vg__trace_ratio, "compression ratios and times of Varg and the RFB encodings" },
 };
 
@@ -33,7 +35,7 @@ static void usage(FILE *out)
 
 	fprintf(out, "Usage: varg-trace COMMAND [OPTION...] [ARG...]\n\nCommands:\n");
 	for (i = 0; i < G_N_ELEMENTS(commands); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'varg-trace COMMAND --help' describes a command's options.\n");
 }
 

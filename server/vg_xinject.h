@@ -1,0 +1,34 @@
+/* Input into an X display through XTest: pointer positions, button masks
+ * and keysyms as RFB and trace INPUT records carry them. Used by
+ * varg-trace replay-input and meant for the server's X source, so it
+ * lives in server/libvgcapture.a. */
+#ifndef VG_XINJECT_H
+#define VG_XINJECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct vg_xinject vg_xinject;
+
+/* Connects to display (NULL: $DISPLAY). VG_EIO when it cannot be opened,
+ * VG_ENOTSUP when the server has no XTest. Free with vg_xinject_free(). */
+int vg_xinject_open(const char *display, vg_xinject **out);
+
+int32_t vg_xinject_width(const vg_xinject *j);
+int32_t vg_xinject_height(const vg_xinject *j);
+
+/* Moves the pointer to (x, y) and presses or releases the buttons whose
+ * bits in buttons (bit 0 = button 1) differ from the previous call's. */
+int vg_xinject_pointer(vg_xinject *j, int32_t x, int32_t y, uint8_t buttons);
+
+/* Presses or releases the key that makes keysym. VG_ENOENT (and nothing
+ * sent) when no key of the display's keyboard map makes it. */
+int vg_xinject_key(vg_xinject *j, uint32_t keysym, bool down);
+
+/* Releases every button and key this injector holds down, and flushes. */
+void vg_xinject_release_all(vg_xinject *j);
+
+/* Releases what is held, disconnects and frees j; accepts NULL. */
+void vg_xinject_free(vg_xinject *j);
+
+#endif

@@ -1,0 +1,79 @@
+#!/bin/sh
+# varg-trace record --vnc: recording what a VNC server serves, through the
+# LibVNCClient mirror. From varg-server playing a trace, every recorded
+# frame is one of the trace's frames and the last one is its last (round
+# trip exact); from TigerVNC's Xvnc while an X client scrolls, the last
+# frame equals the server's screen as xwd reads it.
+. "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
+. "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
+tmp=$work
+vt=$B/traces/varg-trace
+dump=$B/tests/vg_tracedump
+sample=$S/traces/samples/heatmap-scroll.vtr
+
+tap_plan 9
+
+# From varg-server: it starts playing when the recorder connects.
+start_server main --trace "$sample" --wait-clients 1 || exit 1
+"$vt" record --vnc "127.0.0.1:$PORT" -o "$work/srv.vtr" -q --duration 16 2>"$work/srv.err"
+st=$?
+stop_server
+tap_check "record --vnc from varg-server ends after --duration" test "$st" -eq 0
+"$dump" "$sample" | awk '$1 == "frame" { print $4 }' | sort -u >"$work/sample.hashes"
+"$dump" "$work/srv.vtr" | awk '$1 == "frame" { print $4 }' >"$work/srv.hashes"
+n=$(wc -l <"$work/srv.hashes")
+tap_check "the recording has frames of the whole session ($n)" test "$n" -ge 20
+# The screen before playback starts is black; an update LibVNCServer's
+# stock encoder sends while the player is copying the next frame in can
+# mix two frames. Anything else would be the recorder's error.
+other=$(sed 1d "$work/srv.hashes" | sort -u | comm -23 - "$work/sample.hashes" | wc -l)
+tap_check "recorded frames are the trace's frames ($other of $n mixed)" test "$other" -le $((n / 10))
+tap_check "the last recorded frame is the trace's last" \
+	test "$(tail -1 "$work/srv.hashes")" = "$("$dump" "$sample" | awk '$1 == "frame" { h = $4 } END { print h }')"
+
+# From Xvnc while vg_xprobe scrolls.
+if ! command -v Xvnc >/dev/null || ! command -v xwd >/dev/null; then
+	for i in 1 2 3; do tap_skip "Xvnc and xwd are needed (scripts/setup)"; done
+else
+	n=""
+	for _ in 1 2 3 4 5 6 7 8; do
+		vnc_port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
+		rm -f "$work/displayfd"
+		Xvnc -displayfd 3 -rfbport "$vnc_port" -SecurityTypes None -geometry 400x300 -depth 24 \
+			-localhost -nolisten tcp 3>"$work/displayfd" >"$work/xvnc.log" 2>&1 &
+		xvnc=$!
+		for _ in $(seq 1 50); do
+			grep -q '[0-9]' "$work/displayfd" 2>/dev/null && break
+			kill -0 "$xvnc" 2>/dev/null || break
+			sleep 0.1
+		done
+		sleep 0.3
+		if kill -0 "$xvnc" 2>/dev/null && grep -q '[0-9]' "$work/displayfd"; then
+			pids="$pids $xvnc"
+			n=$(tr -dc 0-9 <"$work/displayfd")
+			break
+		fi
+		wait "$xvnc" 2>/dev/null
+	done
+	export DISPLAY=":$n"
+	"$vt" record --vnc "localhost:$vnc_port" -o "$work/xvnc.vtr" -q 2>"$work/xvnc.err" &
+	rec=$!
+	sleep 0.7
+	"$B/tests/vg_xprobe" draw 20 80 >"$work/probe.out" &
+	probe=$!
+	pids="$pids $probe"
+	for _ in $(seq 1 100); do grep -q done "$work/probe.out" && break; sleep 0.1; done
+	sleep 1
+	kill -INT "$rec"
+	wait "$rec"
+	tap_check "record --vnc from Xvnc stops cleanly at SIGINT" test $? -eq 0
+	xwd -root -silent | xwdtopnm >"$work/xvnc-screen.ppm" 2>/dev/null
+	n=$("$dump" "$work/xvnc.vtr" | grep -c '^frame')
+	tap_check "the scrolling was recorded ($n frames)" test "$n" -ge 10
+	last_frame "$work/xvnc.vtr" "$work/xvnc-last.png"
+	tap_check "last frame equals Xvnc's screen" same_image "$work/xvnc-last.png" "$work/xvnc-screen.ppm"
+fi
+
+tap_check "a VNC server that is not there fails cleanly" fails_cleanly 1 "$vt" record --vnc 127.0.0.1:1 -o "$work/x.vtr"
+tap_check "--vnc without a port is a usage error" fails_cleanly 1 "$vt" record --vnc localhost -o "$work/x.vtr"
+tap_done
