@@ -3,6 +3,7 @@
 noinst_LIBRARIES += fingerprint/libvgfp.a
 fingerprint_libvgfp_a_SOURCES = \
 	fingerprint/vg_proto.h \
+	fingerprint/vg_literal.c fingerprint/vg_literal.h \
 	fingerprint/vg_receiver.c fingerprint/vg_receiver.h \
 	fingerprint/vg_sender.c fingerprint/vg_sender.h \
 	fingerprint/vg_sha1.c fingerprint/vg_sha1.h \
