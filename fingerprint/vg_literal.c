@@ -16,6 +16,8 @@ struct vg_literal {
 	uint32_t now;
 	uint32_t colours[VG_LIT_PALETTE_MAX];
 	unsigned n_colours;
+	uint8_t *plan;        /* per block of a list: its method */
+	size_t plan_cap;
 	vg_literal_stats stats;
 };
 
@@ -27,6 +29,8 @@ int vg_literal_new(vg_literal **out)
 
 void vg_literal_free(vg_literal *lc)
 {
+	if (lc)
+		g_free(lc->plan);
 	g_free(lc);
 }
 
@@ -103,6 +107,7 @@ static unsigned index_bits(unsigned n)
 
 /* What one measuring pass finds out about a block. */
 typedef struct {
+	uint64_t same;     /* pixels equal to the one before, in raster order */
 	bool palette_ok;   /* at most VG_LIT_PALETTE_MAX colours */
 	size_t rle_bytes;  /* run bytes of VG_LIT_PALETTE_RLE */
 } measure;
@@ -117,6 +122,7 @@ static void measure_block(vg_literal *lc, const vg_pixbuf *f, vg_rect r, measure
 	new_palette(lc);
 	m->palette_ok = true;
 	m->rle_bytes = 0;
+	m->same = 0;
 	for (y = r.y; y < r.y + r.h; y++) {
 		const uint32_t *row = vg_pixbuf_row(f, y) + r.x;
 
@@ -125,6 +131,7 @@ static void measure_block(vg_literal *lc, const vg_pixbuf *f, vg_rect r, measure
 
 			if (run > 0 && c == prev) {
 				run++;
+				m->same++;
 				continue;
 			}
 			if (run > 0)
@@ -336,30 +343,79 @@ static bool fits(const vg_pixbuf *f, vg_rect r)
 	return !vg_rect_is_empty(r) && vg_rect_contains(vg_pixbuf_rect(f), r);
 }
 
-int vg_literal_encode(vg_literal *lc, const vg_pixbuf *frame, vg_rect rect, vg_writer *out)
+/* Packed indices are used for palettes of up to this many colours (4 bits
+ * an index); larger ones only with runs. */
+#define VG_LIT_PACKED_MAX 16
+
+/* The palette coding measure_block() found worth it for the block just
+ * measured, or VG_LIT_RAW when none is. */
+static vg_lit_method palette_choice(const vg_literal *lc, const measure *m, vg_rect r)
 {
-	size_t plain = (size_t)rect.w * (size_t)rect.h * 3;
+	size_t plain = (size_t)r.w * (size_t)r.h * 3;
 	size_t packed = SIZE_MAX, rle = SIZE_MAX, pal;
+
+	if (!m->palette_ok)
+		return VG_LIT_RAW;
+	pal = 1 + 3 * (size_t)lc->n_colours;
+	if (lc->n_colours <= VG_LIT_PACKED_MAX)
+		packed = pal + (lc->n_colours == 1 ? 0
+				: ((size_t)r.w * index_bits(lc->n_colours) + 7) / 8 * (size_t)r.h);
+	if (lc->n_colours <= VG_LIT_RLE_PALETTE_MAX)
+		rle = pal + m->rle_bytes;
+	/* A palette's indices depend on the block's other colours, so the
+	 * same pixels in two blocks may code differently and zlib loses the
+	 * match: a palette must win by a wide margin. */
+	if (packed <= rle && packed * 4 < plain)
+		return VG_LIT_PALETTE;
+	if (rle < packed && rle * 4 < plain)
+		return VG_LIT_PALETTE_RLE;
+	return VG_LIT_RAW;
+}
+
+int vg_literal_encode_list(vg_literal *lc, const vg_pixbuf *frame, const vg_rect *rects,
+			   size_t n, vg_writer *out)
+{
+	uint64_t rich = 0, many_px = 0, same = 0;
+	vg_lit_method many;
+	size_t i;
 	measure m;
 
-	if (!fits(frame, rect))
-		return VG_ERANGE;
-	measure_block(lc, frame, rect, &m);
-	if (m.palette_ok) {
-		pal = 1 + 3 * (size_t)lc->n_colours;
-		packed = pal + (lc->n_colours == 1 ? 0
-				: ((size_t)rect.w * index_bits(lc->n_colours) + 7) / 8 *
-					  (size_t)rect.h);
-		if (lc->n_colours <= VG_LIT_RLE_PALETTE_MAX)
-			rle = pal + m.rle_bytes;
+	for (i = 0; i < n; i++)
+		if (!fits(frame, rects[i]))
+			return VG_ERANGE;
+	if (n > lc->plan_cap) {
+		lc->plan_cap = MAX(n, 2 * lc->plan_cap);
+		lc->plan = g_renew(uint8_t, lc->plan, lc->plan_cap);
 	}
-	if (packed <= rle && packed < plain)
-		put_block(lc, frame, rect, VG_LIT_PALETTE, false, out);
-	else if (rle < packed && rle < plain)
-		put_block(lc, frame, rect, VG_LIT_PALETTE_RLE, false, out);
-	else
-		put_block(lc, frame, rect, VG_LIT_PREDICT, true, out);
+	for (i = 0; i < n; i++) {
+		uint64_t px = (uint64_t)rects[i].w * (uint64_t)rects[i].h;
+
+		measure_block(lc, frame, rects[i], &m);
+		lc->plan[i] = (uint8_t)palette_choice(lc, &m, rects[i]);
+		if (lc->plan[i] == VG_LIT_RAW) {
+			rich += m.palette_ok ? MIN(lc->n_colours, px) : px;
+			many_px += px;
+			same += m.same;
+		}
+	}
+	/* Screen content (text, lines, flat areas) repeats its left neighbour
+	 * on most pixels and has few colours, and codes best as plain bytes;
+	 * smooth, many-coloured content codes best as residuals. */
+	many = same * 5 < many_px * 2 && rich * 4 > many_px ? VG_LIT_PREDICT : VG_LIT_RAW;
+	for (i = 0; i < n; i++) {
+		if (lc->plan[i] == VG_LIT_RAW) {
+			put_block(lc, frame, rects[i], many, false, out);
+			continue;
+		}
+		measure_block(lc, frame, rects[i], &m);
+		put_block(lc, frame, rects[i], (vg_lit_method)lc->plan[i], false, out);
+	}
 	return VG_OK;
+}
+
+int vg_literal_encode(vg_literal *lc, const vg_pixbuf *frame, vg_rect rect, vg_writer *out)
+{
+	return vg_literal_encode_list(lc, frame, &rect, 1, out);
 }
 
 int vg_literal_encode_as(vg_literal *lc, const vg_pixbuf *frame, vg_rect rect,

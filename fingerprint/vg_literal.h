@@ -1,13 +1,14 @@
-/* Literal segment coding: the pixels of a segment the viewer does not
+/* Literal segment coding: the pixels of segments the viewer does not
  * hold, as compact bytes for the update's pixel stream.
  *
- * Sans-I/O. The encoder measures each block once (how many colours, how
- * many runs) and picks whichever of four codings is shortest before zlib:
- * a palette with packed indices, a palette with runs, or 3 bytes a pixel
- * either plain or after a prediction filter (for smooth, many-coloured
- * content; chosen over plain when its residuals are smaller). Fewer bytes
- * before zlib also let zlib's 32 KB window reach further back.
- * doc/protocol.md describes every byte.
+ * Sans-I/O. Four codings: a palette with packed indices, a palette with
+ * runs, and 3 bytes a pixel either plain or as residuals of a prediction
+ * (for smooth, many-coloured content). The encoder measures each block
+ * once (its colours, how often a pixel repeats the one before) and takes
+ * a palette only where it shrinks the block to under a quarter; all other
+ * blocks of one update share one method, because zlib, which follows,
+ * gains most from the same pixels coding to the same bytes everywhere
+ * (measured in doc/results.md). doc/protocol.md describes every byte.
  *
  * The decoder keeps no state and checks every count and index against the
  * block's size, so any input either decodes to exactly w x h pixels or
@@ -51,9 +52,21 @@ int vg_literal_new(vg_literal **out);
 void vg_literal_free(vg_literal *lc);
 
 /* Appends the coded pixels of rect of frame (low 24 bits of each pixel)
- * to out: at most 1 + 3 x width x height bytes. Allocates nothing but
- * out's growth. VG_ERANGE if rect is empty or not inside frame. */
+ * to out, as a list of one block: at most 1 + 3 x width x height bytes.
+ * Allocates nothing but out's growth. VG_ERANGE if rect is empty or not
+ * inside frame. */
 int vg_literal_encode(vg_literal *lc, const vg_pixbuf *frame, vg_rect rect, vg_writer *out);
+
+/* Appends the coded pixels of rects[0..n) of frame, one block after the
+ * other, each at most 1 + 3 x width x height bytes. Blocks a palette
+ * shrinks to under a quarter are coded with it; the others all with one
+ * method: prediction when fewer than 40 % of their pixels repeat the one
+ * before and more than a quarter are distinct colours (smooth content),
+ * else plain bytes. Grows an internal plan to n bytes; the pixel loops
+ * allocate nothing. VG_ERANGE (nothing written) if a rect is empty or not
+ * inside frame. */
+int vg_literal_encode_list(vg_literal *lc, const vg_pixbuf *frame, const vg_rect *rects,
+			   size_t n, vg_writer *out);
 
 /* Appends one block coded with method, whatever it costs (for tests and
  * measurements). VG_EINVAL if method cannot code the block (too many

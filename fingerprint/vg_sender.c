@@ -28,6 +28,7 @@ struct vg_sender {
 	vg_writer pix;        /* its coded literal pixels before compression */
 	vg_writer checks;     /* its SHA-1 digests */
 	vg_writer body;       /* the compressed structure, before its length */
+	GArray *lit_rects;    /* vg_rect: the update's literal segments */
 	bool viewer_hello;
 	uint8_t viewer_version;
 	uint8_t cache_id[16];
@@ -82,6 +83,7 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 	vg_writer_init(&s->pix);
 	vg_writer_init(&s->checks);
 	vg_writer_init(&s->body);
+	s->lit_rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	s->beliefs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, belief_free);
 	g_queue_init(&s->fifo);
 	*out = s;
@@ -100,6 +102,7 @@ void vg_sender_free(vg_sender *s)
 	vg_writer_clear(&s->pix);
 	vg_writer_clear(&s->checks);
 	vg_writer_clear(&s->body);
+	g_array_free(s->lit_rects, TRUE);
 	g_hash_table_destroy(s->beliefs);
 	g_free(s);
 }
@@ -229,7 +232,6 @@ static int put_segment(vg_sender *s, vg_writer *w, const vg_pixbuf *frame,
 	uint64_t bytes = (uint64_t)r.w * (uint64_t)r.h * 4;
 	uint64_t key = vg_fp_key(d->hash, s->cfg.fp_bits);
 	bool cacheable = s->believe_bytes > 0 && bytes <= VG_MAX_CACHED_SEGMENT;
-	size_t at;
 	int err;
 
 	/* A full group is closed before the next item, never after a run's
@@ -252,12 +254,9 @@ static int put_segment(vg_sender *s, vg_writer *w, const vg_pixbuf *frame,
 		return VG_OK;
 	}
 	vg_writer_uleb(w, len * 4 + VG_OP_LITERAL);
-	at = s->pix.len;
-	if ((err = vg_literal_encode(s->lit, frame, r, &s->pix)))
-		return err;
+	g_array_append_val(s->lit_rects, r);
 	s->stats.literal_segments++;
 	s->stats.literal_bytes += (uint64_t)r.w * (uint64_t)r.h * 3;
-	s->stats.literal_coded_bytes += s->pix.len - at;
 	if (cacheable)
 		believe(s, key, d->hash, bytes);
 	return VG_OK;
@@ -286,6 +285,7 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 	vg_writer_reset(w);
 	vg_writer_reset(&s->pix);
 	vg_writer_reset(&s->checks);
+	g_array_set_size(s->lit_rects, 0);
 	vg_writer_uleb(w, runs);
 	for (i = 0; i < n;) {
 		size_t j = i + 1, k;
@@ -307,6 +307,12 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 	/* Groups never span updates: an idle screen leaves nothing unchecked. */
 	if ((err = close_group(s, w, &in_group)))
 		return err;
+	/* The literal segments are coded together, so that one choice of
+	 * method holds for the whole update. */
+	if ((err = vg_literal_encode_list(s->lit, frame, (const vg_rect *)s->lit_rects->data,
+					  s->lit_rects->len, &s->pix)))
+		return err;
+	s->stats.literal_coded_bytes += s->pix.len;
 
 	/* kind, the digests, the structure chunk with its length, then the
 	 * pixel chunk (none when nothing travels as pixels). */
