@@ -14,9 +14,10 @@ fingerprint_libvgfp_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(CRYPTO_CFLAGS)
 
 VG_FP_LIBS = fingerprint/libvgfp.a $(VG_COMMON_LIBS) $(CRYPTO_LIBS)
 
-check_PROGRAMS += tests/test_protocol
-TESTS += tests/test_protocol
+check_PROGRAMS += tests/test_protocol tests/test_literal
+TESTS += tests/test_protocol tests/test_literal
 tests_test_protocol_LDADD = $(VG_FP_LIBS)
+tests_test_literal_LDADD = $(VG_FP_LIBS)
 
 VG_FUZZERS += tests/fuzz/fuzz_receiver
 tests_fuzz_fuzz_receiver_SOURCES = tests/fuzz/fuzz_receiver.c
