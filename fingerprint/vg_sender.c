@@ -309,7 +309,8 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 		return err;
 	/* The literal segments are coded together, so that one choice of
 	 * method holds for the whole update. */
-	if ((err = vg_literal_encode_list(s->lit, frame, (const vg_rect *)s->lit_rects->data,
+	if ((err = vg_literal_encode_list(s->lit, frame,
+					  (const vg_rect *)(void *)s->lit_rects->data,
 					  s->lit_rects->len, &s->pix)))
 		return err;
 	s->stats.literal_coded_bytes += s->pix.len;

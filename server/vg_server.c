@@ -346,7 +346,7 @@ static int segment_due(vg_conn *c, const vg_segdesc **segs, size_t *n_segs)
 		}
 	if (c->todo->len == 0)
 		return VG_OK;
-	return vg_segmenter_run(c->segmenter, c->snapshot, (const vg_rect *)c->todo->data,
+	return vg_segmenter_run(c->segmenter, c->snapshot, (const vg_rect *)(void *)c->todo->data,
 				c->todo->len,
 				mr.dir == VG_MOTION_HORIZONTAL ? VG_ORIENT_COLS : VG_ORIENT_ROWS, segs,
 				n_segs);
