@@ -10,6 +10,7 @@
 #include "common/vg_segdesc.h"
 #include "common/vg_seghash.h"
 #include "fingerprint/vg_cacheid.h"
+#include "fingerprint/vg_literal.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
 #include "fingerprint/vg_segcache.h"
@@ -24,8 +25,10 @@ typedef struct {
 struct vg_receiver {
 	vg_receiver_config cfg;
 	char *cache_dir;
-	z_stream zs;          /* mirrors the server's deflate stream */
+	z_stream zs;          /* mirrors the server's structure stream */
 	bool zs_ok;
+	z_stream zpix;        /* ... and its pixel stream */
+	bool zpix_ok;
 	bool hello;
 	uint8_t server_id[16];
 	unsigned fp_bits;
@@ -41,8 +44,10 @@ struct vg_receiver {
 	GArray *group;        /* pending */
 	GArray *repairs;      /* vg_rect */
 	uint8_t *seg;         /* one segment's pixels, VG_MAX_CACHED_SEGMENT */
-	uint8_t *plain;       /* an inflated update, reused */
+	uint8_t *plain;       /* an update's inflated structure, reused */
 	size_t plain_cap;
+	uint8_t *pix;         /* its inflated literal pixels, reused */
+	size_t pix_cap;
 	char error[160];
 	vg_receiver_stats stats;
 };
@@ -65,6 +70,11 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 		return VG_EZLIB;
 	}
 	r->zs_ok = true;
+	if (inflateInit(&r->zpix) != Z_OK) {
+		vg_receiver_free(r);
+		return VG_EZLIB;
+	}
+	r->zpix_ok = true;
 	if ((err = vg_sha1_new(&r->sha1))) {
 		vg_receiver_free(r);
 		return err;
@@ -82,6 +92,8 @@ void vg_receiver_free(vg_receiver *r)
 		return;
 	if (r->zs_ok)
 		inflateEnd(&r->zs);
+	if (r->zpix_ok)
+		inflateEnd(&r->zpix);
 	vg_segcache_close(r->cache);
 	vg_sha1_free(r->sha1);
 	if (r->group)
@@ -90,6 +102,7 @@ void vg_receiver_free(vg_receiver *r)
 		g_array_free(r->repairs, TRUE);
 	g_free(r->seg);
 	g_free(r->plain);
+	g_free(r->pix);
 	g_free(r->cache_dir);
 	g_free(r->ns_dir);
 	g_free(r);
@@ -227,31 +240,36 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	return VG_OK;
 }
 
-/* Inflates the rest of the body into r->plain, at most cap bytes. */
-static int inflate_body(vg_receiver *r, const uint8_t *in, size_t len, size_t cap, size_t *out_len)
+/* Inflates len bytes of one of the update's streams into *buf (grown up
+ * to cap bytes, *buf_cap its size); *out_len receives the length. */
+static int inflate_chunk(vg_receiver *r, z_stream *zs, const uint8_t *in, size_t len,
+			 uint8_t **buf, size_t *buf_cap, size_t cap, size_t *out_len)
 {
 	size_t have = 0;
 	int ret;
 
-	r->zs.next_in = (Bytef *)in;
-	r->zs.avail_in = (uInt)len;
+	*out_len = 0;
+	if (len == 0)
+		return VG_OK;
+	zs->next_in = (Bytef *)in;
+	zs->avail_in = (uInt)len;
 	for (;;) {
-		if (have == r->plain_cap) {
-			if (r->plain_cap >= cap)
+		if (have == *buf_cap) {
+			if (*buf_cap >= cap)
 				return fail(r, VG_ERANGE, "update inflates past the frame's size");
-			r->plain_cap = r->plain_cap ? r->plain_cap * 2 : 65536;
-			if (r->plain_cap > cap)
-				r->plain_cap = cap;
-			r->plain = g_realloc(r->plain, r->plain_cap);
+			*buf_cap = *buf_cap ? *buf_cap * 2 : 65536;
+			if (*buf_cap > cap)
+				*buf_cap = cap;
+			*buf = g_realloc(*buf, *buf_cap);
 		}
-		r->zs.next_out = r->plain + have;
-		r->zs.avail_out = (uInt)(r->plain_cap - have);
-		ret = inflate(&r->zs, Z_SYNC_FLUSH);
-		have = r->plain_cap - r->zs.avail_out;
+		zs->next_out = *buf + have;
+		zs->avail_out = (uInt)(*buf_cap - have);
+		ret = inflate(zs, Z_SYNC_FLUSH);
+		have = *buf_cap - zs->avail_out;
 		if (ret == Z_STREAM_END || ret == Z_NEED_DICT || ret == Z_DATA_ERROR ||
 		    ret == Z_MEM_ERROR || ret == Z_STREAM_ERROR)
 			return fail(r, VG_EZLIB, "update: compressed data");
-		if (r->zs.avail_in == 0 && r->zs.avail_out > 0)
+		if (zs->avail_in == 0 && zs->avail_out > 0)
 			break;
 	}
 	*out_len = have;
@@ -268,21 +286,6 @@ static int read_dim(vg_reader *rd, int32_t *v)
 	if (u > VG_MAX_DIM)
 		return VG_ERANGE;
 	*v = (int32_t)u;
-	return VG_OK;
-}
-
-static int draw_literal(vg_reader *rd, vg_pixbuf *fb, vg_rect s)
-{
-	const uint8_t *p;
-	int32_t x, y;
-
-	if (vg_reader_ptr(rd, (size_t)s.w * (size_t)s.h * 3, &p))
-		return VG_ETRUNC;
-	for (y = s.y; y < s.y + s.h; y++) {
-		uint32_t *row = vg_pixbuf_row(fb, y) + s.x;
-		for (x = 0; x < s.w; x++, p += 3)
-			row[x] = VG_RGB(p[2], p[1], p[0]);
-	}
 	return VG_OK;
 }
 
@@ -360,13 +363,19 @@ static int check_group(vg_receiver *r, const vg_pixbuf *fb, const uint8_t *expec
 	return VG_OK;
 }
 
-/* Reads a CHECK's digest and verifies the open group against it. */
-static int read_check(vg_receiver *r, vg_reader *rd, const vg_pixbuf *fb)
+/* The three parts of an inflated update: structure, literal pixels and
+ * the SHA-1 digests of the groups, each read in order. */
+typedef struct {
+	vg_reader s, pix, checks;
+} parts;
+
+/* Takes the next digest and verifies the open group against it. */
+static int read_check(vg_receiver *r, parts *in, const vg_pixbuf *fb)
 {
 	const uint8_t *digest;
-	int err = vg_reader_ptr(rd, VG_SHA1_LEN, &digest);
+	int err = vg_reader_ptr(&in->checks, VG_SHA1_LEN, &digest);
 
-	return err ? err : check_group(r, fb, digest);
+	return err ? VG_ECORRUPT : check_group(r, fb, digest);
 }
 
 static void send_repairs(vg_receiver *r, vg_writer *reply)
@@ -396,16 +405,17 @@ static void send_repairs(vg_receiver *r, vg_writer *reply)
 	g_array_set_size(r->repairs, 0);
 }
 
-static int parse_segment(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect s,
+static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 			 uint8_t orient, unsigned op)
 {
+	vg_reader *rd = &in->s;
 	uint64_t key;
 	pending p;
 	int err;
 
 	switch (op) {
 	case VG_OP_LITERAL:
-		if ((err = draw_literal(rd, fb, s)))
+		if ((err = vg_literal_decode(&in->pix, fb, s)))
 			return err;
 		remember(r, fb, s, orient);
 		r->stats.literal_segments++;
@@ -427,8 +437,9 @@ static int parse_segment(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect s
 	}
 }
 
-static int parse_update(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb)
+static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 {
+	vg_reader *rd = &in->s;
 	uint64_t nruns, run, nseg, k, item;
 	char what[96];
 	int err;
@@ -464,7 +475,7 @@ static int parse_update(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb)
 			if (op == VG_OP_CHECK) {
 				if (len != 0 || r->group->len == 0)
 					return fail(r, VG_ECORRUPT, "update: check without a group");
-				if ((err = read_check(r, rd, fb)))
+				if ((err = read_check(r, in, fb)))
 					return fail(r, err, what);
 				continue;
 			}
@@ -473,7 +484,7 @@ static int parse_update(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb)
 			s = orient == VG_ORIENT_ROWS ? vg_rect_make(rr.x, pos, rr.w, (int32_t)len)
 						     : vg_rect_make(pos, rr.y, (int32_t)len, rr.h);
 			pos += (int32_t)len;
-			if ((err = parse_segment(r, rd, fb, s, orient, op)))
+			if ((err = parse_segment(r, in, fb, s, orient, op)))
 				return fail(r, err, what);
 			r->stats.segments++;
 			k++;
@@ -487,11 +498,13 @@ static int parse_update(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb)
 			return fail(r, err, "update: end");
 		if (item != VG_OP_CHECK || r->group->len == 0)
 			return fail(r, VG_ECORRUPT, "update: bytes after the last run");
-		if ((err = read_check(r, rd, fb)))
+		if ((err = read_check(r, in, fb)))
 			return fail(r, err, "update: last check");
 	}
 	if (r->group->len)
 		return fail(r, VG_ECORRUPT, "update: group without its check");
+	if (vg_reader_remaining(&in->pix) || vg_reader_remaining(&in->checks))
+		return fail(r, VG_ECORRUPT, "update: pixels or digests left over");
 	r->stats.updates++;
 	return VG_OK;
 }
@@ -499,9 +512,12 @@ static int parse_update(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb)
 int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 		       vg_pixbuf *fb, vg_writer *reply)
 {
-	vg_reader rd, plain;
+	vg_reader rd;
+	parts in;
+	uint64_t n_checks, s_len;
+	const uint8_t *digests, *chunk;
 	uint8_t kind;
-	size_t n, cap;
+	size_t n, n_pix, cap;
 	int err;
 
 	vg_reader_init(&rd, body, len);
@@ -516,13 +532,23 @@ int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 		/* Literal pixels of the whole frame plus a generous allowance
 		 * for segment headers bound any honest update. */
 		cap = (size_t)fb->width * (size_t)fb->height * 4 + 65536;
-		if ((err = inflate_body(r, body + rd.pos, vg_reader_remaining(&rd), cap, &n)))
+		if (vg_reader_uleb(&rd, &n_checks) || n_checks > vg_reader_remaining(&rd) / VG_SHA1_LEN ||
+		    vg_reader_ptr(&rd, (size_t)n_checks * VG_SHA1_LEN, &digests) ||
+		    vg_reader_uleb(&rd, &s_len) || s_len > vg_reader_remaining(&rd) ||
+		    vg_reader_ptr(&rd, (size_t)s_len, &chunk))
+			return fail(r, VG_ETRUNC, "update: digests or structure length");
+		if ((err = inflate_chunk(r, &r->zs, chunk, (size_t)s_len, &r->plain, &r->plain_cap,
+					 cap, &n)) ||
+		    (err = inflate_chunk(r, &r->zpix, body + rd.pos, vg_reader_remaining(&rd),
+					 &r->pix, &r->pix_cap, cap, &n_pix)))
 			return err;
-		r->stats.inflated_bytes += n;
-		vg_reader_init(&plain, r->plain, n);
+		r->stats.inflated_bytes += n + n_pix;
+		vg_reader_init(&in.s, r->plain, n);
+		vg_reader_init(&in.pix, r->pix, n_pix);
+		vg_reader_init(&in.checks, digests, (size_t)n_checks * VG_SHA1_LEN);
 		g_array_set_size(r->group, 0);
 		g_array_set_size(r->repairs, 0);
-		if ((err = vg_sha1_reset(r->sha1)) || (err = parse_update(r, &plain, fb)))
+		if ((err = vg_sha1_reset(r->sha1)) || (err = parse_update(r, &in, fb)))
 			return err;
 		send_repairs(r, reply);
 		return VG_OK;

@@ -6,15 +6,22 @@
 #include "common/vg_reader.h"
 #include "common/vg_time.h"
 #include "fingerprint/vg_beliefs.h"
+#include "fingerprint/vg_literal.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
 #include "fingerprint/vg_sha1.h"
 
 struct vg_sender {
 	vg_sender_config cfg;
-	z_stream zs;          /* one deflate stream for the connection's life */
+	z_stream zs;          /* the structure stream, for the connection's life */
+	z_stream zpix;        /* the pixel stream, likewise */
 	vg_sha1 *sha1;
-	vg_writer plain;      /* an update before compression, reused */
+	vg_literal *lit;      /* codes literal segments */
+	vg_writer plain;      /* an update's structure before compression, reused */
+	vg_writer pix;        /* its coded literal pixels before compression */
+	vg_writer checks;     /* its SHA-1 digests */
+	vg_writer body;       /* the compressed structure, before its length */
+	GArray *lit_rects;    /* vg_rect: the update's literal segments */
 	bool viewer_hello;
 	uint8_t viewer_version;
 	uint8_t viewer_flags;
@@ -47,12 +54,23 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 		g_free(s);
 		return VG_EZLIB;
 	}
-	if ((err = vg_sha1_new(&s->sha1))) {
+	if (deflateInit(&s->zpix, cfg->zlib_level) != Z_OK) {
 		deflateEnd(&s->zs);
+		g_free(s);
+		return VG_EZLIB;
+	}
+	if ((err = vg_sha1_new(&s->sha1)) || (err = vg_literal_new(&s->lit))) {
+		vg_sha1_free(s->sha1);
+		deflateEnd(&s->zs);
+		deflateEnd(&s->zpix);
 		g_free(s);
 		return err;
 	}
 	vg_writer_init(&s->plain);
+	vg_writer_init(&s->pix);
+	vg_writer_init(&s->checks);
+	vg_writer_init(&s->body);
+	s->lit_rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	s->beliefs = vg_beliefs_new();
 	*out = s;
 	return VG_OK;
@@ -63,8 +81,14 @@ void vg_sender_free(vg_sender *s)
 	if (!s)
 		return;
 	deflateEnd(&s->zs);
+	deflateEnd(&s->zpix);
 	vg_sha1_free(s->sha1);
+	vg_literal_free(s->lit);
 	vg_writer_clear(&s->plain);
+	vg_writer_clear(&s->pix);
+	vg_writer_clear(&s->checks);
+	vg_writer_clear(&s->body);
+	g_array_free(s->lit_rects, TRUE);
 	vg_beliefs_free(s->beliefs);
 	g_free(s);
 }
@@ -93,24 +117,6 @@ static bool is_believed(vg_sender *s, uint64_t key, uint64_t hash)
 	return vg_beliefs_holds(s->beliefs, key, hash);
 }
 
-/* Appends the rows of r from frame as B, G, R bytes. */
-static void put_pixels(vg_writer *w, const vg_pixbuf *frame, vg_rect r)
-{
-	uint8_t *p = vg_writer_reserve(w, (size_t)r.w * (size_t)r.h * 3);
-	int32_t x, y;
-
-	for (y = r.y; y < r.y + r.h; y++) {
-		const uint32_t *row = vg_pixbuf_row(frame, y) + r.x;
-		for (x = 0; x < r.w; x++) {
-			uint32_t v = row[x];
-			p[0] = (uint8_t)v;
-			p[1] = (uint8_t)(v >> 8);
-			p[2] = (uint8_t)(v >> 16);
-			p += 3;
-		}
-	}
-}
-
 /* True when b continues the run that a ends. */
 static bool continues(const vg_segdesc *a, const vg_segdesc *b)
 {
@@ -137,23 +143,23 @@ static bool touches(const vg_region *rgn, vg_rect r)
 	return false;
 }
 
-static int deflate_into(vg_sender *s, const uint8_t *in, size_t len, vg_writer *out)
+static int deflate_into(z_stream *zs, const uint8_t *in, size_t len, vg_writer *out)
 {
 	int ret;
 
-	s->zs.next_in = (Bytef *)in;
-	s->zs.avail_in = (uInt)len;
+	zs->next_in = (Bytef *)in;
+	zs->avail_in = (uInt)len;
 	do {
-		size_t room = deflateBound(&s->zs, s->zs.avail_in) + 64;
+		size_t room = deflateBound(zs, zs->avail_in) + 64;
 		uint8_t *dst = vg_writer_reserve(out, room);
 
-		s->zs.next_out = dst;
-		s->zs.avail_out = (uInt)room;
-		ret = deflate(&s->zs, Z_SYNC_FLUSH);
-		out->len -= s->zs.avail_out;
+		zs->next_out = dst;
+		zs->avail_out = (uInt)room;
+		ret = deflate(zs, Z_SYNC_FLUSH);
+		out->len -= zs->avail_out;
 		if (ret != Z_OK && ret != Z_BUF_ERROR)
 			return VG_EZLIB;
-	} while (s->zs.avail_in > 0 || s->zs.avail_out == 0);
+	} while (zs->avail_in > 0 || zs->avail_out == 0);
 	return VG_OK;
 }
 
@@ -168,8 +174,11 @@ static int close_group(vg_sender *s, vg_writer *w, unsigned *in_group)
 		return VG_OK;
 	if ((err = vg_sha1_final(s->sha1, digest)))
 		return err;
+	/* The digest travels in the update's uncompressed check list: zlib
+	 * cannot shrink it, and inside the stream it would only push earlier
+	 * fingerprints out of zlib's window. */
 	vg_writer_uleb(w, VG_OP_CHECK);
-	vg_writer_bytes(w, digest, sizeof digest);
+	vg_writer_bytes(&s->checks, digest, sizeof digest);
 	*in_group = 0;
 	s->stats.checks++;
 	s->stats.sha1_ns += vg_time_ns() - t0;
@@ -207,7 +216,7 @@ static int put_segment(vg_sender *s, vg_writer *w, const vg_pixbuf *frame,
 		return VG_OK;
 	}
 	vg_writer_uleb(w, len * 4 + VG_OP_LITERAL);
-	put_pixels(w, frame, r);
+	g_array_append_val(s->lit_rects, r);
 	s->stats.literal_segments++;
 	s->stats.literal_bytes += (uint64_t)r.w * (uint64_t)r.h * 3;
 	if (cacheable)
@@ -236,6 +245,9 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 		return err;
 
 	vg_writer_reset(w);
+	vg_writer_reset(&s->pix);
+	vg_writer_reset(&s->checks);
+	g_array_set_size(s->lit_rects, 0);
 	vg_writer_uleb(w, runs);
 	for (i = 0; i < n;) {
 		size_t j = i + 1, k;
@@ -257,18 +269,36 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 	/* Groups never span updates: an idle screen leaves nothing unchecked. */
 	if ((err = close_group(s, w, &in_group)))
 		return err;
+	/* The literal segments are coded together, so that one choice of
+	 * method holds for the whole update. */
+	if ((err = vg_literal_encode_list(s->lit, frame,
+					  (const vg_rect *)(void *)s->lit_rects->data,
+					  s->lit_rects->len, &s->pix)))
+		return err;
+	s->stats.literal_coded_bytes += s->pix.len;
 
+	/* kind, the digests, the structure chunk with its length, then the
+	 * pixel chunk (none when nothing travels as pixels). */
 	vg_writer_u8(out, VG_MSG_UPDATE);
+	vg_writer_uleb(out, s->checks.len / VG_SHA1_LEN);
+	vg_writer_bytes(out, s->checks.data, s->checks.len);
 	t0 = vg_time_ns();
-	err = deflate_into(s, w->data, w->len, out);
+	if ((err = deflate_into(&s->zs, w->data, w->len, &s->body)))
+		goto out;
+	vg_writer_uleb(out, s->body.len);
+	vg_writer_bytes(out, s->body.data, s->body.len);
+	if (s->pix.len)
+		err = deflate_into(&s->zpix, s->pix.data, s->pix.len, out);
+out:
 	s->stats.zlib_ns += vg_time_ns() - t0;
+	vg_writer_reset(&s->body);
 	if (err) {
 		out->len = start;
 		return err;
 	}
 	s->stats.updates++;
 	s->stats.segments += n;
-	s->stats.plain_bytes += w->len;
+	s->stats.plain_bytes += w->len + s->pix.len + s->checks.len;
 	s->stats.body_bytes += out->len - start;
 	return VG_OK;
 }

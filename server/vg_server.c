@@ -23,6 +23,8 @@
 #include "fingerprint/vg_beliefstore.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
+#include "segment2d/vg_differ.h"
+#include "segment2d/vg_motion.h"
 #include "segment2d/vg_segmenter.h"
 #include "server/vg_server.h"
 
@@ -49,7 +51,10 @@ typedef struct {
 	vg_pixbuf *snapshot;      /* private copy of the pixels being sent */
 	vg_writer out;
 	vg_region *repair;        /* asked for again: send as pixels (under lock) */
-	GArray *rects;            /* vg_rect: the due region, widened to columns */
+	GArray *rects;            /* vg_rect: the due region */
+	GArray *todo;             /* vg_rect: what changed in it, and repairs */
+	vg_differ *differ;        /* what the viewer was sent */
+	vg_motion *motion;
 	vg_segmenter *segmenter;
 	sraRegion *parked;        /* a request that waits for the VIEWER HELLO (under lock) */
 	bool persist;             /* beliefs are saved under cache_id */
@@ -58,6 +63,9 @@ typedef struct {
 } vg_conn;
 
 static int varg_encodings[] = { VG_ENCODING, 0 };
+
+/* Movement estimation's strip width (its default, as in varg-trace ratio). */
+#define MOTION_STRIP 64
 
 void vg_server_config_init(vg_server_config *cfg)
 {
@@ -161,6 +169,9 @@ static void conn_free(vg_conn *c)
 	vg_writer_clear(&c->out);
 	vg_region_free(c->repair);
 	g_array_free(c->rects, TRUE);
+	g_array_free(c->todo, TRUE);
+	vg_differ_free(c->differ);
+	vg_motion_free(c->motion);
 	vg_segmenter_free(c->segmenter);
 	g_mutex_clear(&c->lock);
 	g_free(c);
@@ -201,6 +212,7 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	g_mutex_init(&c->lock);
 	vg_writer_init(&c->out);
 	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	c->todo = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->repair = vg_region_new();
 	cl->clientData = c;
 	cl->clientGoneHook = client_gone;
@@ -233,7 +245,9 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	g_mutex_lock(&c->lock);
 	vg_segparams_init(&params, VG_SEGMETHOD_VARG);
 	if (vg_sender_new(&cfg, &c->sender) == 0 &&
-	    vg_segmenter_new(&params, &c->segmenter) == 0) {
+	    vg_segmenter_new(&params, &c->segmenter) == 0 &&
+	    vg_differ_new(s->frame->width, s->frame->height, 0, &c->differ) == 0 &&
+	    vg_motion_new(s->frame->width, s->frame->height, MOTION_STRIP, 0, &c->motion) == 0) {
 		c->snapshot = vg_pixbuf_new(s->frame->width, s->frame->height);
 		c->varg = true;
 	}
@@ -368,32 +382,79 @@ static sraRegion *take_due_region(rfbClientPtr cl)
 	return due;
 }
 
-/* Copies the pixels of due, widened to the segmenter's column bounds (so
- * segments keep their place after a vertical scroll), from the frame to the
- * client's snapshot, and lists those rectangles. Caller holds frame_lock.
- * Returns the bounding box. */
-static vg_rect snapshot_region(vg_conn *c, sraRegion *due)
+/* Lists the rectangles of due in c->rects and copies the pixels around
+ * them from the frame to the client's snapshot: their bounding box,
+ * widened to whole motion strips and segmenter columns, because movement
+ * estimation reads whole strips and the segmenter widens to its columns
+ * (rows, when it cuts bands). Caller holds frame_lock. */
+static void snapshot_region(vg_conn *c, sraRegion *due)
 {
 	vg_server *s = c->server;
 	sraRectangleIterator *it = sraRgnGetIterator(due);
 	int32_t cw = vg_segmenter_params(c->segmenter)->column_width;
 	vg_rect bounds = vg_rect_make(0, 0, 0, 0);
+	int32_t x0, y0, x1, y1;
 	sraRect sr;
 
 	g_array_set_size(c->rects, 0);
 	while (sraRgnIteratorNext(it, &sr)) {
-		int32_t x0 = sr.x1 / cw * cw, x1 = (sr.x2 + cw - 1) / cw * cw;
-		vg_rect r = vg_rect_intersect(vg_rect_make(x0, sr.y1, x1 - x0, sr.y2 - sr.y1),
+		vg_rect r = vg_rect_intersect(vg_rect_make(sr.x1, sr.y1, sr.x2 - sr.x1, sr.y2 - sr.y1),
 					      vg_pixbuf_rect(s->frame));
 
 		if (vg_rect_is_empty(r))
 			continue;
-		vg_pixbuf_copy_rect(c->snapshot, s->frame, r);
 		g_array_append_val(c->rects, r);
 		bounds = vg_rect_bounds(bounds, r);
 	}
 	sraRgnReleaseIterator(it);
-	return bounds;
+	if (vg_rect_is_empty(bounds))
+		return;
+	x0 = bounds.x / MOTION_STRIP * MOTION_STRIP / cw * cw;
+	y0 = bounds.y / MOTION_STRIP * MOTION_STRIP / cw * cw;
+	x1 = bounds.x + bounds.w;
+	y1 = bounds.y + bounds.h;
+	x1 = ((x1 + MOTION_STRIP - 1) / MOTION_STRIP * MOTION_STRIP + cw - 1) / cw * cw;
+	y1 = ((y1 + MOTION_STRIP - 1) / MOTION_STRIP * MOTION_STRIP + cw - 1) / cw * cw;
+	vg_pixbuf_copy_rect(c->snapshot, s->frame,
+			    vg_rect_intersect(vg_rect_make(x0, y0, x1 - x0, y1 - y0),
+					      vg_pixbuf_rect(s->frame)));
+}
+
+/* The pipeline of varg-trace ratio, on the snapshot: the differ keeps what
+ * changed of the due rectangles (LibVNCServer's region is cut into bands,
+ * and its damage is often wider than the change), repairs are added as
+ * they are, movement estimation picks the orientation and the segmenter
+ * cuts. Caller holds c->lock (for c->repair). */
+static int segment_due(vg_conn *c, const vg_segdesc **segs, size_t *n_segs)
+{
+	const vg_rect *changed, *rs;
+	size_t n_changed, n_repair, i, k;
+	vg_motion_result mr;
+	int err;
+
+	*n_segs = 0;
+	*segs = NULL;
+	if ((err = vg_differ_update(c->differ, c->snapshot, (const vg_rect *)c->rects->data,
+				    c->rects->len, &changed, &n_changed)))
+		return err;
+	g_array_set_size(c->todo, 0);
+	g_array_append_vals(c->todo, changed, (guint)n_changed);
+	if ((err = vg_motion_estimate(c->motion, c->snapshot, changed, n_changed, &mr)))
+		return err;
+	rs = vg_region_rects(c->repair, &n_repair);
+	for (i = 0; i < c->rects->len; i++)
+		for (k = 0; k < n_repair; k++) {
+			vg_rect r = vg_rect_intersect(g_array_index(c->rects, vg_rect, i), rs[k]);
+
+			if (!vg_rect_is_empty(r))
+				g_array_append_val(c->todo, r);
+		}
+	if (c->todo->len == 0)
+		return VG_OK;
+	return vg_segmenter_run(c->segmenter, c->snapshot, (const vg_rect *)(void *)c->todo->data,
+				c->todo->len,
+				mr.dir == VG_MOTION_HORIZONTAL ? VG_ORIENT_COLS : VG_ORIENT_ROWS, segs,
+				n_segs);
 }
 
 /* Before the VIEWER HELLO: the first request is answered with the HELLO
@@ -448,10 +509,10 @@ static void display_hook(rfbClientPtr cl)
 	vg_conn *c = cl->clientData;
 	vg_server *s;
 	sraRegion *due;
-	vg_rect bounds;
+	vg_rect bounds = vg_rect_make(0, 0, 0, 0);
 	const vg_segdesc *segs;
 	vg_sender_stats before, after;
-	size_t n_segs, len_at, body_at;
+	size_t n_segs, len_at, body_at, i;
 	int err;
 
 	if (!c || !c->varg || !format_is_native(&cl->format))
@@ -468,18 +529,21 @@ static void display_hook(rfbClientPtr cl)
 		g_mutex_unlock(&s->frame_lock);
 		return;
 	}
-	bounds = snapshot_region(c, due);
+	snapshot_region(c, due);
 	g_mutex_unlock(&s->frame_lock);
 	sraRgnDestroy(due);
 
-	err = vg_segmenter_run(c->segmenter, c->snapshot, (const vg_rect *)c->rects->data,
-			       c->rects->len, VG_ORIENT_ROWS, &segs, &n_segs);
-	if (err) {
+	g_mutex_lock(&c->lock);
+	if ((err = segment_due(c, &segs, &n_segs))) {
+		g_mutex_unlock(&c->lock);
 		vg_error("client %s: cannot segment update: %s", cl->host, vg_strerror(err));
 		rfbCloseClient(cl);
 		return;
 	}
-	g_mutex_lock(&c->lock);
+	/* An update with nothing changed still goes out (empty): the request
+	 * it answers is used up, and the viewer asks again on each update. */
+	for (i = 0; i < n_segs; i++)
+		bounds = vg_rect_bounds(bounds, segs[i].rect);
 	vg_writer_reset(&c->out);
 	vg_writer_u8(&c->out, rfbFramebufferUpdate);
 	vg_writer_u8(&c->out, 0);
@@ -491,8 +555,6 @@ static void display_hook(rfbClientPtr cl)
 	vg_sender_get_stats(c->sender, &before);
 	err = vg_sender_update(c->sender, c->snapshot, segs, n_segs, c->repair, &c->out);
 	if (err == 0) {
-		guint i;
-
 		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - body_at));
 		/* What this update covered is repaired; repairs that arrived
 		 * since the region was taken stay for the next one. */

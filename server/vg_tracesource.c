@@ -99,8 +99,19 @@ int vg_tracesource_play(vg_tracesource *t, vg_server *srv, const vg_tracesource_
 	vg_trace_record rec;
 	int n;
 
+	/* The first frame is up before clients are waited for, so that a
+	 * client's first update is that frame, never the blank screen, and
+	 * (at --speed 0) the next frame waits until every client has it. */
+	while ((n = vg_trace_reader_next(t->reader, &rec, t->next)) > 0 && rec.kind != VG_TRACE_FRAME)
+		;
+	if (n < 0)
+		return n;
+	if (n > 0)
+		show_frame(t, srv, &rec);
 	while (!*stop && vg_server_client_count(srv) < o->wait_clients)
 		g_usleep(10000);
+	if (n > 0 && o->speed <= 0 && !vg_server_wait_caught_up(srv, o->pace_timeout_ms))
+		vg_debug("frame %" G_GUINT64_FORMAT ": a client is behind; going on", rec.index);
 	start = vg_time_ns();
 	while (!*stop) {
 		n = vg_trace_reader_next(t->reader, &rec, t->next);

@@ -338,13 +338,11 @@ static void test_sender_refuses(void)
 	pair_clear(&p);
 }
 
-/* Deflates plain bytes as the sender would, for hand-made updates. */
-static void deflate_msg(z_stream *zs, const guint8 *plain, size_t n, vg_writer *out)
+/* Appends a sync-flushed chunk of zs holding plain[0..n). */
+static void deflate_chunk(z_stream *zs, const guint8 *plain, size_t n, vg_writer *out)
 {
 	guint8 buf[4096];
 
-	vg_writer_reset(out);
-	vg_writer_u8(out, VG_MSG_UPDATE);
 	zs->next_in = (Bytef *)plain;
 	zs->avail_in = (uInt)n;
 	do {
@@ -355,45 +353,109 @@ static void deflate_msg(z_stream *zs, const guint8 *plain, size_t n, vg_writer *
 	} while (zs->avail_out == 0);
 }
 
+/* Frames a hand-made update as the sender would: kind, n_checks digests
+ * (all 0x11), the structure chunk with its length, the pixel chunk (none
+ * when n_pix is 0). */
+static void deflate_msg(z_stream *zs, z_stream *zpix, size_t n_checks, const guint8 *plain,
+			size_t n, const guint8 *pix, size_t n_pix, vg_writer *out)
+{
+	vg_writer chunk;
+	size_t i;
+
+	vg_writer_init(&chunk);
+	vg_writer_reset(out);
+	vg_writer_u8(out, VG_MSG_UPDATE);
+	vg_writer_uleb(out, n_checks);
+	for (i = 0; i < n_checks * 20; i++)
+		vg_writer_u8(out, 0x11);
+	deflate_chunk(zs, plain, n, &chunk);
+	vg_writer_uleb(out, chunk.len);
+	vg_writer_bytes(out, chunk.data, chunk.len);
+	if (n_pix)
+		deflate_chunk(zpix, pix, n_pix, out);
+	vg_writer_clear(&chunk);
+}
+
 static void test_malformed(void)
 {
-	/* Each is a plain update (items are uleb(len * 4 + op)); all must fail
-	 * cleanly. Fingerprints are 5 bytes (40 bits). */
-	static const struct { const char *name; guint8 bytes[40]; size_t n; } cases[] = {
-		{ "no runs field", { 0 }, 0 },
-		{ "run outside frame", { 1, 10, 0, 10, 1, 0, 1, 4, 0, 0, 0 }, 11 },
-		{ "zero width", { 1, 0, 0, 0, 1, 0, 1, 4 }, 8 },
-		{ "segment count zero", { 1, 0, 0, 2, 2, 0, 0 }, 7 },
-		{ "segments overrun", { 1, 0, 0, 2, 2, 0, 1, 12 }, 8 },
-		{ "segments short", { 1, 0, 0, 2, 2, 0, 1, 4, 0, 0, 0, 0, 0, 0 }, 14 },
-		{ "pixels missing", { 1, 0, 0, 2, 2, 0, 1, 8, 1, 2, 3 }, 11 },
-		{ "reserved op", { 1, 0, 0, 1, 1, 0, 1, 7 }, 8 },
-		{ "bad orientation", { 1, 0, 0, 1, 1, 9, 1, 4, 1, 2, 3 }, 11 },
-		{ "huge count", { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 }, 10 },
-		{ "trailing bytes", { 0, 5 }, 2 },
-		{ "check without group", { 1, 0, 0, 1, 1, 0, 1, 2 }, 8 },
-		{ "check at end without group", { 0, 2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 }, 22 },
-		{ "fingerprint cut short", { 1, 0, 0, 1, 1, 0, 1, 5, 1, 2 }, 10 },
-		{ "group without its check", { 1, 0, 0, 1, 1, 0, 1, 5, 1, 2, 3, 4, 5 }, 13 },
-		{ "check cut short", { 1, 0, 0, 1, 1, 0, 1, 5, 1, 2, 3, 4, 5, 2, 9, 9 }, 16 },
+	/* Each is a plain update: structure (items are uleb(len * 4 + op)),
+	 * literal pixels, and how many digests; all must fail cleanly in an
+	 * 8 x 8 frame. Fingerprints are 5 bytes (40 bits). */
+	static const struct {
+		const char *name;
+		guint8 bytes[24];
+		size_t n;
+		guint8 pix[24];
+		size_t n_pix;
+		size_t checks;
+	} cases[] = {
+		{ "no runs field", { 0 }, 0, { 0 }, 0, 0 },
+		{ "run outside frame", { 1, 10, 0, 10, 1, 0, 1, 4 }, 8, { 0, 1, 2, 3 }, 4, 0 },
+		{ "zero width", { 1, 0, 0, 0, 1, 0, 1, 4 }, 8, { 0 }, 0, 0 },
+		{ "segment count zero", { 1, 0, 0, 2, 2, 0, 0 }, 7, { 0 }, 0, 0 },
+		{ "segments overrun", { 1, 0, 0, 2, 2, 0, 1, 12 }, 8, { 0 }, 0, 0 },
+		{ "segments short", { 1, 0, 0, 2, 2, 0, 1, 4 }, 8, { 0, 1, 2, 3, 4, 5, 6 }, 7, 0 },
+		{ "pixels missing", { 1, 0, 0, 2, 2, 0, 1, 8 }, 8, { 0, 1, 2, 3 }, 4, 0 },
+		{ "no pixel chunk", { 1, 0, 0, 1, 1, 0, 1, 4 }, 8, { 0 }, 0, 0 },
+		{ "pixels left over", { 1, 0, 0, 1, 1, 0, 1, 4 }, 8, { 0, 1, 2, 3, 9 }, 5, 0 },
+		{ "unknown literal method", { 1, 0, 0, 1, 1, 0, 1, 4 }, 8, { 7, 1, 2, 3 }, 4, 0 },
+		{ "palette index outside", { 1, 0, 0, 1, 2, 0, 1, 8 }, 8,
+		  { 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 0xc0, 0x00 }, 13, 0 },
+		{ "palette cut short", { 1, 0, 0, 1, 2, 0, 1, 8 }, 8, { 2, 2, 1, 1, 1, 2, 2 }, 7, 0 },
+		{ "indices cut short", { 1, 0, 0, 1, 2, 0, 1, 8 }, 8, { 2, 1, 1, 1, 1, 2, 2, 2, 0x80 }, 9, 0 },
+		{ "run past the block", { 1, 0, 0, 1, 2, 0, 1, 8 }, 8, { 3, 0, 1, 1, 1, 0x80, 5 }, 7, 0 },
+		{ "runs short of the block", { 1, 0, 0, 1, 2, 0, 1, 8 }, 8, { 3, 0, 1, 1, 1, 0x00 }, 6, 0 },
+		{ "run index outside", { 1, 0, 0, 1, 1, 0, 1, 4 }, 8, { 3, 1, 1, 1, 1, 2, 2, 2, 0x02 }, 9, 0 },
+		{ "run palette too large", { 1, 0, 0, 1, 1, 0, 1, 4 }, 8, { 3, 200, 1, 1, 1 }, 5, 0 },
+		{ "reserved op", { 1, 0, 0, 1, 1, 0, 1, 7 }, 8, { 0 }, 0, 0 },
+		{ "bad orientation", { 1, 0, 0, 1, 1, 9, 1, 4 }, 8, { 0, 1, 2, 3 }, 4, 0 },
+		{ "huge count", { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 }, 10, { 0 }, 0, 0 },
+		{ "trailing bytes", { 0, 5 }, 2, { 0 }, 0, 0 },
+		{ "check without group", { 1, 0, 0, 1, 1, 0, 1, 2 }, 8, { 0 }, 0, 1 },
+		{ "check at end without group", { 0, 2 }, 2, { 0 }, 0, 1 },
+		{ "fingerprint cut short", { 1, 0, 0, 1, 1, 0, 1, 5, 1, 2 }, 10, { 0 }, 0, 0 },
+		{ "group without its check", { 1, 0, 0, 1, 1, 0, 1, 5, 1, 2, 3, 4, 5 }, 13, { 0 }, 0, 0 },
+		{ "check without its digest", { 1, 0, 0, 1, 1, 0, 1, 5, 1, 2, 3, 4, 5, 2 }, 14, { 0 }, 0, 0 },
+		{ "digest left over", { 0 }, 1, { 0 }, 0, 1 },
 	};
+	static const guint8 bad_frames[][6] = {
+		{ VG_MSG_UPDATE },                               /* no digest count */
+		{ VG_MSG_UPDATE, 0xff, 0xff, 0x03 },              /* digests past the body */
+		{ VG_MSG_UPDATE, 0, 9, 1, 2 },                    /* structure past the body */
+		{ VG_MSG_UPDATE, 0, 0, 0x78, 0x9c, 0x00 },        /* no structure, stray bytes */
+	};
+	static const size_t bad_len[] = { 1, 4, 5, 6 };
 	size_t i;
 
 	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
-		z_stream zs = { 0 };
+		z_stream zs = { 0 }, zpix = { 0 };
 		vg_writer msg;
 		pair p;
 		int err;
 
 		pair_init(&p, 8, 8);
 		g_assert_cmpint(deflateInit(&zs, 6), ==, Z_OK);
+		g_assert_cmpint(deflateInit(&zpix, 6), ==, Z_OK);
 		vg_writer_init(&msg);
-		deflate_msg(&zs, cases[i].bytes, cases[i].n, &msg);
+		deflate_msg(&zs, &zpix, cases[i].checks, cases[i].bytes, cases[i].n, cases[i].pix,
+			    cases[i].n_pix, &msg);
 		err = vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply);
 		g_test_message("%s: %s", cases[i].name, vg_receiver_error_text(p.r));
 		g_assert_cmpint(err, <, 0);
+		/* Refused by the parser, not by the framing. */
+		g_assert_null(strstr(vg_receiver_error_text(p.r), "digests or structure length"));
 		deflateEnd(&zs);
+		deflateEnd(&zpix);
 		vg_writer_clear(&msg);
+		pair_clear(&p);
+	}
+	for (i = 0; i < G_N_ELEMENTS(bad_frames); i++) {
+		pair p;
+
+		pair_init(&p, 8, 8);
+		g_assert_cmpint(vg_receiver_handle(p.r, bad_frames[i], bad_len[i], p.viewer_fb, &p.reply),
+				<, 0);
+		g_test_message("frame %zu: %s", i, vg_receiver_error_text(p.r));
 		pair_clear(&p);
 	}
 }
@@ -429,18 +491,29 @@ static void test_bad_stream(void)
 /* A bomb: a small body that inflates far past the frame size is refused. */
 static void test_inflate_bomb(void)
 {
-	z_stream zs = { 0 };
+	z_stream zs = { 0 }, zpix = { 0 };
 	vg_writer msg;
 	guint8 *zeros = g_malloc0(1 << 20);
 	pair p;
 
 	pair_init(&p, 8, 8);
 	g_assert_cmpint(deflateInit(&zs, 9), ==, Z_OK);
+	g_assert_cmpint(deflateInit(&zpix, 9), ==, Z_OK);
 	vg_writer_init(&msg);
-	deflate_msg(&zs, zeros, 1 << 20, &msg);
+	deflate_msg(&zs, &zpix, 0, zeros, 1 << 20, NULL, 0, &msg);
 	g_assert_cmpuint(msg.len, <, 8192);
 	g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply), ==, VG_ERANGE);
+	pair_clear(&p);
+	/* The same through the pixel stream (fresh streams for a fresh viewer). */
 	deflateEnd(&zs);
+	deflateEnd(&zpix);
+	g_assert_cmpint(deflateInit(&zs, 9), ==, Z_OK);
+	g_assert_cmpint(deflateInit(&zpix, 9), ==, Z_OK);
+	pair_init(&p, 8, 8);
+	deflate_msg(&zs, &zpix, 0, (const guint8 *)"\0", 1, zeros, 1 << 20, &msg);
+	g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply), ==, VG_ERANGE);
+	deflateEnd(&zs);
+	deflateEnd(&zpix);
 	vg_writer_clear(&msg);
 	g_free(zeros);
 	pair_clear(&p);

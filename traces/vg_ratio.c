@@ -283,11 +283,20 @@ static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_
 	seg_ms = vg_time_ms_since(t0, vg_time_ns());
 
 	if (!v->hello_sent) {
+		/* As live: the HELLO goes alone, in its own FramebufferUpdate,
+		 * and the server waits for the viewer's answer (its cache size
+		 * and identity) before it encodes the first update. */
 		vg_writer_reset(&v->out);
 		vg_sender_hello(v->sender, &v->out);
-		wire += RECT_HEADER + BODY_LENGTH + v->out.len;
+		wire += FBU_HEADER + RECT_HEADER + BODY_LENGTH + v->out.len;
 		v->t.rect_bytes += BODY_LENGTH + v->out.len;
-		if ((err = deliver(v, v->out.data, v->out.len)))
+		if ((err = vg_receiver_handle(v->receiver, v->out.data, v->out.len, v->view,
+					      &v->reply))) {
+			vg_error("%s: the receiver refused the hello: %s", v->name,
+				 vg_receiver_error_text(v->receiver));
+			return err;
+		}
+		if ((err = feed_replies(v)))
 			return err;
 		v->hello_sent = true;
 	}

@@ -26,7 +26,7 @@ typedef struct {
 	vg_segparams params;        /* the main pipeline's segmenter */
 	bool no_motion;             /* main pipeline without movement estimation */
 	bool trace_damage;          /* send the trace's own rectangles, not the
-				     * differ's tighter ones (as varg-server does) */
+				     * differ's tighter ones */
 	int zlib_level;             /* vg_sender's deflate level */
 	bool variants;              /* also run the Table 12 variants */
 	bool stock;                 /* also run LibVNCServer's encoders */

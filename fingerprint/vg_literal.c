@@ -1,0 +1,594 @@
+#include <glib.h>
+#include <string.h>
+
+#include "common/vg_error.h"
+#include "fingerprint/vg_literal.h"
+
+/* Open-addressed colour table: twice the largest palette, so that a probe
+ * always ends. A slot is in use when its stamp is the current one, which
+ * spares clearing the table for every block. */
+#define SLOTS 512
+
+struct vg_literal {
+	uint32_t key[SLOTS];
+	uint32_t stamp[SLOTS];
+	uint8_t index[SLOTS];
+	uint32_t now;
+	uint32_t colours[VG_LIT_PALETTE_MAX];
+	unsigned n_colours;
+	uint8_t *plan;        /* per block of a list: its method */
+	size_t plan_cap;
+	vg_literal_stats stats;
+};
+
+int vg_literal_new(vg_literal **out)
+{
+	*out = g_new0(vg_literal, 1);
+	return VG_OK;
+}
+
+void vg_literal_free(vg_literal *lc)
+{
+	if (lc)
+		g_free(lc->plan);
+	g_free(lc);
+}
+
+void vg_literal_get_stats(const vg_literal *lc, vg_literal_stats *st)
+{
+	*st = lc->stats;
+}
+
+const char *vg_lit_method_name(unsigned method)
+{
+	static const char *const names[VG_LIT_METHODS] = { "raw", "predict", "palette",
+							   "palette-rle" };
+
+	return method < VG_LIT_METHODS ? names[method] : "?";
+}
+
+static unsigned slot_of(uint32_t c)
+{
+	return (c * 0x9e3779b1u) >> 23; /* 9 bits: 0..511 */
+}
+
+/* The palette index of c, adding it if there is room; -1 when the
+ * palette is full and c is not in it. */
+static int colour_index(vg_literal *lc, uint32_t c)
+{
+	unsigned s = slot_of(c);
+
+	while (lc->stamp[s] == lc->now) {
+		if (lc->key[s] == c)
+			return lc->index[s];
+		s = (s + 1) & (SLOTS - 1);
+	}
+	if (lc->n_colours == VG_LIT_PALETTE_MAX)
+		return -1;
+	lc->stamp[s] = lc->now;
+	lc->key[s] = c;
+	lc->index[s] = (uint8_t)lc->n_colours;
+	lc->colours[lc->n_colours] = c;
+	return (int)lc->n_colours++;
+}
+
+static void new_palette(vg_literal *lc)
+{
+	if (++lc->now == 0) {
+		/* Stamps wrapped: clear them once every 2^32 blocks. */
+		memset(lc->stamp, 0, sizeof lc->stamp);
+		lc->now = 1;
+	}
+	lc->n_colours = 0;
+}
+
+static size_t uleb_size(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* The cost of one run in VG_LIT_PALETTE_RLE: its index byte, and the
+ * length beyond 1 when it is longer. */
+static size_t run_cost(uint64_t len)
+{
+	return len == 1 ? 1 : 1 + uleb_size(len - 2);
+}
+
+static unsigned index_bits(unsigned n)
+{
+	return n <= 2 ? 1 : n <= 4 ? 2 : n <= 16 ? 4 : 8;
+}
+
+/* What one measuring pass finds out about a block. */
+typedef struct {
+	uint64_t same;     /* pixels equal to the one before, in raster order */
+	bool palette_ok;   /* at most VG_LIT_PALETTE_MAX colours */
+	size_t rle_bytes;  /* run bytes of VG_LIT_PALETTE_RLE */
+} measure;
+
+/* Builds the palette (first appearance order) and counts the runs. */
+static void measure_block(vg_literal *lc, const vg_pixbuf *f, vg_rect r, measure *m)
+{
+	uint32_t prev = 0;
+	uint64_t run = 0;
+	int32_t x, y;
+
+	new_palette(lc);
+	m->palette_ok = true;
+	m->rle_bytes = 0;
+	m->same = 0;
+	for (y = r.y; y < r.y + r.h; y++) {
+		const uint32_t *row = vg_pixbuf_row(f, y) + r.x;
+
+		for (x = 0; x < r.w; x++) {
+			uint32_t c = row[x] & 0xffffff;
+
+			if (run > 0 && c == prev) {
+				run++;
+				m->same++;
+				continue;
+			}
+			if (run > 0)
+				m->rle_bytes += run_cost(run);
+			prev = c;
+			run = 1;
+			if (m->palette_ok && colour_index(lc, c) < 0)
+				m->palette_ok = false;
+		}
+	}
+	m->rle_bytes += run_cost(run);
+}
+
+static void put_palette(vg_literal *lc, vg_writer *w)
+{
+	uint8_t *p = vg_writer_reserve(w, 1 + 3 * (size_t)lc->n_colours);
+	unsigned i;
+
+	*p++ = (uint8_t)(lc->n_colours - 1);
+	for (i = 0; i < lc->n_colours; i++) {
+		uint32_t c = lc->colours[i];
+
+		*p++ = (uint8_t)c;
+		*p++ = (uint8_t)(c >> 8);
+		*p++ = (uint8_t)(c >> 16);
+	}
+}
+
+static void put_packed(vg_literal *lc, const vg_pixbuf *f, vg_rect r, vg_writer *w)
+{
+	unsigned bits = index_bits(lc->n_colours);
+	size_t row_bytes = ((size_t)r.w * bits + 7) / 8;
+	uint8_t *p;
+	int32_t x, y;
+
+	if (lc->n_colours == 1)
+		return; /* a solid block needs no indices */
+	p = vg_writer_reserve(w, row_bytes * (size_t)r.h);
+	memset(p, 0, row_bytes * (size_t)r.h);
+	for (y = r.y; y < r.y + r.h; y++, p += row_bytes) {
+		const uint32_t *row = vg_pixbuf_row(f, y) + r.x;
+		unsigned at = 0;
+
+		for (x = 0; x < r.w; x++, at += bits) {
+			unsigned i = (unsigned)colour_index(lc, row[x] & 0xffffff);
+
+			p[at / 8] |= (uint8_t)(i << (8 - bits - at % 8));
+		}
+	}
+}
+
+static void put_run(vg_writer *w, unsigned index, uint64_t len)
+{
+	if (len == 1) {
+		vg_writer_u8(w, (uint8_t)index);
+		return;
+	}
+	vg_writer_u8(w, (uint8_t)(index | 0x80));
+	vg_writer_uleb(w, len - 2);
+}
+
+static void put_runs(vg_literal *lc, const vg_pixbuf *f, vg_rect r, vg_writer *w)
+{
+	uint32_t prev = 0;
+	uint64_t run = 0;
+	int32_t x, y;
+
+	for (y = r.y; y < r.y + r.h; y++) {
+		const uint32_t *row = vg_pixbuf_row(f, y) + r.x;
+
+		for (x = 0; x < r.w; x++) {
+			uint32_t c = row[x] & 0xffffff;
+
+			if (run > 0 && c == prev) {
+				run++;
+				continue;
+			}
+			if (run > 0)
+				put_run(w, (unsigned)colour_index(lc, prev), run);
+			prev = c;
+			run = 1;
+		}
+	}
+	put_run(w, (unsigned)colour_index(lc, prev), run);
+}
+
+/* The median edge detector of LOCO-I: left, above, or their gradient. */
+static inline int med(int a, int b, int c)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	return c >= hi ? lo : c <= lo ? hi : a + b - c;
+}
+
+/* Predicts channel shift of pixel x of row from its neighbours inside the
+ * block: the left one on the first row, the one above in the first
+ * column, else the median edge detector. */
+static inline int predict(const uint32_t *row, const uint32_t *up, int32_t x, unsigned shift)
+{
+	if (!up)
+		return x ? (int)(row[x - 1] >> shift & 0xff) : 0;
+	if (!x)
+		return (int)(up[0] >> shift & 0xff);
+	return med((int)(row[x - 1] >> shift & 0xff), (int)(up[x] >> shift & 0xff),
+		   (int)(up[x - 1] >> shift & 0xff));
+}
+
+/* How far a byte is from zero, read as signed: PNG's filter heuristic. */
+static inline unsigned magnitude(uint8_t b)
+{
+	return b < 128 ? b : 256u - b;
+}
+
+/* Writes 3 bytes a pixel: the residuals of green, then of blue and red
+ * minus green's (neighbouring channels move together on anti-aliased and
+ * smooth content). Also sums how large these and the plain bytes are;
+ * returns true when the residuals are smaller. */
+static bool put_predicted(const vg_pixbuf *f, vg_rect r, uint8_t *p)
+{
+	uint64_t pred_sum = 0, raw_sum = 0;
+	int32_t x, y;
+
+	for (y = r.y; y < r.y + r.h; y++) {
+		const uint32_t *row = vg_pixbuf_row(f, y) + r.x;
+		const uint32_t *up = y > r.y ? vg_pixbuf_row(f, y - 1) + r.x : NULL;
+
+		for (x = 0; x < r.w; x++, p += 3) {
+			uint32_t v = row[x];
+			uint8_t g = (uint8_t)((int)(v >> 8 & 0xff) - predict(row, up, x, 8));
+			uint8_t b = (uint8_t)((int)(v & 0xff) - predict(row, up, x, 0));
+			uint8_t rd = (uint8_t)((int)(v >> 16 & 0xff) - predict(row, up, x, 16));
+
+			p[0] = g;
+			p[1] = (uint8_t)(b - g);
+			p[2] = (uint8_t)(rd - g);
+			pred_sum += magnitude(p[0]) + magnitude(p[1]) + magnitude(p[2]);
+			raw_sum += magnitude((uint8_t)v) + magnitude((uint8_t)(v >> 8)) +
+				   magnitude((uint8_t)(v >> 16));
+		}
+	}
+	return pred_sum < raw_sum;
+}
+
+static void put_raw(const vg_pixbuf *f, vg_rect r, uint8_t *p)
+{
+	int32_t x, y;
+
+	for (y = r.y; y < r.y + r.h; y++) {
+		const uint32_t *row = vg_pixbuf_row(f, y) + r.x;
+
+		for (x = 0; x < r.w; x++, p += 3) {
+			uint32_t v = row[x];
+
+			p[0] = (uint8_t)v;
+			p[1] = (uint8_t)(v >> 8);
+			p[2] = (uint8_t)(v >> 16);
+		}
+	}
+}
+
+static void count(vg_literal *lc, vg_lit_method m, size_t bytes, vg_rect r)
+{
+	lc->stats.blocks[m]++;
+	lc->stats.bytes[m] += bytes;
+	lc->stats.pixels[m] += (uint64_t)r.w * (uint64_t)r.h;
+}
+
+/* Writes the block with method m, or with the cheaper of raw and predict
+ * when m is VG_LIT_PREDICT and either_raw is set. */
+static void put_block(vg_literal *lc, const vg_pixbuf *f, vg_rect r, vg_lit_method m,
+		      bool either_raw, vg_writer *w)
+{
+	size_t start = w->len, n = (size_t)r.w * (size_t)r.h * 3;
+	uint8_t *p;
+
+	switch (m) {
+	case VG_LIT_PALETTE:
+	case VG_LIT_PALETTE_RLE:
+		vg_writer_u8(w, (uint8_t)m);
+		put_palette(lc, w);
+		if (m == VG_LIT_PALETTE)
+			put_packed(lc, f, r, w);
+		else
+			put_runs(lc, f, r, w);
+		break;
+	case VG_LIT_PREDICT:
+		p = vg_writer_reserve(w, 1 + n);
+		p[0] = VG_LIT_PREDICT;
+		if (!put_predicted(f, r, p + 1) && either_raw) {
+			/* The plain bytes were smaller: write them over. */
+			p[0] = VG_LIT_RAW;
+			put_raw(f, r, p + 1);
+			m = VG_LIT_RAW;
+		}
+		break;
+	case VG_LIT_RAW:
+	default:
+		p = vg_writer_reserve(w, 1 + n);
+		p[0] = VG_LIT_RAW;
+		put_raw(f, r, p + 1);
+		m = VG_LIT_RAW;
+		break;
+	}
+	count(lc, m, w->len - start, r);
+}
+
+static bool fits(const vg_pixbuf *f, vg_rect r)
+{
+	return !vg_rect_is_empty(r) && vg_rect_contains(vg_pixbuf_rect(f), r);
+}
+
+/* Packed indices are used for palettes of up to this many colours (4 bits
+ * an index); larger ones only with runs. */
+#define VG_LIT_PACKED_MAX 16
+
+/* The palette coding measure_block() found worth it for the block just
+ * measured, or VG_LIT_RAW when none is. */
+static vg_lit_method palette_choice(const vg_literal *lc, const measure *m, vg_rect r)
+{
+	size_t plain = (size_t)r.w * (size_t)r.h * 3;
+	size_t packed = SIZE_MAX, rle = SIZE_MAX, pal;
+
+	if (!m->palette_ok)
+		return VG_LIT_RAW;
+	pal = 1 + 3 * (size_t)lc->n_colours;
+	if (lc->n_colours <= VG_LIT_PACKED_MAX)
+		packed = pal + (lc->n_colours == 1 ? 0
+				: ((size_t)r.w * index_bits(lc->n_colours) + 7) / 8 * (size_t)r.h);
+	if (lc->n_colours <= VG_LIT_RLE_PALETTE_MAX)
+		rle = pal + m->rle_bytes;
+	/* A palette's indices depend on the block's other colours, so the
+	 * same pixels in two blocks may code differently and zlib loses the
+	 * match: a palette must win by a wide margin. */
+	if (packed <= rle && packed * 4 < plain)
+		return VG_LIT_PALETTE;
+	if (rle < packed && rle * 4 < plain)
+		return VG_LIT_PALETTE_RLE;
+	return VG_LIT_RAW;
+}
+
+int vg_literal_encode_list(vg_literal *lc, const vg_pixbuf *frame, const vg_rect *rects,
+			   size_t n, vg_writer *out)
+{
+	uint64_t rich = 0, many_px = 0, same = 0;
+	vg_lit_method many;
+	size_t i;
+	measure m;
+
+	for (i = 0; i < n; i++)
+		if (!fits(frame, rects[i]))
+			return VG_ERANGE;
+	if (n > lc->plan_cap) {
+		lc->plan_cap = MAX(n, 2 * lc->plan_cap);
+		lc->plan = g_renew(uint8_t, lc->plan, lc->plan_cap);
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t px = (uint64_t)rects[i].w * (uint64_t)rects[i].h;
+
+		measure_block(lc, frame, rects[i], &m);
+		lc->plan[i] = (uint8_t)palette_choice(lc, &m, rects[i]);
+		if (lc->plan[i] == VG_LIT_RAW) {
+			rich += m.palette_ok ? MIN(lc->n_colours, px) : px;
+			many_px += px;
+			same += m.same;
+		}
+	}
+	/* Screen content (text, lines, flat areas) repeats its left neighbour
+	 * on most pixels and has few colours, and codes best as plain bytes;
+	 * smooth, many-coloured content codes best as residuals. */
+	many = same * 5 < many_px * 2 && rich * 4 > many_px ? VG_LIT_PREDICT : VG_LIT_RAW;
+	for (i = 0; i < n; i++) {
+		if (lc->plan[i] == VG_LIT_RAW) {
+			put_block(lc, frame, rects[i], many, false, out);
+			continue;
+		}
+		measure_block(lc, frame, rects[i], &m);
+		put_block(lc, frame, rects[i], (vg_lit_method)lc->plan[i], false, out);
+	}
+	return VG_OK;
+}
+
+int vg_literal_encode(vg_literal *lc, const vg_pixbuf *frame, vg_rect rect, vg_writer *out)
+{
+	return vg_literal_encode_list(lc, frame, &rect, 1, out);
+}
+
+int vg_literal_encode_as(vg_literal *lc, const vg_pixbuf *frame, vg_rect rect,
+			 vg_lit_method method, vg_writer *out)
+{
+	measure m;
+
+	if (!fits(frame, rect))
+		return VG_ERANGE;
+	if (method >= VG_LIT_METHODS)
+		return VG_EINVAL;
+	if (method == VG_LIT_PALETTE || method == VG_LIT_PALETTE_RLE) {
+		measure_block(lc, frame, rect, &m);
+		if (!m.palette_ok ||
+		    (method == VG_LIT_PALETTE_RLE && lc->n_colours > VG_LIT_RLE_PALETTE_MAX))
+			return VG_EINVAL;
+	}
+	put_block(lc, frame, rect, method, false, out);
+	return VG_OK;
+}
+
+/* --- Decoding ------------------------------------------------------------ */
+
+static int read_palette(vg_reader *rd, uint32_t *colours, unsigned max, unsigned *n)
+{
+	const uint8_t *p;
+	uint8_t count;
+	unsigned i;
+
+	if (vg_reader_u8(rd, &count))
+		return VG_ETRUNC;
+	*n = (unsigned)count + 1;
+	if (*n > max)
+		return VG_ECORRUPT;
+	if (vg_reader_ptr(rd, 3 * (size_t)*n, &p))
+		return VG_ETRUNC;
+	for (i = 0; i < *n; i++, p += 3)
+		colours[i] = VG_RGB(p[2], p[1], p[0]);
+	return VG_OK;
+}
+
+static int get_packed(vg_reader *rd, vg_pixbuf *fb, vg_rect r, const uint32_t *colours,
+		      unsigned n)
+{
+	unsigned bits = index_bits(n), mask = (1u << bits) - 1;
+	size_t row_bytes = ((size_t)r.w * bits + 7) / 8;
+	const uint8_t *p;
+	int32_t x, y;
+
+	if (n == 1) {
+		vg_pixbuf_fill(fb, r, colours[0]);
+		return VG_OK;
+	}
+	if (vg_reader_ptr(rd, row_bytes * (size_t)r.h, &p))
+		return VG_ETRUNC;
+	for (y = r.y; y < r.y + r.h; y++, p += row_bytes) {
+		uint32_t *row = vg_pixbuf_row(fb, y) + r.x;
+		unsigned at = 0;
+
+		for (x = 0; x < r.w; x++, at += bits) {
+			unsigned i = (unsigned)p[at / 8] >> (8 - bits - at % 8) & mask;
+
+			if (i >= n)
+				return VG_ECORRUPT;
+			row[x] = colours[i];
+		}
+	}
+	return VG_OK;
+}
+
+static int get_runs(vg_reader *rd, vg_pixbuf *fb, vg_rect r, const uint32_t *colours,
+		    unsigned n)
+{
+	uint64_t left = (uint64_t)r.w * (uint64_t)r.h;
+	int32_t x = 0, y = r.y;
+
+	while (left > 0) {
+		uint64_t len = 1;
+		uint8_t b;
+		uint32_t c;
+
+		if (vg_reader_u8(rd, &b))
+			return VG_ETRUNC;
+		if ((b & 0x7f) >= n)
+			return VG_ECORRUPT;
+		if (b & 0x80) {
+			if (vg_reader_uleb(rd, &len))
+				return VG_ETRUNC;
+			if (left < 2 || len > left - 2)
+				return VG_ECORRUPT;
+			len += 2;
+		}
+		c = colours[b & 0x7f];
+		left -= len;
+		while (len > 0) {
+			uint32_t *row = vg_pixbuf_row(fb, y) + r.x;
+			int32_t k = (int32_t)MIN(len, (uint64_t)(r.w - x)), e = x + k;
+
+			for (; x < e; x++)
+				row[x] = c;
+			len -= (uint64_t)k;
+			if (x == r.w) {
+				x = 0;
+				y++;
+			}
+		}
+	}
+	return VG_OK;
+}
+
+static int get_predicted(vg_reader *rd, vg_pixbuf *fb, vg_rect r)
+{
+	const uint8_t *p;
+	int32_t x, y;
+
+	if (vg_reader_ptr(rd, (size_t)r.w * (size_t)r.h * 3, &p))
+		return VG_ETRUNC;
+	for (y = r.y; y < r.y + r.h; y++) {
+		uint32_t *row = vg_pixbuf_row(fb, y) + r.x;
+		const uint32_t *up = y > r.y ? vg_pixbuf_row(fb, y - 1) + r.x : NULL;
+
+		for (x = 0; x < r.w; x++, p += 3) {
+			uint8_t g = (uint8_t)(predict(row, up, x, 8) + p[0]);
+			uint8_t b = (uint8_t)(predict(row, up, x, 0) + (uint8_t)(p[1] + p[0]));
+			uint8_t rd_ = (uint8_t)(predict(row, up, x, 16) + (uint8_t)(p[2] + p[0]));
+
+			row[x] = VG_RGB(rd_, g, b);
+		}
+	}
+	return VG_OK;
+}
+
+static int get_raw(vg_reader *rd, vg_pixbuf *fb, vg_rect r)
+{
+	const uint8_t *p;
+	int32_t x, y;
+
+	if (vg_reader_ptr(rd, (size_t)r.w * (size_t)r.h * 3, &p))
+		return VG_ETRUNC;
+	for (y = r.y; y < r.y + r.h; y++) {
+		uint32_t *row = vg_pixbuf_row(fb, y) + r.x;
+
+		for (x = 0; x < r.w; x++, p += 3)
+			row[x] = VG_RGB(p[2], p[1], p[0]);
+	}
+	return VG_OK;
+}
+
+int vg_literal_decode(vg_reader *rd, vg_pixbuf *fb, vg_rect rect)
+{
+	uint32_t colours[VG_LIT_PALETTE_MAX];
+	unsigned n;
+	uint8_t method;
+	int err;
+
+	if (!fits(fb, rect))
+		return VG_ERANGE;
+	if (vg_reader_u8(rd, &method))
+		return VG_ETRUNC;
+	switch (method) {
+	case VG_LIT_RAW:
+		return get_raw(rd, fb, rect);
+	case VG_LIT_PREDICT:
+		return get_predicted(rd, fb, rect);
+	case VG_LIT_PALETTE:
+		if ((err = read_palette(rd, colours, VG_LIT_PALETTE_MAX, &n)))
+			return err;
+		return get_packed(rd, fb, rect, colours, n);
+	case VG_LIT_PALETTE_RLE:
+		if ((err = read_palette(rd, colours, VG_LIT_RLE_PALETTE_MAX, &n)))
+			return err;
+		return get_runs(rd, fb, rect, colours, n);
+	default:
+		return VG_ECORRUPT;
+	}
+}
