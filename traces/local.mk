@@ -51,3 +51,11 @@ tests_test_wanmodel_LDADD = $(VG_COMMON_LIBS) -lm
 
 TESTS += tests/test_varg_trace_ratio.sh
 dist_noinst_SCRIPTS += tests/test_varg_trace_ratio.sh
+
+# varg-trace model: Equation 1 (traces/vg_fpmodel.c) and its unit test.
+traces_varg_trace_SOURCES += traces/trace_cmd_model.c traces/vg_fpmodel.c traces/vg_fpmodel.h
+check_PROGRAMS += tests/test_fpmodel
+TESTS += tests/test_fpmodel tests/test_varg_trace_model.sh
+dist_noinst_SCRIPTS += tests/test_varg_trace_model.sh
+tests_test_fpmodel_SOURCES = tests/test_fpmodel.c traces/vg_fpmodel.c traces/vg_fpmodel.h
+tests_test_fpmodel_LDADD = $(VG_COMMON_LIBS) -lm

@@ -18,6 +18,7 @@
 int vg__trace_import(int argc, char **argv);
 int vg__trace_info(int argc, char **argv);
 int vg__trace_export(int argc, char **argv);
+int vg__trace_model(int argc, char **argv);
 
 /* Parses argv with ctx (which it frees). On a bad option prints one line
  * naming it and returns false. --help prints the help and exits. */

@@ -25,6 +25,7 @@ static const struct {
 	{ "info", vg__trace_info, "print a trace's geometry, length and compression" },
 	{ "export", vg__trace_export, "write every frame of a trace as an image file" },
 	{ "ratio", vg__trace_ratio, "compression ratios and times of Varg and the RFB encodings" },
+	{ "model", vg__trace_model, "Equation 1: the modelled ratio of two-level fingerprints" },
 };
 
 static void usage(FILE *out)
