@@ -22,6 +22,11 @@ tests_fuzz_fuzz_receiver_SOURCES = tests/fuzz/fuzz_receiver.c
 tests_fuzz_fuzz_receiver_LDADD = $(VG_FP_LIBS)
 tests_fuzz_fuzz_receiver_LDFLAGS = -fsanitize=fuzzer
 
+VG_FUZZERS += tests/fuzz/fuzz_sender
+tests_fuzz_fuzz_sender_SOURCES = tests/fuzz/fuzz_sender.c
+tests_fuzz_fuzz_sender_LDADD = $(VG_FP_LIBS)
+tests_fuzz_fuzz_sender_LDFLAGS = -fsanitize=fuzzer
+
 # The segment cache: Bloom filter, container format, cache.
 check_PROGRAMS += tests/test_bloom tests/test_segcache
 TESTS += tests/test_bloom tests/test_segcache
