@@ -40,6 +40,12 @@ VG_BENCHES += tests/bench/bench_segcache
 tests_bench_bench_segcache_SOURCES = tests/bench/bench_segcache.c $(VG_TESTUTIL_SOURCES)
 tests_bench_bench_segcache_LDADD = $(VG_FP_LIBS)
 
+# The protocol on a scrolled heat map: sender, receiver, SHA-1 (against
+# `openssl speed`), bytes per believed segment.
+VG_BENCHES += tests/bench/bench_fingerprint
+tests_bench_bench_fingerprint_SOURCES = tests/bench/bench_fingerprint.c $(VG_TESTSCENE_SOURCES)
+tests_bench_bench_fingerprint_LDADD = segment2d/libvgseg.a $(VG_FP_LIBS)
+
 VG_FUZZERS += tests/fuzz/fuzz_container
 tests_fuzz_fuzz_container_SOURCES = tests/fuzz/fuzz_container.c
 tests_fuzz_fuzz_container_LDADD = $(VG_FP_LIBS)
