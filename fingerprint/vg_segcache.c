@@ -928,6 +928,9 @@ int vg_segcache_lookup(vg_segcache *c, uint64_t key, vg_segcache_view *out)
 
 	if (!key_fits(c, key))
 		return VG_EINVAL;
+	/* A hit needs the hint's line next: start fetching it while the
+	 * Bloom filter is read. */
+	__builtin_prefetch(&c->hints[mix(key) >> c->hint_shift]);
 	if (!vg_bloom_has(c->bloom, bloom_hash(key))) {
 		c->st.misses++;
 		c->st.bloom_misses++;

@@ -140,6 +140,27 @@ int main(void)
 	t = vg_time_ns() - t0;
 	printf("bench segcache_lookup_hot %.1f ns\n", (double)t / 2e6);
 
+	/* An update's worth: the 5,000 segments of a frame sent a few
+	 * updates ago, looked up in the order they were stored (a scroll
+	 * brings back the previous frames' segments in screen order). */
+	{
+		uint64_t base, rounds = 400, r;
+
+		t0 = vg_time_ns();
+		for (r = 0; r < rounds; r++) {
+			base = n - 5000 - (vg_test_mix(r) % 16) * 5000;
+			for (i = 0; i < 5000; i++) {
+				vg_segcache_view v;
+
+				if (vg_segcache_lookup(c, key_of(base + i), &v) == 0)
+					sink += v.data[0] + v.len;
+			}
+		}
+		t = vg_time_ns() - t0;
+		printf("bench segcache_lookup_update_5000 %.1f us\n", (double)t / 1e3 / (double)rounds);
+		printf("bench segcache_lookup_in_order %.1f ns\n", (double)t / (double)rounds / 5000);
+	}
+
 	/* The same hits on a hot set (the last 256 segments, in the CPU
 	 * caches): the cache's own overhead. */
 	t0 = vg_time_ns();
