@@ -1342,8 +1342,12 @@ int vg_segcache_open(const vg_segcache_config *cfg, vg_segcache **out)
 	c->area = (uint32_t)((container + VG_CONTAINER_HEADER_BYTES + 15) & ~UINT64_C(15));
 	c->st.memory_budget = c->budget;
 
+	/* One hint per KiB of budget, as many as the smallest (1 KiB)
+	 * segments the budget holds: a key put within the last budget's
+	 * worth of segments mostly still has its hint, and a scroll back
+	 * to it skips the walk over the tables. 1/32 of the budget. */
 	hints = 1024;
-	while (hints < (1u << 20) && hints * 2 <= c->budget / 8192)
+	while (hints < (1u << 22) && hints * 2 <= c->budget / 1024)
 		hints *= 2;
 	c->n_hints = (size_t)hints;
 	c->hint_shift = 64 - (unsigned)__builtin_ctzll(hints);
