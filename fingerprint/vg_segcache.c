@@ -975,7 +975,8 @@ int vg_segcache_get(vg_segcache *c, uint64_t key, uint64_t *content_hash,
 	*len = v.len;
 	if (dst_cap < v.len)
 		return VG_ENOSPC;
-	memcpy(dst, v.data, v.len);
+	if (v.len > 0) /* dst may be NULL for an empty segment */
+		memcpy(dst, v.data, v.len);
 	if (content_hash)
 		*content_hash = v.content_hash;
 	return 0;
