@@ -27,6 +27,11 @@ tests_fuzz_fuzz_receiver_SOURCES = tests/fuzz/fuzz_receiver.c
 tests_fuzz_fuzz_receiver_LDADD = $(VG_FP_LIBS)
 tests_fuzz_fuzz_receiver_LDFLAGS = -fsanitize=fuzzer
 
+VG_FUZZERS += tests/fuzz/fuzz_sender
+tests_fuzz_fuzz_sender_SOURCES = tests/fuzz/fuzz_sender.c
+tests_fuzz_fuzz_sender_LDADD = $(VG_FP_LIBS)
+tests_fuzz_fuzz_sender_LDFLAGS = -fsanitize=fuzzer
+
 # The segment cache: Bloom filter, container format, cache.
 check_PROGRAMS += tests/test_bloom tests/test_segcache
 TESTS += tests/test_bloom tests/test_segcache
@@ -39,6 +44,12 @@ tests_test_segcache_LDADD = $(VG_FP_LIBS)
 VG_BENCHES += tests/bench/bench_segcache
 tests_bench_bench_segcache_SOURCES = tests/bench/bench_segcache.c $(VG_TESTUTIL_SOURCES)
 tests_bench_bench_segcache_LDADD = $(VG_FP_LIBS)
+
+# The protocol on a scrolled heat map: sender, receiver, SHA-1 (against
+# `openssl speed`), bytes per believed segment.
+VG_BENCHES += tests/bench/bench_fingerprint
+tests_bench_bench_fingerprint_SOURCES = tests/bench/bench_fingerprint.c $(VG_TESTSCENE_SOURCES)
+tests_bench_bench_fingerprint_LDADD = segment2d/libvgseg.a $(VG_FP_LIBS)
 
 VG_FUZZERS += tests/fuzz/fuzz_container
 tests_fuzz_fuzz_container_SOURCES = tests/fuzz/fuzz_container.c

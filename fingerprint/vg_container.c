@@ -101,22 +101,30 @@ void vg_container_record_encode(uint64_t key, uint64_t content_hash, uint32_t fl
 	put32(out + 28, vg_container_crc_data(vg_container_crc_head(out), data, len));
 }
 
+static inline uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* Plain loads rather than a vg_reader: this runs on every cache hit. */
 int vg_container_record_decode(const void *buf, size_t len, uint32_t max_data,
 			       vg_container_record *rec)
 {
-	uint32_t magic;
-	vg_reader r;
+	const uint8_t *p = buf;
 
-	vg_reader_init(&r, buf, len);
-	if (vg_reader_remaining(&r) < VG_CONTAINER_RECORD_BYTES)
+	if (len < VG_CONTAINER_RECORD_BYTES)
 		return VG_ETRUNC;
-	(void)vg_reader_u32le(&r, &magic);
-	(void)vg_reader_u32le(&r, &rec->data_len);
-	(void)vg_reader_u64le(&r, &rec->key);
-	(void)vg_reader_u64le(&r, &rec->content_hash);
-	(void)vg_reader_u32le(&r, &rec->flags);
-	(void)vg_reader_u32le(&r, &rec->crc);
-	if (magic != RECORD_MAGIC)
+	rec->data_len = get32(p + 4);
+	rec->key = get64(p + 8);
+	rec->content_hash = get64(p + 16);
+	rec->flags = get32(p + 24);
+	rec->crc = get32(p + 28);
+	if (get32(p) != RECORD_MAGIC)
 		return VG_ECORRUPT;
 	if (rec->flags & ~VG_CONTAINER_FLAG_TOMBSTONE)
 		return VG_ECORRUPT;

@@ -316,17 +316,18 @@ static void remember(vg_receiver *r, const vg_pixbuf *fb, vg_rect s, uint8_t ori
 	vg_segcache_put(r->cache, vg_fp_key(hash, r->fp_bits), hash, r->seg, n);
 }
 
-/* Draws a fingerprinted segment from the cache, if it is there. */
+/* Draws a fingerprinted segment from the cache, if it is there: straight
+ * from the cache's memory into the framebuffer, one copy. */
 static void recall(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key)
 {
-	size_t want = (size_t)s.w * (size_t)s.h * 4, got = 0, row = (size_t)s.w * 4;
+	size_t want = (size_t)s.w * (size_t)s.h * 4, row = (size_t)s.w * 4;
+	vg_segcache_view v;
 	int32_t y;
 
 	if (r->cache && want <= VG_MAX_CACHED_SEGMENT &&
-	    vg_segcache_get(r->cache, key, NULL, r->seg, VG_MAX_CACHED_SEGMENT, &got) == 0 &&
-	    got == want) {
+	    vg_segcache_lookup(r->cache, key, &v) == 0 && v.len == want) {
 		for (y = 0; y < s.h; y++)
-			memcpy(vg_pixbuf_row(fb, s.y + y) + s.x, r->seg + row * (size_t)y, row);
+			memcpy(vg_pixbuf_row(fb, s.y + y) + s.x, v.data + row * (size_t)y, row);
 		r->stats.cache_hits++;
 		return;
 	}

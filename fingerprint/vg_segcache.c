@@ -43,6 +43,7 @@
 
 typedef struct lru_node {
 	struct lru_node *prev, *next;
+	uint64_t gen;          /* c->gen when last moved to the front */
 	bool is_chunk;
 } lru_node;
 
@@ -75,11 +76,21 @@ struct ctr {
 	uint64_t *verified;    /* one bit per slot: record CRC checked */
 	chunk **chunks;
 	uint32_t n_chunks;
+	uint64_t table_gen;    /* c->tables_made when this table was loaded */
 };
 
+/* Where the latest record of a key was last seen, so that a warm hit goes
+ * straight to its record. (seq, off) names one record for good: records
+ * never move and sequence numbers are never reused. slot is its entry in
+ * the table loaded as number table_gen; while that table stays in memory
+ * the entry holds key's latest record of the container, so its verified
+ * bit is the record's. One hint is 32 bytes, half a cache line. */
 typedef struct {
 	uint64_t key;
-	uint64_t seq; /* container that holds the latest record of key; 0: none */
+	uint64_t seq;       /* container that holds the latest record of key; 0: none */
+	uint64_t table_gen;
+	uint32_t off;       /* the record's offset in that container */
+	uint32_t slot;
 } hint;
 
 struct vg_segcache {
@@ -101,10 +112,14 @@ struct vg_segcache {
 	unsigned hint_shift;
 	size_t n_hints;
 	lru_node lru;          /* sentinel: next is the most recent */
+	uint64_t gen;          /* bumped whenever a table or chunk is loaded */
+	uint64_t tables_made;  /* tables loaded or started, ever */
 	uint64_t mem_used;
 	uint64_t stored;       /* record bytes over all containers */
 	vg_segcache_stats st;
 	ctr *busy;             /* container whose table an operation is using */
+	uint8_t *scratch;      /* max_seg bytes, for views of records that
+	                        * straddle two chunks; allocated on first use */
 };
 
 static inline uint64_t mix(uint64_t k)
@@ -158,8 +173,16 @@ static void lru_unlink(lru_node *n)
 	}
 }
 
+/* Moves n to the front of the list, but only once per generation: items
+ * enter memory (and others are evicted) only at a generation change, so
+ * the items used since then are all ahead of those that were not, which
+ * is all eviction needs. A hit on a warm cache thus writes one word
+ * instead of relinking three nodes spread over memory. */
 static void lru_touch(vg_segcache *c, lru_node *n)
 {
+	if (n->gen == c->gen && n->prev)
+		return;
+	n->gen = c->gen;
 	if (c->lru.next == n)
 		return;
 	lru_unlink(n);
@@ -244,6 +267,7 @@ static chunk *chunk_new(vg_segcache *c, ctr *t, uint32_t index)
 
 	k = g_new0(chunk, 1);
 	k->lru.is_chunk = true;
+	c->gen++;
 	k->owner = t;
 	k->index = index;
 	k->size = t->area - start < CHUNK_BYTES ? (uint32_t)(t->area - start) : CHUNK_BYTES;
@@ -362,6 +386,8 @@ static void table_alloc(vg_segcache *c, ctr *t, bool with_keys)
 	if (with_keys)
 		t->keys = g_new0(uint64_t, t->slots);
 	c->mem_used += table_mem(t);
+	c->gen++;
+	t->table_gen = ++c->tables_made;
 	lru_touch(c, &t->lru);
 }
 
@@ -422,8 +448,9 @@ static void ctr_damaged(vg_segcache *c, ctr *t, const char *what)
 	ctr_drop(c, ctr_index(c, t), true);
 }
 
-/* Inserts or updates key in a table whose keys[] are known. */
-static void table_put_keyed(ctr *t, uint64_t key, uint64_t off, uint64_t span, bool verified)
+/* Inserts or updates key in a table whose keys[] are known; returns the
+ * slot. */
+static uint32_t table_put_keyed(ctr *t, uint64_t key, uint64_t off, uint64_t span, bool verified)
 {
 	uint64_t h = mix(key);
 	uint32_t mask = t->slots - 1, i = (uint32_t)h & mask, tag = tag_of(h);
@@ -442,6 +469,7 @@ static void table_put_keyed(ctr *t, uint64_t key, uint64_t off, uint64_t span, b
 		t->verified[i / 64] |= UINT64_C(1) << (i % 64);
 	else
 		t->verified[i / 64] &= ~(UINT64_C(1) << (i % 64));
+	return i;
 }
 
 /* Inserts an entry of a sealed trailer (keys are unique there). */
@@ -537,6 +565,40 @@ static int ctr_read(vg_segcache *c, ctr *t, uint64_t off, void *dst, size_t n, u
 		n -= piece;
 	}
 	return 0;
+}
+
+/* Points *out at n bytes at file offset off of t: inside the chunk that
+ * holds them, or, when they straddle two chunks, in c->scratch after a
+ * copy. If crc is not NULL, folds the bytes into it. The pointer stays
+ * valid until the next call that may load or evict a chunk. */
+static int ctr_borrow(vg_segcache *c, ctr *t, uint64_t off, size_t n, uint32_t *crc,
+		      const uint8_t **out)
+{
+	static const uint8_t empty[1];
+	uint32_t ci = (uint32_t)(off / CHUNK_BYTES), in = (uint32_t)(off % CHUNK_BYTES);
+	int err;
+
+	if (n == 0) {
+		*out = empty;
+		return 0;
+	}
+	if ((uint64_t)in + n <= CHUNK_BYTES) {
+		/* Loads (or touches) the one chunk and checks the bounds. */
+		err = ctr_read(c, t, off, NULL, n, crc);
+		if (err)
+			return err;
+		*out = t->chunks[ci]->data + in;
+		return 0;
+	}
+	if (!c->scratch) {
+		c->scratch = g_malloc(c->max_seg);
+		c->mem_used += c->max_seg;
+	}
+	if (n > c->max_seg)
+		return VG_ECORRUPT;
+	err = ctr_read(c, t, off, c->scratch, n, crc);
+	*out = c->scratch;
+	return err;
 }
 
 /* Appends n bytes (zeros if src is NULL) at t's end, flushing every chunk
@@ -707,6 +769,7 @@ typedef struct {
 static int ctr_find(vg_segcache *c, ctr *t, uint64_t key, uint64_t h, found *f)
 {
 	uint32_t mask, i, tag = tag_of(h), n;
+	const uint8_t *hp;
 	const char *what;
 	int err;
 
@@ -729,7 +792,9 @@ static int ctr_find(vg_segcache *c, ctr *t, uint64_t key, uint64_t h, found *f)
 		if (f->off + E_SPAN(e) > t->records_end)
 			goto damaged;
 		what = "bad record header";
-		err = ctr_read(c, t, f->off, f->hdr, sizeof f->hdr, NULL);
+		err = ctr_borrow(c, t, f->off, sizeof f->hdr, NULL, &hp);
+		if (!err)
+			memcpy(f->hdr, hp, sizeof f->hdr);
 		if (err || vg_container_record_decode(f->hdr, sizeof f->hdr, VG_CONTAINER_MAX_DATA, &f->rec) != 0 ||
 		    vg_container_record_span(f->rec.data_len) != E_SPAN(e))
 			goto damaged;
@@ -777,6 +842,45 @@ static ctr *ctr_by_seq(const vg_segcache *c, uint64_t seq)
  * hint says, else newest to oldest. 0 with *where set, VG_ENOENT, or
  * VG_ECORRUPT (a damaged container was dropped on the way: report a miss
  * rather than risk an older record of the key). */
+static void hint_set(hint *ht, uint64_t key, const ctr *t, uint32_t slot, uint64_t off)
+{
+	ht->key = key;
+	ht->seq = t->seq;
+	ht->table_gen = t->table_gen;
+	ht->slot = slot;
+	ht->off = (uint32_t)off;
+}
+
+/* The record a hint points to, if the table the hint was made with is
+ * still in memory and the record is key's: 0 with *f filled. VG_ENOENT
+ * for anything else; the caller then searches the table, which also tells
+ * damage apart. Touches the hint, the container and the record, not the
+ * table: a warm hit costs two memory misses, not three. */
+static int hint_find(vg_segcache *c, ctr *t, uint64_t key, const hint *ht, found *f)
+{
+	const uint8_t *hp;
+
+	if (!t->table || t->table_gen != ht->table_gen || ht->slot >= t->slots ||
+	    ht->off + (uint64_t)VG_CONTAINER_RECORD_BYTES > t->records_end)
+		return VG_ENOENT;
+	c->busy = t;
+	lru_touch(c, &t->lru);
+	if (ctr_borrow(c, t, ht->off, sizeof f->hdr, NULL, &hp) != 0)
+		return VG_ENOENT;
+	memcpy(f->hdr, hp, sizeof f->hdr);
+	if (vg_container_record_decode(f->hdr, sizeof f->hdr, VG_CONTAINER_MAX_DATA, &f->rec) != 0 ||
+	    f->rec.key != key ||
+	    ht->off + vg_container_record_span(f->rec.data_len) > t->records_end)
+		return VG_ENOENT;
+	f->slot = ht->slot;
+	f->off = ht->off;
+	return 0;
+}
+
+/* Finds the container holding the latest record of key: first where the
+ * hint says, else newest to oldest. 0 with *where set, VG_ENOENT, or
+ * VG_ECORRUPT (a damaged container was dropped on the way: report a miss
+ * rather than risk an older record of the key). */
 static int locate(vg_segcache *c, uint64_t key, found *f, ctr **where)
 {
 	uint64_t h = mix(key);
@@ -788,8 +892,12 @@ static int locate(vg_segcache *c, uint64_t key, found *f, ctr **where)
 		ctr *t = ctr_by_seq(c, ht->seq);
 
 		if (t) {
-			err = ctr_find(c, t, key, h, f);
+			err = hint_find(c, t, key, ht, f);
+			if (err == VG_ENOENT)
+				err = ctr_find(c, t, key, h, f);
 			if (err != VG_ENOENT) {
+				if (err == 0)
+					hint_set(ht, key, t, f->slot, f->off);
 				*where = t;
 				return err;
 			}
@@ -802,8 +910,7 @@ static int locate(vg_segcache *c, uint64_t key, found *f, ctr **where)
 		if (err == VG_ENOENT)
 			continue;
 		if (err == 0) {
-			ht->key = key;
-			ht->seq = t->seq;
+			hint_set(ht, key, t, f->slot, f->off);
 			*where = t;
 		}
 		return err;
@@ -811,15 +918,19 @@ static int locate(vg_segcache *c, uint64_t key, found *f, ctr **where)
 	return VG_ENOENT;
 }
 
-int vg_segcache_get(vg_segcache *c, uint64_t key, uint64_t *content_hash,
-		    void *dst, size_t dst_cap, size_t *len)
+int vg_segcache_lookup(vg_segcache *c, uint64_t key, vg_segcache_view *out)
 {
+	uint32_t crc = 0;
+	bool verified;
 	found f;
 	ctr *t;
 	int err;
 
 	if (!key_fits(c, key))
 		return VG_EINVAL;
+	/* A hit needs the hint's line next: start fetching it while the
+	 * Bloom filter is read. */
+	__builtin_prefetch(&c->hints[mix(key) >> c->hint_shift]);
 	if (!vg_bloom_has(c->bloom, bloom_hash(key))) {
 		c->st.misses++;
 		c->st.bloom_misses++;
@@ -834,28 +945,40 @@ int vg_segcache_get(vg_segcache *c, uint64_t key, uint64_t *content_hash,
 		c->st.misses++;
 		return VG_ENOENT;
 	}
-	*len = f.rec.data_len;
-	if (dst_cap < f.rec.data_len)
-		return VG_ENOSPC;
-	if (t->verified[f.slot / 64] >> (f.slot % 64) & 1) {
-		err = ctr_read(c, t, f.off + VG_CONTAINER_RECORD_BYTES, dst, f.rec.data_len, NULL);
-	} else {
-		uint32_t crc = vg_container_crc_head(f.hdr);
-
-		err = ctr_read(c, t, f.off + VG_CONTAINER_RECORD_BYTES, dst, f.rec.data_len, &crc);
-		if (!err && crc != f.rec.crc)
-			err = VG_ECORRUPT;
-		if (!err)
-			t->verified[f.slot / 64] |= UINT64_C(1) << (f.slot % 64);
-	}
+	verified = t->verified[f.slot / 64] >> (f.slot % 64) & 1;
+	if (!verified)
+		crc = vg_container_crc_head(f.hdr);
+	err = ctr_borrow(c, t, f.off + VG_CONTAINER_RECORD_BYTES, f.rec.data_len,
+			 verified ? NULL : &crc, &out->data);
+	if (!err && !verified && crc != f.rec.crc)
+		err = VG_ECORRUPT;
 	if (err) {
 		ctr_damaged(c, t, "bad record CRC");
 		c->st.misses++;
 		return VG_ENOENT;
 	}
-	if (content_hash)
-		*content_hash = f.rec.content_hash;
+	t->verified[f.slot / 64] |= UINT64_C(1) << (f.slot % 64);
+	out->len = f.rec.data_len;
+	out->content_hash = f.rec.content_hash;
 	c->st.hits++;
+	return 0;
+}
+
+int vg_segcache_get(vg_segcache *c, uint64_t key, uint64_t *content_hash,
+		    void *dst, size_t dst_cap, size_t *len)
+{
+	vg_segcache_view v;
+	int err = vg_segcache_lookup(c, key, &v);
+
+	if (err)
+		return err;
+	*len = v.len;
+	if (dst_cap < v.len)
+		return VG_ENOSPC;
+	if (v.len > 0) /* dst may be NULL for an empty segment */
+		memcpy(dst, v.data, v.len);
+	if (content_hash)
+		*content_hash = v.content_hash;
 	return 0;
 }
 
@@ -866,6 +989,7 @@ static int append_entry(vg_segcache *c, uint64_t key, uint64_t content_hash, uin
 {
 	uint8_t hdr[VG_CONTAINER_RECORD_BYTES];
 	uint64_t span = vg_container_record_span(len), off;
+	uint32_t slot;
 	hint *ht;
 	ctr *t;
 	int err = 0, err2;
@@ -890,14 +1014,13 @@ static int append_entry(vg_segcache *c, uint64_t key, uint64_t content_hash, uin
 	{
 		uint32_t before = t->n_entries;
 
-		table_put_keyed(t, key, off, span, true);
+		slot = table_put_keyed(t, key, off, span, true);
 		c->st.entries += t->n_entries - before;
 	}
 	c->stored += span;
 	vg_bloom_add(c->bloom, bloom_hash(key));
 	ht = &c->hints[mix(key) >> c->hint_shift];
-	ht->key = key;
-	ht->seq = t->seq;
+	hint_set(ht, key, t, slot, off);
 	if (!c->persistent)
 		enforce_bounds(c, 0);
 	return err ? err : err2;
@@ -1195,6 +1318,7 @@ int vg_segcache_open(const vg_segcache_config *cfg, vg_segcache **out)
 	c = g_new0(vg_segcache, 1);
 	c->lock_fd = -1;
 	c->lru.next = c->lru.prev = &c->lru;
+	c->gen = 1;
 	c->ctrs = g_ptr_array_new();
 	c->next_seq = 1;
 	c->persistent = cfg->dir != NULL;
@@ -1219,8 +1343,12 @@ int vg_segcache_open(const vg_segcache_config *cfg, vg_segcache **out)
 	c->area = (uint32_t)((container + VG_CONTAINER_HEADER_BYTES + 15) & ~UINT64_C(15));
 	c->st.memory_budget = c->budget;
 
+	/* One hint per KiB of budget, as many as the smallest (1 KiB)
+	 * segments the budget holds: a key put within the last budget's
+	 * worth of segments mostly still has its hint, and a scroll back
+	 * to it skips the walk over the tables. 1/32 of the budget. */
 	hints = 1024;
-	while (hints < (1u << 20) && hints * 2 <= c->budget / 8192)
+	while (hints < (1u << 22) && hints * 2 <= c->budget / 1024)
 		hints *= 2;
 	c->n_hints = (size_t)hints;
 	c->hint_shift = 64 - (unsigned)__builtin_ctzll(hints);
@@ -1273,6 +1401,7 @@ void vg_segcache_close(vg_segcache *c)
 	g_ptr_array_free(c->ctrs, TRUE);
 	vg_bloom_free(c->bloom);
 	g_free(c->hints);
+	g_free(c->scratch);
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);
 	g_free(c->dir);

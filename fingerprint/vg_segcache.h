@@ -99,12 +99,28 @@ void vg_segcache_close(vg_segcache *c);
 int vg_segcache_put(vg_segcache *c, uint64_t key, uint64_t content_hash,
 		    const void *data, size_t len);
 
+/* A cached segment, borrowed from the cache. */
+typedef struct {
+	const uint8_t *data;   /* len bytes; never NULL on a hit */
+	size_t len;
+	uint64_t content_hash; /* the hash stored with the segment */
+} vg_segcache_view;
+
+/* Looks key up without copying. On a hit fills *out and returns 0; the
+ * bytes belong to the cache and stay valid and unchanged only until the
+ * next call on c (any vg_segcache_* function but vg_segcache_stats_get),
+ * so draw them before asking again. VG_ENOENT on a miss (as for get),
+ * VG_EINVAL for a key too wide. Allocates nothing once the cache has
+ * served one segment that straddles two 1 MiB chunks (that one is copied
+ * to a buffer of max_segment_bytes kept for the purpose). */
+int vg_segcache_lookup(vg_segcache *c, uint64_t key, vg_segcache_view *out);
+
 /* Looks key up. On a hit copies the segment into dst (dst_cap bytes),
  * sets *len to its size and *content_hash (which may be NULL) to the hash
  * stored with it, and returns 0. VG_ENOENT on a miss (including a key the
  * cache forgot or found damaged), VG_ENOSPC if dst_cap < the size (*len
  * then holds the size, nothing is copied), VG_EINVAL for a key too wide.
- * An in-memory hit allocates nothing. */
+ * vg_segcache_lookup() followed by a copy; hits and misses count alike. */
 int vg_segcache_get(vg_segcache *c, uint64_t key, uint64_t *content_hash,
 		    void *dst, size_t dst_cap, size_t *len);
 

@@ -553,6 +553,72 @@ static void test_sha1_vectors(void)
 	vg_pixbuf_free(pb);
 }
 
+/* More FIPS 180 answers: the two-block message, and a million 'a's fed
+ * in uneven pieces; a rect spanning the whole stride (hashed in one call)
+ * and one that is not (row by row) give the digest of their bytes. */
+static void test_sha1_more_vectors(void)
+{
+	static const char two_block[] = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	static const guint8 two_block_sha[20] = { 0x84, 0x98, 0x3e, 0x44, 0x1c, 0x3b, 0xd2, 0x6e, 0xba, 0xae,
+						  0x4a, 0xa1, 0xf9, 0x51, 0x29, 0xe5, 0xe5, 0x46, 0x70, 0xf1 };
+	static const guint8 million_a[20] = { 0x34, 0xaa, 0x97, 0x3c, 0xd4, 0xc4, 0xda, 0xa4, 0xf6, 0x1e,
+					      0xeb, 0x2b, 0xdb, 0xad, 0x27, 0x31, 0x65, 0x34, 0x01, 0x6f };
+	/* SHA-1("abcdefghijklmnop"). */
+	static const guint8 a_to_p[20] = { 0x14, 0xf3, 0x99, 0x52, 0x88, 0xac, 0xd1, 0x89, 0xe6, 0xe5,
+					   0x0a, 0x7a, 0xf4, 0x7e, 0xe7, 0x09, 0x9a, 0xa6, 0x82, 0xb9 };
+	char *a = g_malloc(1000000);
+	vg_pixbuf *pb = vg_pixbuf_new(4, 2), view;
+	guint8 out[20];
+	size_t at, piece;
+	vg_sha1 *h;
+	int i;
+
+	g_assert_cmpint(vg_sha1_digest(two_block, strlen(two_block), out), ==, 0);
+	g_assert_cmpmem(out, 20, two_block_sha, 20);
+	memset(a, 'a', 1000000);
+	g_assert_cmpint(vg_sha1_new(&h), ==, 0);
+	for (at = 0, piece = 1; at < 1000000; at += piece, piece = piece * 3 % 9973 + 1) {
+		if (piece > 1000000 - at)
+			piece = 1000000 - at;
+		g_assert_cmpint(vg_sha1_update(h, a + at, piece), ==, 0);
+	}
+	g_assert_cmpint(vg_sha1_final(h, out), ==, 0);
+	g_assert_cmpmem(out, 20, million_a, 20);
+	/* Pixels are 4 little-endian bytes: "abcd" is 0x64636261. */
+	for (i = 0; i < 4; i++) {
+		vg_pixbuf_row(pb, 0)[i] = 0x64636261u + 0x04040404u * (uint32_t)i;
+		vg_pixbuf_row(pb, 1)[i] = 0;
+	}
+	g_assert_cmpint(vg_sha1_update_rect(h, pb, vg_rect_make(0, 0, 4, 1)), ==, 0);
+	g_assert_cmpint(vg_sha1_final(h, out), ==, 0);
+	g_assert_cmpmem(out, 20, a_to_p, 20);
+	/* The same 16 bytes as two rows of a 2-wide view: row by row. */
+	for (i = 0; i < 4; i++)
+		vg_pixbuf_row(pb, i / 2)[i % 2] = 0x64636261u + 0x04040404u * (uint32_t)i;
+	view = vg_pixbuf_view(pb, vg_rect_make(0, 0, 2, 2));
+	g_assert_cmpint(vg_sha1_update_rect(h, &view, vg_rect_make(0, 0, 2, 2)), ==, 0);
+	g_assert_cmpint(vg_sha1_final(h, out), ==, 0);
+	g_assert_cmpmem(out, 20, a_to_p, 20);
+	vg_sha1_free(h);
+	vg_pixbuf_free(pb);
+	g_free(a);
+}
+
+/* The optimistic fingerprint is the low bits of the content hash: known
+ * answers on a known content hash (tests/test_seghash.c's 5x3 ramp). */
+static void test_fp_key_vectors(void)
+{
+	const uint64_t h = 0xf054722297b08f51ull;
+
+	g_assert_cmphex(vg_fp_key(h, 8), ==, 0x51);
+	g_assert_cmphex(vg_fp_key(h, 12), ==, 0xf51);
+	g_assert_cmphex(vg_fp_key(h, 16), ==, 0x8f51);
+	g_assert_cmphex(vg_fp_key(h, VG_FP_BITS_DEFAULT), ==, 0x2297b08f51ull);
+	g_assert_cmphex(vg_fp_key(h, 63), ==, 0x7054722297b08f51ull);
+	g_assert_cmphex(vg_fp_key(h, 64), ==, h);
+	g_assert_cmphex(vg_fp_key(UINT64_MAX, 1), ==, 1);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -564,5 +630,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/protocol/bad-stream", test_bad_stream);
 	g_test_add_func("/protocol/inflate-bomb", test_inflate_bomb);
 	g_test_add_func("/protocol/sha1-vectors", test_sha1_vectors);
+	g_test_add_func("/protocol/sha1-more-vectors", test_sha1_more_vectors);
+	g_test_add_func("/protocol/fp-key-vectors", test_fp_key_vectors);
 	return g_test_run();
 }

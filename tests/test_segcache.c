@@ -97,6 +97,26 @@ static int64_t get_version(vg_segcache *c, uint64_t key)
 	return (int64_t)hash;
 }
 
+/* The same through vg_segcache_lookup(): a borrowed view, checked, and
+ * checked again after a stats call (which must not disturb it). */
+static int64_t lookup_version(vg_segcache *c, uint64_t key)
+{
+	vg_segcache_view v = { 0 };
+	vg_segcache_stats st;
+	int err = vg_segcache_lookup(c, key, &v);
+
+	if (err == VG_ENOENT)
+		return -1;
+	g_assert_cmpint(err, ==, 0);
+	g_assert_nonnull(v.data);
+	if (!value_is(v.content_hash, v.data, v.len, MAXV))
+		g_error("key %" G_GUINT64_FORMAT ": view does not match version %" G_GUINT64_FORMAT,
+			key, v.content_hash);
+	vg_segcache_stats_get(c, &st);
+	g_assert_true(value_is(v.content_hash, v.data, v.len, MAXV));
+	return (int64_t)v.content_hash;
+}
+
 /* ---- the model test ---------------------------------------------------- */
 
 /* model: key -> latest version + 1 (0: dropped or never put). Gets must
@@ -128,7 +148,7 @@ static void run_model(const char *dir, unsigned key_bits, uint64_t capacity, uin
 			g_assert_cmpint(vg_segcache_drop(c, key), ==, 0);
 			g_hash_table_replace(model, g_memdup2(&key, sizeof key), GSIZE_TO_POINTER(0));
 		} else if (op < 99) {
-			got = get_version(c, key);
+			got = op & 1 ? get_version(c, key) : lookup_version(c, key);
 			vg_segcache_stats_get(c, &st);
 			if (got >= 0) {
 				g_assert_cmpint(got, ==, (int64_t)GPOINTER_TO_SIZE(m));
@@ -183,6 +203,69 @@ static void test_model_disk(void)
 		vg_test_rm_rf(dir);
 		g_free(dir);
 	}
+}
+
+/* Views of segments that straddle two 1 MiB chunks (served from a copy)
+ * and of segments inside one (served in place), on disk with chunks
+ * evicted between lookups by an 8 MiB budget, and in memory. */
+static void test_lookup_views(void)
+{
+	enum { N = 200, BIG = 300000 };
+	char *dir = tmp_dir();
+	const char *dirs[] = { dir, NULL };
+	uint8_t *buf = g_malloc(BIG);
+	size_t d;
+
+	for (d = 0; d < G_N_ELEMENTS(dirs); d++) {
+		vg_segcache_config cfg = { .dir = dirs[d], .memory_budget = 8 << 20, .key_bits = 32,
+					   .max_segment_bytes = BIG, .container_bytes = 4 << 20 };
+		vg_segcache *c = NULL;
+		vg_segcache_view v, w;
+		uint64_t i, round;
+
+		g_assert_cmpint(vg_segcache_open(&cfg, &c), ==, 0);
+		for (i = 0; i < N; i++) {
+			size_t len = BIG - (size_t)(vg_test_mix(i) % 5000);
+
+			value_fill(i, buf, len);
+			g_assert_cmpint(vg_segcache_put(c, i + 1, i, buf, len), ==, 0);
+		}
+		g_assert_cmpint(vg_segcache_flush(c), ==, 0);
+		for (round = 0; round < 2; round++) {
+			for (i = 0; i < N; i++) {
+				uint64_t k = round ? N - 1 - i : i;
+				int err = vg_segcache_lookup(c, k + 1, &v);
+
+				/* Memory mode keeps 8 MiB: the oldest were forgotten. */
+				if (err == VG_ENOENT && !dirs[d])
+					continue;
+				g_assert_cmpint(err, ==, 0);
+				g_assert_cmpuint(v.content_hash, ==, k);
+				g_assert_cmpuint(v.len, ==, BIG - vg_test_mix(k) % 5000);
+				value_fill(k, buf, v.len);
+				g_assert_true(memcmp(buf, v.data, v.len) == 0);
+			}
+		}
+		/* A miss leaves nothing to read; a zero-length segment has a
+		 * non-NULL view. */
+		g_assert_cmpint(vg_segcache_lookup(c, 999999, &w), ==, VG_ENOENT);
+		g_assert_cmpint(vg_segcache_put(c, 777, 5, buf, 0), ==, 0);
+		g_assert_cmpint(vg_segcache_lookup(c, 777, &w), ==, 0);
+		g_assert_nonnull(w.data);
+		g_assert_cmpuint(w.len, ==, 0);
+		g_assert_cmpint(vg_segcache_lookup(c, UINT64_C(1) << 40, &w), ==, VG_EINVAL);
+		{
+			vg_segcache_stats st;
+
+			vg_segcache_stats_get(c, &st);
+			if (dirs[d])
+				g_assert_cmpuint(st.memory_used, <=, st.memory_budget);
+		}
+		vg_segcache_close(c);
+	}
+	g_free(buf);
+	vg_test_rm_rf(dir);
+	g_free(dir);
 }
 
 /* ---- restart ------------------------------------------------------------ */
@@ -690,6 +773,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/segcache/namespace", test_namespace);
 	g_test_add_func("/segcache/model-memory", test_model_memory);
 	g_test_add_func("/segcache/model-disk", test_model_disk);
+	g_test_add_func("/segcache/lookup-views", test_lookup_views);
 	g_test_add_func("/segcache/restart", test_restart);
 	g_test_add_func("/segcache/crash", test_crash);
 	g_test_add_func("/segcache/damage", test_damage);

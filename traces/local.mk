@@ -64,3 +64,11 @@ VG_FUZZERS += tests/fuzz/fuzz_fbs
 tests_fuzz_fuzz_fbs_SOURCES = tests/fuzz/fuzz_fbs.c
 tests_fuzz_fuzz_fbs_LDADD = $(VG_TRACE_LIBS)
 tests_fuzz_fuzz_fbs_LDFLAGS = -fsanitize=fuzzer
+
+# varg-trace model: Equation 1 (traces/vg_fpmodel.c) and its unit test.
+traces_varg_trace_SOURCES += traces/trace_cmd_model.c traces/vg_fpmodel.c traces/vg_fpmodel.h
+check_PROGRAMS += tests/test_fpmodel
+TESTS += tests/test_fpmodel tests/test_varg_trace_model.sh
+dist_noinst_SCRIPTS += tests/test_varg_trace_model.sh
+tests_test_fpmodel_SOURCES = tests/test_fpmodel.c traces/vg_fpmodel.c traces/vg_fpmodel.h
+tests_test_fpmodel_LDADD = $(VG_COMMON_LIBS) -lm

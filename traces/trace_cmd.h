@@ -18,6 +18,7 @@
 int vg__trace_import(int argc, char **argv);
 int vg__trace_info(int argc, char **argv);
 int vg__trace_export(int argc, char **argv);
+int vg__trace_model(int argc, char **argv);
 int vg__trace_record(int argc, char **argv);
 int vg__trace_replay_input(int argc, char **argv);
 

@@ -27,6 +27,7 @@ static const struct {
 	{ "record", vg__trace_record, "record a live X display or VNC server" },
 	{ "replay-input", vg__trace_replay_input, "play a trace's pointer and key events into an X display" },
 	{ "ratio", vg__trace_ratio, "compression ratios and times of Varg and the RFB encodings" },
+	{ "model", vg__trace_model, "Equation 1: the modelled ratio of two-level fingerprints" },
 };
 
 static void usage(FILE *out)
