@@ -4,9 +4,16 @@ viewer_varg_viewer_SOURCES = \
 	viewer/varg_viewer.c \
 	viewer/vg_address.c viewer/vg_address.h \
 	viewer/vg_connection.c viewer/vg_connection.h \
-	viewer/vg_sockstat.c viewer/vg_sockstat.h
-viewer_varg_viewer_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
-viewer_varg_viewer_LDADD = $(VG_FP_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS)
+	viewer/vg_sockstat.c viewer/vg_sockstat.h \
+	viewer/vg_session.c viewer/vg_session.h \
+	viewer/vg_window.c viewer/vg_window.h \
+	viewer/vg_overlay.c viewer/vg_overlay.h \
+	viewer/vg_keymap.c viewer/vg_keymap.h \
+	viewer/vg_latin1.c viewer/vg_latin1.h \
+	viewer/vg_passwd.c viewer/vg_passwd.h \
+	viewer/vg_via.c viewer/vg_via.h
+viewer_varg_viewer_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS) $(SDL2_CFLAGS) $(SDL2TTF_CFLAGS) $(CRYPTO_CFLAGS)
+viewer_varg_viewer_LDADD = $(VG_FP_LIBS) $(VNCCLIENT_LIBS) $(SDL2TTF_LIBS) $(SDL2_LIBS) $(CRYPTO_LIBS) $(ZLIB_LIBS)
 
 check_PROGRAMS += tests/test_address
 TESTS += tests/test_address
