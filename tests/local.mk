@@ -13,3 +13,10 @@ dist_noinst_SCRIPTS += tests/test_firstlight.sh tests/vg_e2e.sh
 TESTS += tests/test_fingerprint_e2e.sh
 dist_noinst_SCRIPTS += tests/test_fingerprint_e2e.sh
 EXTRA_DIST += tests/lsan.supp
+
+# The viewer's window under Xvfb against real VNC servers.
+noinst_PROGRAMS += tests/vg_xevlog
+tests_vg_xevlog_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS)
+tests_vg_xevlog_LDADD = $(X11_LIBS)
+TESTS += tests/test_viewer_window.sh
+dist_noinst_SCRIPTS += tests/test_viewer_window.sh

@@ -154,7 +154,7 @@ static void reconnect(vg_session *s)
 			s->conn = c;
 			s->reconnects++;
 			g_mutex_unlock(&s->lock);
-			vg_info("reconnected to %s port %d", s->cfg.conn.host, s->cfg.conn.port);
+			vg_warn("reconnected to %s port %d", s->cfg.conn.host, s->cfg.conn.port);
 			set_state(s, VG_STATE_CONNECTED, "connected");
 			return;
 		}

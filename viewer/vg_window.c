@@ -138,19 +138,28 @@ static void set_scale_mode(vg_window *w)
 		SDL_SetTextureScaleMode(w->tex, w->cfg.nearest ? SDL_ScaleModeNearest : SDL_ScaleModeLinear);
 }
 
-/* Fits the window to a new desktop size, within the screen. */
+/* Fits the window to a new desktop size, within the screen, and shows it
+ * (it opens hidden, until the first frame says how large it should be). */
 static void fit_window(vg_window *w)
 {
 	SDL_Rect usable;
-	int ww = w->fb_w, wh = w->fb_h;
+	int ww = w->fb_w, wh = w->fb_h, x, y;
 
-	if (SDL_GetWindowFlags(w->win) & SDL_WINDOW_FULLSCREEN)
-		return;
-	if (SDL_GetDisplayUsableBounds(SDL_GetWindowDisplayIndex(w->win), &usable) == 0) {
-		ww = MIN(ww, usable.w);
-		wh = MIN(wh, usable.h);
+	if (!(SDL_GetWindowFlags(w->win) & SDL_WINDOW_FULLSCREEN)) {
+		if (SDL_GetDisplayUsableBounds(SDL_GetWindowDisplayIndex(w->win), &usable) == 0) {
+			ww = MIN(ww, usable.w);
+			wh = MIN(wh, usable.h);
+		}
+		SDL_SetWindowSize(w->win, ww, wh);
+		/* Keep all of it on the screen: centre it if it would not fit
+		 * where it is. */
+		SDL_GetWindowPosition(w->win, &x, &y);
+		if (SDL_GetDisplayUsableBounds(SDL_GetWindowDisplayIndex(w->win), &usable) == 0 &&
+		    (x < usable.x || y < usable.y || x + ww > usable.x + usable.w ||
+		     y + wh > usable.y + usable.h))
+			SDL_SetWindowPosition(w->win, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED);
 	}
-	SDL_SetWindowSize(w->win, ww, wh);
+	SDL_ShowWindow(w->win);
 }
 
 static int upload_frame(vg_window *w, vg_session *s)
@@ -473,11 +482,11 @@ static void set_title_state(vg_window *w, vg_session *s)
 
 static int open_window(vg_window *w, char *why, size_t why_cap)
 {
-	Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
+	Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI | SDL_WINDOW_HIDDEN;
 
 	if (w->cfg.fullscreen)
 		flags |= SDL_WINDOW_FULLSCREEN_DESKTOP;
-	w->win = SDL_CreateWindow(w->title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, 640,
+	w->win = SDL_CreateWindow(w->title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 640,
 				  480, flags);
 	if (!w->win) {
 		snprintf(why, why_cap, "cannot open a window: %s", SDL_GetError());

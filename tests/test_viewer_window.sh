@@ -1,0 +1,241 @@
+#!/bin/sh
+# The viewer's SDL window under Xvfb, against real servers: TigerVNC's Xvnc
+# with an X client on its display that logs the keys and buttons it gets,
+# x11vnc, and varg-server. Checks the window's pixels against the far
+# screen, keys (shifted, non-Latin, function keys), clicks and wheel, the
+# clipboard both ways, reconnection after the server restarts, a wrong
+# password, a password file, and -via through an sshd on loopback.
+. "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
+. "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
+TRACE=${VG_TEST_TRACE:-$S/traces/samples/heatmap-scroll.vtr}
+tmp=$work
+tap_plan 20
+
+for tool in Xvfb Xvnc x11vnc xdotool xwd convert xclip vncpasswd; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		for _ in $(seq 1 20); do tap_skip "$tool is not installed (scripts/setup)"; done
+		exit 0
+	fi
+done
+
+# free_display: a display number with no X server and a free VNC port.
+free_display() {
+	for d in $(shuf -i 20-99); do
+		[ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ] && continue
+		ss -ltn 2>/dev/null | grep -q ":$((5900 + d)) " && continue
+		echo "$d"
+		return 0
+	done
+	return 1
+}
+
+# wait_for SECONDS CMD...: retries CMD every 0.2 s until it succeeds, for
+# at most SECONDS of wall time (however long CMD takes).
+wait_for() {
+	end=$(($(date +%s) + $1)); shift
+	while :; do
+		"$@" && return 0
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# xvnc NAME ARGS...: an Xvnc server on a free display with a logging test
+# client; sets DISP (display number).
+xvnc() {
+	name=$1; shift
+	DISP=$(free_display) || return 1
+	Xvnc ":$DISP" -geometry 800x600 -depth 24 -rfbport $((5900 + DISP)) -localhost \
+		-nolisten tcp -AlwaysShared "$@" >"$work/$name.xvnc.log" 2>&1 &
+	pids="$pids $!"
+	wait_for 10 xdpyinfo_ok ":$DISP" || return 1
+	DISPLAY=":$DISP" "$B/tests/vg_xevlog" >"$work/$name.ev" 2>&1 &
+	pids="$pids $!"
+	wait_for 10 grep -q ready "$work/$name.ev"
+}
+
+xdpyinfo_ok() { DISPLAY=$1 xdotool getmouselocation >/dev/null 2>&1; }
+
+# window_viewer NAME ARGS...: varg-viewer with a window on the near display;
+# sets VPID and WID (its X window) once the window shows.
+window_viewer() {
+	name=$1; shift
+	DISPLAY=$NEAR SDL_VIDEODRIVER=x11 timeout 120 "$B/viewer/varg-viewer" \
+		--cache-dir "$work/cache-$name" "$@" >"$work/$name.log" 2>&1 &
+	VPID=$!
+	pids="$pids $VPID"
+	WID=""
+	for _ in $(seq 1 50); do
+		WID=$(DISPLAY=$NEAR xdotool search --pid "$VPID" --name '^varg-viewer' 2>/dev/null | head -1)
+		[ -n "$WID" ] && return 0
+		kill -0 "$VPID" 2>/dev/null || break
+		sleep 0.2
+	done
+	echo "# viewer $name has no window:"; sed 's/^/#   /' "$work/$name.log"
+	return 1
+}
+
+# shot_window OUT.png / shot_root DISPLAY OUT.png: exact screenshots
+# (ImageMagick reads the DirectColor visual SDL's window may have).
+shot_window() { DISPLAY=$NEAR xwd -silent -id "$WID" 2>/dev/null | convert xwd:- "png:$1" 2>/dev/null; }
+shot_root() { DISPLAY=$1 xwd -silent -root 2>/dev/null | convert xwd:- "png:$2" 2>/dev/null; }
+
+# window_matches REF: the window shows exactly the image REF.
+window_matches() {
+	shot_window "$work/win.png" && "$B/tests/vg_imgcmp" "$work/win.png" "$1" >"$work/cmp.txt" 2>&1
+}
+
+# window_ends REF SECONDS: window_matches within SECONDS; says why not.
+window_ends() {
+	wait_for "$2" window_matches "$1" && return 0
+	echo "# window vs $1: $(cat "$work/cmp.txt")"
+	DISPLAY=$NEAR xwininfo -id "$WID" | grep -E 'Absolute|Width|Height' | sed 's/^/# /'
+	return 1
+}
+
+# far_got NAME PATTERN: the far logger saw a line matching PATTERN.
+far_got() { grep -Eq "$2" "$work/$1.ev"; }
+
+# stop_viewer: SIGTERM, as a user's Ctrl-C; the exit status in VST.
+stop_viewer() {
+	kill "$VPID" 2>/dev/null
+	wait "$VPID" 2>/dev/null
+	VST=$?
+}
+
+# Each of these holds while every pattern has been logged on the far side.
+keys_plain() { far_got far '^key press a$' && far_got far '^key press B$' && far_got far '^key press Shift_L$'; }
+keys_other() {
+	far_got far '^key press F5$' && far_got far '^key press Control_L$' &&
+		far_got far '^key press c$' && far_got far '^key press Return$'
+}
+clicks() {
+	far_got far '^button press 1 100 50$' && far_got far '^button release 1 100 50$' &&
+		far_got far '^button press 3 100 50$'
+}
+wheel() { far_got far '^button press 4 ' && far_got far '^button press 5 '; }
+
+# The near display, where the viewer's window lives.
+N=$(free_display) || { echo "# no free display"; exit 1; }
+Xvfb ":$N" -screen 0 1280x1024x24 -nolisten tcp >"$work/near.log" 2>&1 &
+pids="$pids $!"
+NEAR=":$N"
+wait_for 10 xdpyinfo_ok "$NEAR" || { echo "# Xvfb did not start"; exit 1; }
+
+# --- Xvnc, no authentication: pixels, keys, pointer, clipboard.
+xvnc far -SecurityTypes None || { echo "# Xvnc did not start"; sed 's/^/#   /' "$work/far.xvnc.log"; exit 1; }
+FAR=":$DISP"
+shot_root "$FAR" "$work/far.png"
+window_viewer xvnc "localhost:$DISP"
+tap_check "the window shows exactly Xvnc's screen (1:1)" window_ends "$work/far.png" 15
+
+DISPLAY=$NEAR xdotool mousemove --window "$WID" 100 50
+sleep 0.3
+DISPLAY=$NEAR xdotool key --delay 50 a shift+b Cyrillic_a F5 ctrl+c Return
+tap_check "plain and shifted keys arrive" wait_for 5 keys_plain
+tap_check "a non-Latin keysym arrives" wait_for 5 far_got far '^key press (Cyrillic_a|U0430)$'
+tap_check "function keys, Control chords and Return arrive" wait_for 5 keys_other
+DISPLAY=$NEAR xdotool click 1 click 3
+tap_check "clicks arrive where the pointer is" wait_for 5 clicks
+DISPLAY=$NEAR xdotool click 4 click 5
+tap_check "the wheel arrives" wait_for 5 wheel
+
+printf 'from far away' | DISPLAY=$FAR xclip -selection clipboard -i 2>/dev/null
+near_clip() { [ "$(DISPLAY=$NEAR xclip -o -selection clipboard 2>/dev/null)" = "$1" ]; }
+far_clip() { [ "$(DISPLAY=$FAR xclip -o -selection clipboard 2>/dev/null)" = "$1" ]; }
+tap_check "server clipboard reaches the viewer's display" wait_for 10 near_clip 'from far away'
+printf 'near text, café' | DISPLAY=$NEAR xclip -selection clipboard -i 2>/dev/null
+tap_check "viewer clipboard reaches the server (Latin-1)" wait_for 10 far_clip 'near text, café'
+stop_viewer
+tap_check "the viewer exits 0 when asked to stop" test "$VST" -eq 0
+
+# --- view-only: the same keys and clicks go nowhere.
+lines=$(wc -l <"$work/far.ev")
+window_viewer viewonly -viewonly "localhost:$DISP"
+window_ends "$work/far.png" 15
+DISPLAY=$NEAR xdotool mousemove --window "$WID" 30 30 click 1 key x
+sleep 1
+tap_check "-viewonly sends no input" test "$(wc -l <"$work/far.ev")" -eq "$lines"
+stop_viewer
+
+# --- x11vnc on the same display, a standard encoding, scaled to 1:1.
+XP=$(free_display)
+XP=$((5900 + XP))
+x11vnc -display "$FAR" -rfbport "$XP" -localhost -nopw -shared -forever -quiet \
+	-noxdamage >"$work/x11vnc.log" 2>&1 &
+pids="$pids $!"
+wait_for 10 sh -c "ss -ltn | grep -q ':$XP '"
+window_viewer x11vnc --no-varg --encodings zrle "localhost::$XP"
+tap_check "the window shows exactly x11vnc's screen (ZRLE)" window_ends "$work/far.png" 15
+stop_viewer
+
+# --- passwords: a wrong one, then the right one from a vncpasswd file.
+echo "right-pw" | vncpasswd -f >"$work/right.pw"
+echo "wrong-pw" | vncpasswd -f >"$work/wrong.pw"
+xvnc locked -SecurityTypes VncAuth -PasswordFile "$work/right.pw" || exit 1
+LOCKED=$DISP
+tap_check "wrong password: one clear line, exit 3" fails_cleanly 3 \
+	env DISPLAY=$NEAR SDL_VIDEODRIVER=x11 "$B/viewer/varg-viewer" -passwd "$work/wrong.pw" "localhost:$LOCKED"
+grep -q 'authentication failed' "$tmp/err" || echo "# the message does not say 'authentication failed'"
+shot_root ":$LOCKED" "$work/locked-ref.png"
+"$B/viewer/varg-viewer" --headless -passwd "$work/right.pw" --exit-when-idle 2 \
+	--snapshot "$work/locked.png" "localhost:$LOCKED" >"$work/locked.log" 2>&1
+st=$?
+tap_check "the right password from a vncpasswd file connects" test "$st" -eq 0 -a -s "$work/locked.png"
+tap_check "and shows the locked server's screen" same_image "$work/locked.png" "$work/locked-ref.png"
+
+# --- varg-server: the window ends exact, also across a server restart.
+last_frame "$TRACE" "$work/expected.png" || exit 1
+start_server varg --trace "$TRACE" --speed 0 --wait-clients 1 || exit 1
+window_viewer varg --snapshot "$work/varg.png" --stats-json "$work/varg.json" "localhost::$PORT"
+tap_check "Varg: the window ends with the trace's last frame" window_ends "$work/expected.png" 30
+stop_server
+"$B/server/varg-server" --port "$PORT" --trace "$TRACE" --speed 0 --wait-clients 1 \
+	>"$work/varg2.out" 2>"$work/varg2.err" &
+SERVER_PID=$!
+pids="$pids $SERVER_PID"
+tap_check "the viewer reconnects after the server restarts" wait_for 20 grep -q 'reconnected' "$work/varg.log"
+tap_check "and ends exact again" window_ends "$work/expected.png" 30
+stop_viewer
+tap_check "its snapshot at exit is exact too" same_image "$work/varg.png" "$work/expected.png"
+
+# --- -via: through an sshd started here on loopback.
+via_ok=no
+if command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ]; then
+	SP=$(free_display)
+	SP=$((2200 + SP))
+	mkdir -p /run/sshd 2>/dev/null
+	ssh-keygen -q -t ed25519 -N '' -f "$work/hostkey" &&
+	ssh-keygen -q -t ed25519 -N '' -f "$work/userkey" &&
+	cp "$work/userkey.pub" "$work/authorized_keys" &&
+	cat >"$work/sshd_config" <<EOF
+Port $SP
+ListenAddress 127.0.0.1
+HostKey $work/hostkey
+AuthorizedKeysFile $work/authorized_keys
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+AllowTcpForwarding yes
+PermitRootLogin prohibit-password
+PidFile $work/sshd.pid
+LogLevel ERROR
+EOF
+	/usr/sbin/sshd -D -f "$work/sshd_config" -E "$work/sshd.log" &
+	pids="$pids $!"
+	wait_for 10 sh -c "ss -ltn | grep -q '127.0.0.1:$SP '" && via_ok=yes
+fi
+if [ "$via_ok" = yes ]; then
+	VARG_VIA_SSH="ssh -F /dev/null -i $work/userkey -p $SP -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR" \
+		"$B/viewer/varg-viewer" --headless -via "$(id -un)@127.0.0.1" --exit-when-idle 3 \
+		--snapshot "$work/via.png" --cache-dir "$work/cache-via" "localhost::$PORT" >"$work/via.log" 2>&1
+	st=$?
+	sed 's/^/# via: /' "$work/via.log"
+	via_exact() { test "$st" -eq 0 -a -s "$work/via.png" && same_image "$work/via.png" "$work/expected.png"; }
+	tap_check "-via: through the SSH tunnel the viewer ends exact" via_exact
+	tap_check "-via: no ssh is left behind" test -z "$(pgrep -f -- "-L 127.0.0.1:[0-9]*:localhost:$PORT " 2>/dev/null)"
+else
+	tap_skip "-via: no sshd could be started on loopback"
+	tap_skip "-via: no sshd could be started on loopback"
+fi
+tap_done
