@@ -9,11 +9,11 @@
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 TRACE=${VG_TEST_TRACE:-$S/traces/samples/heatmap-scroll.vtr}
 tmp=$work
-tap_plan 20
+tap_plan 26
 
 for tool in Xvfb Xvnc x11vnc xdotool xwd convert xclip vncpasswd; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
-		for _ in $(seq 1 20); do tap_skip "$tool is not installed (scripts/setup)"; done
+		for _ in $(seq 1 26); do tap_skip "$tool is not installed (scripts/setup)"; done
 		exit 0
 	fi
 done
@@ -140,6 +140,12 @@ tap_check "clicks arrive where the pointer is" wait_for 5 clicks
 DISPLAY=$NEAR xdotool click 4 click 5
 tap_check "the wheel arrives" wait_for 5 wheel
 
+# Scaled to a smaller window, the pointer still lands on the right pixel.
+DISPLAY=$NEAR xdotool windowsize "$WID" 400 300
+sleep 0.5
+DISPLAY=$NEAR xdotool mousemove --window "$WID" 150 100 click 2
+tap_check "scaled to 400x300, a click lands at the same far pixel" wait_for 5 far_got far '^button press 2 300 200$'
+
 printf 'from far away' | DISPLAY=$FAR xclip -selection clipboard -i 2>/dev/null
 near_clip() { [ "$(DISPLAY=$NEAR xclip -o -selection clipboard 2>/dev/null)" = "$1" ]; }
 far_clip() { [ "$(DISPLAY=$FAR xclip -o -selection clipboard 2>/dev/null)" = "$1" ]; }
@@ -185,10 +191,35 @@ tap_check "the right password from a vncpasswd file connects" test "$st" -eq 0 -
 tap_check "and shows the locked server's screen" same_image "$work/locked.png" "$work/locked-ref.png"
 
 # --- varg-server: the window ends exact, also across a server restart.
+# A window manager from here on: full screen is its job.
+wm=no
+if command -v evilwm >/dev/null 2>&1; then
+	DISPLAY=$NEAR evilwm >"$work/wm.log" 2>&1 &
+	pids="$pids $!"
+	wm=yes
+fi
 last_frame "$TRACE" "$work/expected.png" || exit 1
 start_server varg --trace "$TRACE" --speed 0 --wait-clients 1 || exit 1
 window_viewer varg --snapshot "$work/varg.png" --stats-json "$work/varg.json" "localhost::$PORT"
 tap_check "Varg: the window ends with the trace's last frame" window_ends "$work/expected.png" 30
+# F8 then s: the overlay covers part of the picture, and measures the round
+# trip with Varg PINGs; F8 then s again: the picture is whole again.
+overlay_shows() { ! window_matches "$work/expected.png"; }
+DISPLAY=$NEAR xdotool mousemove --window "$WID" 20 20 key F8 s
+tap_check "F8 s shows the statistics overlay" wait_for 5 overlay_shows
+sleep 1.5
+DISPLAY=$NEAR xdotool key F8 s
+tap_check "F8 s again hides it" window_ends "$work/expected.png" 10
+full_size() { [ "$(DISPLAY=$NEAR xdotool getwindowgeometry "$WID" | sed -n 's/.*Geometry: //p')" = "$1" ]; }
+if [ "$wm" = yes ]; then
+	DISPLAY=$NEAR xdotool key F8 f
+	tap_check "F8 f: full screen" wait_for 5 full_size 1280x1024
+	DISPLAY=$NEAR xdotool key F8 f
+	tap_check "F8 f again: back to the frame's size" wait_for 5 full_size 1024x768
+else
+	tap_skip "F8 f: no window manager (evilwm) to go full screen"
+	tap_skip "F8 f: no window manager (evilwm) to go full screen"
+fi
 stop_server
 "$B/server/varg-server" --port "$PORT" --trace "$TRACE" --speed 0 --wait-clients 1 \
 	>"$work/varg2.out" 2>"$work/varg2.err" &
@@ -198,6 +229,13 @@ tap_check "the viewer reconnects after the server restarts" wait_for 20 grep -q 
 tap_check "and ends exact again" window_ends "$work/expected.png" 30
 stop_viewer
 tap_check "its snapshot at exit is exact too" same_image "$work/varg.png" "$work/expected.png"
+# With the overlay on from the start, the viewer measures the round trip.
+window_viewer rtt --stats --stats-json "$work/rtt.json" "localhost::$PORT"
+sleep 3
+stop_viewer
+rtt=$(sed -n 's/.*"rtt_ms": *\([0-9.-]*\).*/\1/p' "$work/rtt.json")
+echo "# round trip measured by PING/PONG: $rtt ms"
+tap_check "the overlay's PING got its PONG (rtt_ms >= 0)" awk -v r="${rtt:--1}" 'BEGIN { exit !(r >= 0) }'
 
 # --- -via: through an sshd started here on loopback.
 via_ok=no

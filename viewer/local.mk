@@ -20,3 +20,11 @@ TESTS += tests/test_address
 tests_test_address_SOURCES = tests/test_address.c viewer/vg_address.c viewer/vg_address.h
 tests_test_address_LDADD = $(VG_COMMON_LIBS)
 dist_man_MANS += doc/varg-viewer.1
+
+check_PROGRAMS += tests/test_viewer_input
+TESTS += tests/test_viewer_input
+tests_test_viewer_input_SOURCES = tests/test_viewer_input.c \
+	viewer/vg_keymap.c viewer/vg_keymap.h viewer/vg_latin1.c viewer/vg_latin1.h \
+	viewer/vg_passwd.c viewer/vg_passwd.h $(VG_TESTUTIL_SOURCES)
+tests_test_viewer_input_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS) $(CRYPTO_CFLAGS)
+tests_test_viewer_input_LDADD = $(VG_COMMON_LIBS) $(CRYPTO_LIBS)

@@ -189,12 +189,15 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		"  \"width\": %d,\n"
 		"  \"height\": %d,\n"
 		"  \"first_update_s\": %.3f,\n"
-		"  \"last_update_s\": %.3f\n"
+		"  \"last_update_s\": %.3f,\n"
+		"  \"raw_bytes\": %" G_GUINT64_FORMAT ",\n"
+		"  \"rtt_ms\": %.3f\n"
 		"}\n",
 		st.bytes_received, st.updates, encoding, st.varg_rects,
 		st.other_rects, st.varg_bytes, st.segments, st.cache_hits, st.cache_misses,
 		st.corrections, st.checks, st.repairs_sent, st.cache_persistent ? "true" : "false",
-		st.cache_entries, st.cache_bytes_on_disk, width, height, st.first_update_s, st.last_update_s);
+		st.cache_entries, st.cache_bytes_on_disk, width, height, st.first_update_s, st.last_update_s,
+		st.raw_bytes, st.rtt_ms);
 	if (!g_file_set_contents(path, json, -1, &error)) {
 		vg_error("%s", error->message);
 		return VG_EIO;

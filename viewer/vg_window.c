@@ -347,7 +347,7 @@ static void toggle_fullscreen(vg_window *w)
 	SDL_SetWindowFullscreen(w->win, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);
 }
 
-/* The key after F8. */
+/* The key after F8; the picture is then redrawn. */
 static void command_key(vg_window *w, vg_session *s, SDL_Keycode sym)
 {
 	w->command = false;
@@ -376,29 +376,30 @@ static void command_key(vg_window *w, vg_session *s, SDL_Keycode sym)
 	SDL_SetWindowTitle(w->win, w->title);
 }
 
-static void key_event(vg_window *w, vg_session *s, const SDL_KeyboardEvent *k)
+/* Returns true when the window must be redrawn (a command ran). */
+static bool key_event(vg_window *w, vg_session *s, const SDL_KeyboardEvent *k)
 {
 	SDL_Scancode sc = k->keysym.scancode;
 	uint32_t keysym;
 
 	if ((unsigned)sc >= SDL_NUM_SCANCODES)
-		return;
+		return false;
 	if (k->type == SDL_KEYUP) {
 		if (w->down[sc])
 			key_to_server(w, s, w->down[sc], false);
 		w->down[sc] = 0;
-		return;
+		return false;
 	}
 	w->swallow_text = false;
 	if (w->command) {
 		command_key(w, s, k->keysym.sym);
-		return;
+		return true;
 	}
 	if (k->keysym.sym == SDLK_F8 && !k->repeat) {
 		w->command = true;
 		g_autofree char *t = g_strdup_printf("%s  [F8: f fullscreen, s statistics, z scaling, F8 send F8]", w->title);
 		SDL_SetWindowTitle(w->win, t);
-		return;
+		return false;
 	}
 	keysym = vg_keymap_special(k->keysym.sym);
 	/* With Control, Alt or a logo key held SDL types no text: the key
@@ -406,10 +407,11 @@ static void key_event(vg_window *w, vg_session *s, const SDL_KeyboardEvent *k)
 	if (!keysym && (k->keysym.mod & (KMOD_CTRL | KMOD_LALT | KMOD_GUI)))
 		keysym = vg_keymap_chord(k->keysym.sym);
 	if (!keysym)
-		return;
+		return false;
 	/* Autorepeat arrives as repeated presses, as X sends it. */
 	w->down[sc] = keysym;
 	key_to_server(w, s, keysym, true);
+	return false;
 }
 
 static void text_event(vg_window *w, vg_session *s, const char *text)
@@ -560,7 +562,8 @@ int vg_window_run(vg_window *w, vg_session *s, char *why, size_t why_cap)
 				break;
 			case SDL_KEYDOWN:
 			case SDL_KEYUP:
-				key_event(w, s, &ev.key);
+				if (key_event(w, s, &ev.key))
+					dirty = true;
 				break;
 			case SDL_TEXTINPUT:
 				text_event(w, s, ev.text.text);
