@@ -106,13 +106,15 @@ static int parse_options(int argc, char **argv, options *o)
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->rest, NULL, "HOST:DISPLAY|HOST::PORT" },
 		{ NULL }
 	};
-	g_autoptr(GOptionContext) ctx = g_option_context_new("HOST:DISPLAY | HOST::PORT");
+	g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
 	g_autoptr(GError) error = NULL;
 
 	g_option_context_set_summary(ctx,
 		"Connects to a VNC server. Against varg-server it receives Varg updates;\n"
 		"against any other server it uses the standard encodings. In the window,\n"
-		"F8 then f: full screen, s: statistics, z: scaling, F8: send F8.");
+		"F8 then f: full screen, s: statistics, z: scaling, F8: send F8.\n"
+		"Options also take one dash (-via, -passwd, -viewonly) as in vncviewer.\n"
+		"Exit: 0 stopped, 1 connection failed, 2 bad options, 3 password refused.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	double_dashes(argc, argv, entries);
 	if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
@@ -379,7 +381,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (o.passwd && (err = vg_passwd_read_file(o.passwd, &password))) {
-		vg_error("-passwd %s: %s", o.passwd, err == VG_EFORMAT ? "not a VNC password file" : vg_strerror(err));
+		vg_error("-passwd %s: %s", o.passwd,
+			 err == VG_EFORMAT ? "not a VNC password file (vncpasswd writes them)" : "cannot read the file");
 		return EXIT_USAGE;
 	}
 	memset(&sa, 0, sizeof sa);
