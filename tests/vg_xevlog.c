@@ -67,6 +67,10 @@ int main(void)
 			XSync(d, False);
 			printf("ready\n");
 			break;
+		case MappingNotify:
+			/* Xvnc maps keysyms it lacks onto spare keycodes. */
+			XRefreshKeyboardMapping(&ev.xmapping);
+			break;
 		case Expose:
 			if (ev.xexpose.count == 0)
 				draw(d, w, gc, width, height);
@@ -76,7 +80,14 @@ int main(void)
 			char buf[16];
 			KeySym ks = NoSymbol;
 			const char *name;
+			XEvent m;
 
+			/* Xvnc remaps a spare keycode just before it sends a key it
+			 * lacked: take that MappingNotify first, even when it is
+			 * queued behind this event. */
+			XSync(d, False);
+			while (XCheckTypedEvent(d, MappingNotify, &m))
+				XRefreshKeyboardMapping(&m.xmapping);
 			XLookupString(&ev.xkey, buf, sizeof buf, &ks, NULL);
 			name = XKeysymToString(ks);
 			printf("key %s %s\n", ev.type == KeyPress ? "press" : "release",

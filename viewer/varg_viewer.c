@@ -57,8 +57,9 @@ typedef struct {
 
 /* vncviewer's single-dash long options (-via, -passwd, -viewonly ...):
  * "-name" or "-name=value" becomes "--name..." when name is one of ours.
- * Short options (-v, -q) stay as they are. The strings are static or argv's. */
-static void double_dashes(int argc, char **argv, const GOptionEntry *entries)
+ * Short options (-v, -q) stay as they are. The new strings go to owned,
+ * since parsing reorders argv. */
+static void double_dashes(int argc, char **argv, const GOptionEntry *entries, GPtrArray *owned)
 {
 	int i;
 	const GOptionEntry *e;
@@ -74,7 +75,8 @@ static void double_dashes(int argc, char **argv, const GOptionEntry *entries)
 		n = strcspn(a + 1, "=");
 		for (e = entries; e->long_name; e++) {
 			if (strlen(e->long_name) == n && strncmp(e->long_name, a + 1, n) == 0) {
-				argv[i] = g_strconcat("-", a, NULL); /* lives until exit */
+				argv[i] = g_strconcat("-", a, NULL);
+				g_ptr_array_add(owned, argv[i]);
 				break;
 			}
 		}
@@ -107,6 +109,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ NULL }
 	};
 	g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
+	g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GError) error = NULL;
 
 	g_option_context_set_summary(ctx,
@@ -116,7 +119,7 @@ static int parse_options(int argc, char **argv, options *o)
 		"Options also take one dash (-via, -passwd, -viewonly) as in vncviewer.\n"
 		"Exit: 0 stopped, 1 connection failed, 2 bad options, 3 password refused.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
-	double_dashes(argc, argv, entries);
+	double_dashes(argc, argv, entries, owned);
 	if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
 		vg_error("%s (try --help)", error->message);
 		return VG_EINVAL;

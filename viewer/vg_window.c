@@ -72,7 +72,11 @@ void vg_window_free(vg_window *w)
 		SDL_DestroyRenderer(w->renderer);
 	if (w->win)
 		SDL_DestroyWindow(w->win);
-	SDL_Quit();
+	/* No SDL_Quit: it unloads the X libraries SDL opened, orphaning what
+	 * they keep for the process's life (LeakSanitizer then reports it
+	 * under unknown modules, beyond any suppression). Everything we
+	 * created is freed above; SDL's process state ends with the process,
+	 * which follows at once. */
 	g_free(w->clip);
 	g_free(w->title);
 	g_free(w->font);

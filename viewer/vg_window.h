@@ -29,7 +29,8 @@ typedef struct {
  * when there is no display. */
 int vg_window_new(const vg_window_config *cfg, vg_window **out, char *why, size_t why_cap);
 
-/* Frees w and stops SDL; accepts NULL. */
+/* Frees w, its window and everything drawn in it; accepts NULL. Call at
+ * exit only: SDL itself stays initialised (see vg_window.c). */
 void vg_window_free(vg_window *w);
 
 /* A vg_session_config notify_cb; user is the vg_window. Thread-safe. */
