@@ -11,11 +11,11 @@ TRACE=${VG_TEST_TRACE:-$S/traces/samples/heatmap-scroll.vtr}
 tmp=$work
 # Under LeakSanitizer, the used-suppressions report would add stderr lines.
 [ -z "${LSAN_OPTIONS:-}" ] || export LSAN_OPTIONS="$LSAN_OPTIONS:print_suppressions=0"
-tap_plan 27
+tap_plan 28
 
-for tool in Xvfb Xvnc x11vnc xdotool xwd convert xclip vncpasswd; do
+for tool in Xvfb Xvnc x11vnc xdotool xwd convert xclip xrandr vncpasswd; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
-		for _ in $(seq 1 27); do tap_skip "$tool is not installed (scripts/setup)"; done
+		for _ in $(seq 1 28); do tap_skip "$tool is not installed (scripts/setup)"; done
 		exit 0
 	fi
 done
@@ -158,6 +158,17 @@ far_clip() { [ "$(DISPLAY=$FAR xclip -o -selection clipboard 2>/dev/null)" = "$1
 tap_check "server clipboard reaches the viewer's display" wait_for 10 near_clip 'from far away'
 printf 'near text, café' | DISPLAY=$NEAR xclip -selection clipboard -i 2>/dev/null
 tap_check "viewer clipboard reaches the server (Latin-1)" wait_for 10 far_clip 'near text, café'
+# The far desktop grows: the window follows, 1:1 again.
+DISPLAY=$NEAR xdotool windowsize "$WID" 800 600
+if DISPLAY=$FAR xrandr -s 1024x768 >/dev/null 2>&1; then
+	sleep 0.5
+	shot_root "$FAR" "$work/far-big.png"
+	tap_check "after a desktop-size change the window shows the new size exactly" \
+		window_ends "$work/far-big.png" 15
+	DISPLAY=$FAR xrandr -s 800x600 >/dev/null 2>&1
+else
+	tap_skip "xrandr cannot resize Xvnc here"
+fi
 stop_viewer
 tap_check "the viewer exits 0 when asked to stop" test "$VST" -eq 0 ||
 	{ echo "# exit $VST:"; sed 's/^/#   /' "$work/xvnc.log"; }

@@ -42,6 +42,7 @@ struct vg_connection {
 	vg_region *dirty;        /* drawn since the last frame_cb */
 	MallocFrameBufferProc default_malloc_fb;
 	uint32_t ping_token;     /* of the unanswered PING, 0 if none */
+	uint32_t ping_seq;       /* the last token used */
 	uint64_t ping_sent_ns;
 	bool update_pong;        /* this update carried a PONG */
 	uint32_t update_rects;   /* pixel rectangles of this update */
@@ -489,13 +490,18 @@ static void out_msg_free(gpointer p)
 static bool send_ping(vg_connection *c)
 {
 	uint64_t now = vg_time_ns();
+	uint32_t token;
 
 	if (c->ping_token && vg_time_ms_since(c->ping_sent_ns, now) < 10000)
 		return true;
+	/* Tokens never repeat soon, so a PONG given up on is not taken
+	 * for a later PING's; 0 means "none". */
+	token = c->ping_seq + 1 ? c->ping_seq + 1 : 1;
 	vg_writer_reset(&c->reply);
-	if (vg_receiver_ping(c->receiver, c->ping_token + 1 ? c->ping_token + 1 : 1, &c->reply))
+	if (vg_receiver_ping(c->receiver, token, &c->reply))
 		return true;
-	c->ping_token = c->ping_token + 1 ? c->ping_token + 1 : 1;
+	c->ping_seq = token;
+	c->ping_token = token;
 	c->ping_sent_ns = now;
 	return WriteToRFBServer(c->client, (const char *)c->reply.data, (unsigned)c->reply.len);
 }
