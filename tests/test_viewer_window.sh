@@ -223,8 +223,11 @@ tap_check "Varg: the window ends with the trace's last frame" window_ends "$work
 # F8 then s: the overlay covers part of the picture, and measures the round
 # trip with Varg PINGs; F8 then s again: the picture is whole again.
 overlay_shows() { ! window_matches "$work/expected.png"; }
+# The server is frozen meanwhile: the window answers all the same.
+kill -STOP "$SERVER_PID"
 DISPLAY=$NEAR xdotool mousemove --window "$WID" 20 20 key F8 s
-tap_check "F8 s shows the statistics overlay" wait_for 5 overlay_shows
+tap_check "F8 s shows the statistics overlay, even with the server frozen" wait_for 5 overlay_shows
+kill -CONT "$SERVER_PID"
 sleep 1.5
 DISPLAY=$NEAR xdotool key F8 s
 tap_check "F8 s again hides it" window_ends "$work/expected.png" 10
