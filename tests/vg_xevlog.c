@@ -5,10 +5,11 @@
  *   key release KEYSYM
  *   button press N X Y        (root coordinates)
  *   button release N X Y
- * Runs until killed. Used to check what varg-viewer delivers to the far
- * side of a real VNC server. */
+ * With --hand its window has the hand2 cursor. Runs until killed. Used to check what
+ * varg-viewer delivers to the far side of a real VNC server. */
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
+#include <X11/cursorfont.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,9 +33,10 @@ static void draw(Display *d, Window w, GC gc, int width, int height)
 		XDrawString(d, w, gc, 10 + y % 97, y, text, (int)strlen(text));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	Display *d = XOpenDisplay(NULL);
+	int hand = argc > 1 && strcmp(argv[1], "--hand") == 0;
 	Window root, w;
 	XSetWindowAttributes attr;
 	GC gc;
@@ -54,8 +56,12 @@ int main(void)
 	attr.background_pixel = 0;
 	attr.event_mask = ExposureMask | KeyPressMask | KeyReleaseMask | ButtonPressMask |
 			  ButtonReleaseMask | StructureNotifyMask;
+	/* With --hand, a cursor unlike the root window's for the viewer to
+	 * show; else the root's, which Xvnc does not draw into the picture. */
+	attr.cursor = hand ? XCreateFontCursor(d, XC_hand2) : None;
 	w = XCreateWindow(d, root, 0, 0, (unsigned)width, (unsigned)height, 0, CopyFromParent,
-			  InputOutput, CopyFromParent, CWOverrideRedirect | CWBackPixel | CWEventMask, &attr);
+			  InputOutput, CopyFromParent,
+			  CWOverrideRedirect | CWBackPixel | CWEventMask | CWCursor, &attr);
 	gc = XCreateGC(d, w, 0, NULL);
 	XMapRaised(d, w);
 	for (;;) {

@@ -224,7 +224,9 @@ static void got_cursor(rfbClient *client, int xhot, int yhot, int w, int h, int 
 		uint32_t px;
 
 		memcpy(&px, client->rcSource + i * 4, 4);
-		argb[i] = (client->rcMask[i] ? 0xff000000u : 0) | (px & 0xffffffu);
+		/* Transparent pixels are all zero, as premultiplied ARGB
+		 * cursors (Xcursor's) require. */
+		argb[i] = client->rcMask[i] ? 0xff000000u | (px & 0xffffffu) : 0;
 	}
 	c->events.cursor_cb(c->events.user, argb, w, h, xhot, yhot);
 	g_free(argb);
