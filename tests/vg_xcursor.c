@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 				if (px >> 24 == 255)
 					printf("%d %d %08x\n", x - img->xhot, y - img->yhot, px);
 			}
-		return 0;
+		goto out;
 	}
 	/* With another argument, a picture too: '#' opaque dark, 'o'
 	 * opaque light, '+' translucent, '.' transparent. */
@@ -69,6 +69,7 @@ int main(int argc, char **argv)
 	}
 	printf("%dx%d hot %d,%d fnv %016llx\n", x1 - x0 + 1, y1 - y0 + 1, img->xhot - x0,
 	       img->yhot - y0, (unsigned long long)h);
+out:
 	XFree(img);
 	XCloseDisplay(d);
 	return 0;

@@ -385,6 +385,11 @@ void vg_connection_close(vg_connection *c)
 	if (c->client) {
 		free(c->client->frameBuffer);
 		c->client->frameBuffer = NULL;
+		/* The last cursor shape: rfbClientCleanup leaves it behind. */
+		free(c->client->rcSource);
+		free(c->client->rcMask);
+		c->client->rcSource = NULL;
+		c->client->rcMask = NULL;
 		rfbClientCleanup(c->client);
 	}
 	vg_receiver_free(c->receiver);
