@@ -17,6 +17,7 @@ const char *vg_strerror(int code)
 	case VG_EBUSY:    return "resource busy";
 	case VG_ENOSPC:   return "no space left";
 	case VG_EFORMAT:  return "wrong file type";
+	case VG_EAUTH:    return "authentication failed";
 	}
 	return "unknown error";
 }

@@ -21,6 +21,7 @@ enum {
 	VG_EBUSY = -11,    /* the resource is locked by another process */
 	VG_ENOSPC = -12,   /* no room left (output buffer, disk, capacity) */
 	VG_EFORMAT = -13,  /* a file is not of the expected type */
+	VG_EAUTH = -14,    /* the peer refused our credentials */
 };
 
 /* Returns a static, never-NULL description of code (also for unknown codes). */

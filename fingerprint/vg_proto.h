@@ -25,13 +25,18 @@
 enum {
 	VG_MSG_HELLO = 1,  /* protocol parameters; first Varg rectangle */
 	VG_MSG_UPDATE = 2, /* segments of an update, deflated */
+	VG_MSG_PONG = 3,   /* echoes a viewer's PING token */
 };
 
 /* Viewer-to-server message kinds (after VG_CLIENT_MSG). */
 enum {
 	VG_VMSG_HELLO = 1,  /* the viewer's version, cache identity and size */
 	VG_VMSG_REPAIR = 2, /* rectangles to send again as pixels */
+	VG_VMSG_PING = 3,   /* u32 token, answered at once by a PONG */
 };
+
+/* Body length of PING and PONG: kind and a u32 token. */
+#define VG_PING_LEN 5
 
 /* HELLO flags. */
 #define VG_HELLO_NO_PERSIST 0x01 /* the viewer must not keep segments on disk */

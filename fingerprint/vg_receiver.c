@@ -30,6 +30,8 @@ struct vg_receiver {
 	z_stream zpix;        /* ... and its pixel stream */
 	bool zpix_ok;
 	bool hello;
+	bool pong_pending;    /* a PONG arrived and was not taken yet */
+	uint32_t pong_token;
 	uint8_t server_id[16];
 	unsigned fp_bits;
 	unsigned group_size;
@@ -553,9 +555,40 @@ int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 			return err;
 		send_repairs(r, reply);
 		return VG_OK;
+	case VG_MSG_PONG:
+		if (!r->hello)
+			return fail(r, VG_EPROTO, "pong before hello");
+		if (vg_reader_u32be(&rd, &r->pong_token) || vg_reader_remaining(&rd))
+			return fail(r, VG_ECORRUPT, "pong");
+		r->pong_pending = true;
+		return VG_OK;
 	default:
 		return fail(r, VG_ECORRUPT, "unknown message kind");
 	}
+}
+
+int vg_receiver_ping(vg_receiver *r, uint32_t token, vg_writer *out)
+{
+	uint8_t body[VG_PING_LEN];
+
+	if (!r->hello)
+		return VG_EPROTO;
+	body[0] = VG_VMSG_PING;
+	body[1] = (uint8_t)(token >> 24);
+	body[2] = (uint8_t)(token >> 16);
+	body[3] = (uint8_t)(token >> 8);
+	body[4] = (uint8_t)token;
+	put_viewer_msg(out, body, sizeof body);
+	return VG_OK;
+}
+
+bool vg_receiver_take_pong(vg_receiver *r, uint32_t *token)
+{
+	if (!r->pong_pending)
+		return false;
+	r->pong_pending = false;
+	*token = r->pong_token;
+	return true;
 }
 
 int vg_receiver_seed_cache(vg_receiver *r, uint64_t key, const vg_pixbuf *pixels)

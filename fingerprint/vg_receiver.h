@@ -47,6 +47,15 @@ void vg_receiver_free(vg_receiver *r);
 int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 		       vg_pixbuf *fb, vg_writer *reply);
 
+/* Appends a PING carrying token, framed for the server, to out; the
+ * server answers with a PONG echoing it. VG_EPROTO before the HELLO (a
+ * server that did not say HELLO may not know the message). */
+int vg_receiver_ping(vg_receiver *r, uint32_t token, vg_writer *out);
+
+/* After vg_receiver_handle: true once per PONG received, with its token
+ * in *token. */
+bool vg_receiver_take_pong(vg_receiver *r, uint32_t *token);
+
 /* A readable account of the last error (which field, which segment). */
 const char *vg_receiver_error_text(const vg_receiver *r);
 

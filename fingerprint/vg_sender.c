@@ -27,6 +27,8 @@ struct vg_sender {
 	uint8_t viewer_flags;
 	uint8_t cache_id[16];
 	uint64_t believe_bytes;   /* budget: 80 % of the viewer's capacity */
+	bool ping_pending;        /* a PING awaits its PONG */
+	uint32_t ping_token;
 	vg_beliefs *beliefs;      /* what the viewer's cache holds, we think */
 	vg_sender_stats stats;
 };
@@ -354,9 +356,32 @@ int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		if (!s->viewer_hello)
 			return VG_EPROTO;
 		return handle_repair(s, &r, fb_width, fb_height, repair);
+	case VG_VMSG_PING:
+		/* A second PING before the PONG went out replaces the first:
+		 * the viewer measures only its latest. */
+		if (!s->viewer_hello || vg_reader_u32be(&r, &s->ping_token) ||
+		    vg_reader_remaining(&r))
+			return VG_EPROTO;
+		s->ping_pending = true;
+		return VG_OK;
 	default:
 		return VG_EPROTO;
 	}
+}
+
+bool vg_sender_take_ping(vg_sender *s, uint32_t *token)
+{
+	if (!s->ping_pending)
+		return false;
+	s->ping_pending = false;
+	*token = s->ping_token;
+	return true;
+}
+
+void vg_sender_pong(uint32_t token, vg_writer *out)
+{
+	vg_writer_u8(out, VG_MSG_PONG);
+	vg_writer_u32be(out, token);
 }
 
 bool vg_sender_has_viewer_hello(const vg_sender *s)

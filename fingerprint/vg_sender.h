@@ -63,6 +63,14 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		     int32_t fb_width, int32_t fb_height, vg_region *repair);
 
+/* After vg_sender_handle: true once per PING received, with its token in
+ * *token; the caller must answer with a PONG (vg_sender_pong) at once. */
+bool vg_sender_take_ping(vg_sender *s, uint32_t *token);
+
+/* Appends the body of a PONG (kind and token, VG_PING_LEN bytes) to out;
+ * the caller frames it as a Varg rectangle of an update on its own. */
+void vg_sender_pong(uint32_t token, vg_writer *out);
+
 /* True once the viewer's HELLO has arrived. */
 bool vg_sender_has_viewer_hello(const vg_sender *s);
 

@@ -10,6 +10,7 @@
  * Lock order: sendMutex -> frame_lock -> updateMutex.
  */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <glib.h>
 #include <rfb/rfb.h>
 #include <rfb/rfbregion.h>
@@ -299,6 +300,35 @@ static void unpark(rfbClientPtr cl, vg_conn *c)
 	c->parked = NULL;
 }
 
+/* Answers a PING at once, from the input thread, as an update of its own
+ * holding one empty Varg rectangle. sendMutex keeps it whole between the
+ * output thread's updates; nothing else is locked, so the lock order holds. */
+static int send_pong(rfbClientPtr cl, uint32_t token)
+{
+	uint8_t msg[4 + 12 + 4 + VG_PING_LEN];
+	vg_writer w;
+	int n;
+
+	vg_writer_init(&w);
+	vg_writer_u8(&w, rfbFramebufferUpdate);
+	vg_writer_u8(&w, 0);
+	vg_writer_u16be(&w, 1);
+	vg_writer_u16be(&w, 0);
+	vg_writer_u16be(&w, 0);
+	vg_writer_u16be(&w, 0);
+	vg_writer_u16be(&w, 0);
+	vg_writer_u32be(&w, (uint32_t)VG_ENCODING);
+	vg_writer_u32be(&w, VG_PING_LEN);
+	vg_sender_pong(token, &w);
+	assert(w.len == sizeof msg);
+	memcpy(msg, w.data, sizeof msg);
+	vg_writer_clear(&w);
+	LOCK(cl->sendMutex);
+	n = rfbWriteExact(cl, (const char *)msg, (int)sizeof msg);
+	UNLOCK(cl->sendMutex);
+	return n < 0 ? VG_EIO : VG_OK;
+}
+
 /* Reads one Varg viewer message (the type byte is already read). */
 static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientToServerMsg *msg)
 {
@@ -306,7 +336,9 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 	uint8_t hdr[2], *body;
 	vg_region *repair;
 	bool had_hello;
+	uint32_t token;
 	size_t len;
+	bool ping;
 	int err;
 
 	(void)data;
@@ -333,8 +365,11 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 		load_beliefs(c, cl->host);
 		unpark(cl, c);
 	}
+	ping = !err && vg_sender_take_ping(c->sender, &token);
 	g_mutex_unlock(&c->lock);
 	g_free(body);
+	if (ping && send_pong(cl, token))
+		err = VG_EIO;
 	if (err) {
 		vg_warn("client %s: bad Varg message (%s); closing", cl->host, vg_strerror(err));
 		rfbCloseClient(cl);

@@ -39,3 +39,13 @@ dist_noinst_SCRIPTS += tests/test_record.sh tests/test_record_vnc.sh tests/vg_xv
 noinst_PROGRAMS += tests/vg_fbsproxy
 TESTS += tests/test_fbs.sh
 dist_noinst_SCRIPTS += tests/test_fbs.sh
+
+# The viewer's window under Xvfb against real VNC servers.
+noinst_PROGRAMS += tests/vg_xevlog
+tests_vg_xevlog_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS)
+tests_vg_xevlog_LDADD = $(X11_LIBS)
+noinst_PROGRAMS += tests/vg_xcursor
+tests_vg_xcursor_CFLAGS = $(AM_CFLAGS) $(XDAMAGE_CFLAGS) $(X11_CFLAGS)
+tests_vg_xcursor_LDADD = $(XDAMAGE_LIBS) $(X11_LIBS)
+TESTS += tests/test_viewer_window.sh
+dist_noinst_SCRIPTS += tests/test_viewer_window.sh

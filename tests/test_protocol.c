@@ -338,6 +338,59 @@ static void test_sender_refuses(void)
 	pair_clear(&p);
 }
 
+/* PING from the receiver, PONG from the sender, token intact; both sides
+ * refuse them out of order or malformed. */
+static void test_ping_pong(void)
+{
+	pair p;
+	vg_sender_config scfg;
+	vg_receiver_config rcfg;
+	vg_sender *fresh_s;
+	vg_receiver *fresh_r;
+	vg_writer w;
+	uint32_t token = 0;
+	static const guint8 ping_short[] = { VG_VMSG_PING, 1, 2, 3 };
+	static const guint8 pong_long[] = { VG_MSG_PONG, 1, 2, 3, 4, 5 };
+
+	pair_init(&p, 16, 16);
+	vg_writer_init(&w);
+	g_assert_false(vg_sender_take_ping(p.s, &token));
+	g_assert_cmpint(vg_receiver_ping(p.r, 0xdeadbeef, &p.reply), ==, 0);
+	g_assert_cmpuint(p.reply.len, ==, 3 + VG_PING_LEN);
+	g_assert_cmpuint(p.reply.data[0], ==, VG_CLIENT_MSG);
+	g_assert_cmpuint(p.reply.data[1] << 8 | p.reply.data[2], ==, VG_PING_LEN);
+	g_assert_cmpint(vg_sender_handle(p.s, p.reply.data + 3, p.reply.len - 3, 16, 16, NULL), ==, 0);
+	g_assert_true(vg_sender_take_ping(p.s, &token));
+	g_assert_cmphex(token, ==, 0xdeadbeef);
+	g_assert_false(vg_sender_take_ping(p.s, &token));
+	vg_sender_pong(token, &w);
+	g_assert_cmpuint(w.len, ==, VG_PING_LEN);
+	token = 0;
+	g_assert_false(vg_receiver_take_pong(p.r, &token));
+	g_assert_cmpint(vg_receiver_handle(p.r, w.data, w.len, p.viewer_fb, &p.reply), ==, 0);
+	g_assert_true(vg_receiver_take_pong(p.r, &token));
+	g_assert_cmphex(token, ==, 0xdeadbeef);
+	g_assert_false(vg_receiver_take_pong(p.r, &token));
+	g_assert_cmpint(vg_sender_handle(p.s, ping_short, sizeof ping_short, 16, 16, NULL), ==, VG_EPROTO);
+	g_assert_cmpint(vg_receiver_handle(p.r, pong_long, sizeof pong_long, p.viewer_fb, &p.reply), ==, VG_ECORRUPT);
+
+	/* Before the HELLOs: no PING is written, none accepted, no PONG. */
+	vg_sender_config_init(&scfg);
+	vg_receiver_config_init(&rcfg);
+	g_assert_cmpint(vg_sender_new(&scfg, &fresh_s), ==, 0);
+	g_assert_cmpint(vg_receiver_new(&rcfg, &fresh_r), ==, 0);
+	vg_writer_reset(&w);
+	g_assert_cmpint(vg_receiver_ping(fresh_r, 1, &w), ==, VG_EPROTO);
+	g_assert_cmpuint(w.len, ==, 0);
+	g_assert_cmpint(vg_sender_handle(fresh_s, p.reply.data + 3, VG_PING_LEN, 16, 16, NULL), ==, VG_EPROTO);
+	vg_sender_pong(7, &w);
+	g_assert_cmpint(vg_receiver_handle(fresh_r, w.data, w.len, p.viewer_fb, &p.reply), ==, VG_EPROTO);
+	vg_sender_free(fresh_s);
+	vg_receiver_free(fresh_r);
+	vg_writer_clear(&w);
+	pair_clear(&p);
+}
+
 /* Appends a sync-flushed chunk of zs holding plain[0..n). */
 static void deflate_chunk(z_stream *zs, const guint8 *plain, size_t n, vg_writer *out)
 {
@@ -626,6 +679,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/protocol/forced-collisions", test_forced_collisions);
 	g_test_add_func("/protocol/cache-loss", test_cache_loss);
 	g_test_add_func("/protocol/sender-refuses", test_sender_refuses);
+	g_test_add_func("/protocol/ping-pong", test_ping_pong);
 	g_test_add_func("/protocol/malformed", test_malformed);
 	g_test_add_func("/protocol/bad-stream", test_bad_stream);
 	g_test_add_func("/protocol/inflate-bomb", test_inflate_bomb);

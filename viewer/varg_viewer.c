@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/vg_error.h"
 #include "common/vg_imgfile.h"
@@ -12,6 +13,17 @@
 #include "viewer/vg_address.h"
 #include "viewer/vg_connection.h"
 #include "viewer/vg_framelog.h"
+#include "viewer/vg_passwd.h"
+#include "viewer/vg_session.h"
+#include "viewer/vg_via.h"
+#include "viewer/vg_window.h"
+
+/* Exit codes (doc/varg-viewer.1). */
+enum { EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_AUTH = 3 };
+
+#ifndef VG_OVERLAY_FONT
+#define VG_OVERLAY_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
+#endif
 
 static volatile sig_atomic_t stop_requested;
 
@@ -35,19 +47,61 @@ typedef struct {
 	gboolean clear_cache;
 	gboolean verbose;
 	gboolean quiet;
+	char *via;
+	char *passwd;
+	gboolean viewonly;
+	gboolean fullscreen;
+	char *scaling;
+	gboolean stats;
+	gboolean no_reconnect;
 	char **rest;
 } options;
+
+/* vncviewer's single-dash long options (-via, -passwd, -viewonly ...):
+ * "-name" or "-name=value" becomes "--name..." when name is one of ours.
+ * Short options (-v, -q) stay as they are. The new strings go to owned,
+ * since parsing reorders argv. */
+static void double_dashes(int argc, char **argv, const GOptionEntry *entries, GPtrArray *owned)
+{
+	int i;
+	const GOptionEntry *e;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		size_t n;
+
+		if (strcmp(a, "--") == 0)
+			return;
+		if (a[0] != '-' || a[1] == '-' || strlen(a) < 3)
+			continue;
+		n = strcspn(a + 1, "=");
+		for (e = entries; e->long_name; e++) {
+			if (strlen(e->long_name) == n && strncmp(e->long_name, a + 1, n) == 0) {
+				argv[i] = g_strconcat("-", a, NULL);
+				g_ptr_array_add(owned, argv[i]);
+				break;
+			}
+		}
+	}
+}
 
 static int parse_options(int argc, char **argv, options *o)
 {
 	GOptionEntry entries[] = {
+		{ "via", 0, 0, G_OPTION_ARG_STRING, &o->via, "Reach the server through an SSH tunnel to GATEWAY", "GATEWAY" },
+		{ "passwd", 0, 0, G_OPTION_ARG_FILENAME, &o->passwd, "VNC password file (as vncpasswd writes)", "FILE" },
+		{ "viewonly", 0, 0, G_OPTION_ARG_NONE, &o->viewonly, "Send no keys, pointer or clipboard", NULL },
+		{ "fullscreen", 0, 0, G_OPTION_ARG_NONE, &o->fullscreen, "Start full screen (F8 then f toggles)", NULL },
+		{ "scaling", 0, 0, G_OPTION_ARG_STRING, &o->scaling, "Scale to fit the window: smooth (default) or nearest", "MODE" },
+		{ "stats", 0, 0, G_OPTION_ARG_NONE, &o->stats, "Show the statistics overlay (F8 then s toggles)", NULL },
+		{ "no-reconnect", 0, 0, G_OPTION_ARG_NONE, &o->no_reconnect, "Exit when the connection drops", NULL },
 		{ "headless", 0, 0, G_OPTION_ARG_NONE, &o->headless, "Decode without opening a window", NULL },
 		{ "snapshot", 0, 0, G_OPTION_ARG_FILENAME, &o->snapshot, "At exit, save the framebuffer as PNG", "FILE" },
 		{ "exit-when-idle", 0, 0, G_OPTION_ARG_DOUBLE, &o->exit_when_idle, "Exit after SECONDS without a message from the server", "SECONDS" },
 		{ "no-varg", 0, 0, G_OPTION_ARG_NONE, &o->no_varg, "Do not advertise Varg: a plain VNC viewer", NULL },
 		{ "encodings", 0, 0, G_OPTION_ARG_STRING, &o->encodings, "Standard encodings to ask for, in order (e.g. \"hextile zlib\")", "LIST" },
 		{ "stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json, "At exit, write statistics as JSON", "FILE" },
-		{ "frame-log", 0, 0, G_OPTION_ARG_FILENAME, &o->frame_log, "Log the time and framebuffer hash of every update to FILE", "FILE" },
+		{ "frame-log", 0, 0, G_OPTION_ARG_FILENAME, &o->frame_log, "Log the time and framebuffer hash of every update to FILE (--headless)", "FILE" },
 		{ "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->cache_dir, "Keep segment caches under DIR (default $XDG_CACHE_HOME/varg)", "DIR" },
 		{ "cache-size", 0, 0, G_OPTION_ARG_STRING, &o->cache_size, "Largest size of one server's cache, e.g. 500M or 20G (default 2G)", "SIZE" },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persistent_cache, "Keep segments in memory only", NULL },
@@ -57,13 +111,18 @@ static int parse_options(int argc, char **argv, options *o)
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->rest, NULL, "HOST:DISPLAY|HOST::PORT" },
 		{ NULL }
 	};
-	g_autoptr(GOptionContext) ctx = g_option_context_new("HOST:DISPLAY | HOST::PORT");
+	g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
+	g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GError) error = NULL;
 
 	g_option_context_set_summary(ctx,
 		"Connects to a VNC server. Against varg-server it receives Varg updates;\n"
-		"against any other server it uses the standard encodings.");
+		"against any other server it uses the standard encodings. In the window,\n"
+		"F8 then f: full screen, s: statistics, z: scaling, F8: send F8.\n"
+		"Options also take one dash (-via, -passwd, -viewonly) as in vncviewer.\n"
+		"Exit: 0 stopped, 1 connection failed, 2 bad options, 3 password refused.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
+	double_dashes(argc, argv, entries, owned);
 	if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
 		vg_error("%s (try --help)", error->message);
 		return VG_EINVAL;
@@ -80,8 +139,8 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--exit-when-idle must not be negative");
 		return VG_EINVAL;
 	}
-	if (!o->headless) {
-		vg_error("this build has no window yet: use --headless");
+	if (o->scaling && strcmp(o->scaling, "smooth") != 0 && strcmp(o->scaling, "nearest") != 0) {
+		vg_error("--scaling must be smooth or nearest, not '%s'", o->scaling);
 		return VG_EINVAL;
 	}
 	return VG_OK;
@@ -121,14 +180,13 @@ static double miss_rate(const vg_connection_stats *st)
 	return fingerprints ? (double)st->corrections / (double)fingerprints : 0.0;
 }
 
-static int write_stats(const char *path, vg_connection *c)
+static int write_stats(const char *path, const vg_connection_stats *stp, const char *encoding,
+		       int width, int height)
 {
-	vg_connection_stats st;
-	vg_pixbuf fb = vg_connection_frame(c);
+	vg_connection_stats st = *stp;
 	g_autofree char *json = NULL;
 	g_autoptr(GError) error = NULL;
 
-	vg_connection_get_stats(c, &st);
 	json = g_strdup_printf(
 		"{\n"
 		"  \"bytes_received\": %" G_GUINT64_FORMAT ",\n"
@@ -149,12 +207,15 @@ static int write_stats(const char *path, vg_connection *c)
 		"  \"width\": %d,\n"
 		"  \"height\": %d,\n"
 		"  \"first_update_s\": %.3f,\n"
-		"  \"last_update_s\": %.3f\n"
+		"  \"last_update_s\": %.3f,\n"
+		"  \"raw_bytes\": %" G_GUINT64_FORMAT ",\n"
+		"  \"rtt_ms\": %.3f\n"
 		"}\n",
-		st.bytes_received, st.updates, vg_connection_encoding(c), st.varg_rects,
+		st.bytes_received, st.updates, encoding, st.varg_rects,
 		st.other_rects, st.varg_bytes, st.segments, st.cache_hits, st.cache_misses,
 		st.corrections, miss_rate(&st), st.checks, st.repairs_sent, st.cache_persistent ? "true" : "false",
-		st.cache_entries, st.cache_bytes_on_disk, fb.width, fb.height, st.first_update_s, st.last_update_s);
+		st.cache_entries, st.cache_bytes_on_disk, width, height, st.first_update_s, st.last_update_s,
+		st.raw_bytes, st.rtt_ms);
 	if (!g_file_set_contents(path, json, -1, &error)) {
 		vg_error("%s", error->message);
 		return VG_EIO;
@@ -162,57 +223,47 @@ static int write_stats(const char *path, vg_connection *c)
 	return VG_OK;
 }
 
-int main(int argc, char **argv)
+/* Asked by the connection when the server wants a password. */
+static char *ask_password(void *user)
 {
-	options o = { 0 };
-	vg_connection_config cfg = { 0 };
+	const char *where = user;
+	g_autofree char *q = g_strdup_printf("Password for %s: ", where);
+	char *p = NULL;
+	int err = vg_passwd_prompt(q, &p);
+
+	if (err == VG_ENOENT)
+		vg_error("%s asks for a password and there is no terminal to ask on: use -passwd FILE", where);
+	else if (err)
+		vg_error("cannot read the password: %s", vg_strerror(err));
+	return err ? NULL : p;
+}
+
+static char *copy_password(void *user)
+{
+	return g_strdup(user);
+}
+
+static int exit_code(int err)
+{
+	return err == VG_EAUTH ? EXIT_AUTH : EXIT_FAILED;
+}
+
+static int run_headless(const options *o, vg_connection_config *cfg)
+{
 	vg_connection *conn = NULL;
 	vg_framelog *framelog = NULL;
-	g_autofree char *host = NULL;
-	g_autofree char *default_cache = NULL;
-	uint64_t last_msg, cache_size = 0;
-	struct sigaction sa;
-	int port, n, err, status = 1;
+	uint64_t last_msg;
+	char why[256];
+	int n, err, status = EXIT_FAILED;
 
-	vg_log_set_prefix("varg-viewer");
-	if (parse_options(argc, argv, &o))
-		return 2;
-	vg_log_set_level(o.quiet ? VG_LOG_ERROR : o.verbose ? VG_LOG_DEBUG : VG_LOG_WARN);
-	if (vg_address_parse(o.rest[0], &host, &port)) {
-		vg_error("'%s' is not a server address (HOST:DISPLAY or HOST::PORT)", o.rest[0]);
-		return 2;
+	if (o->frame_log && vg_framelog_open(o->frame_log, &framelog)) {
+		vg_error("--frame-log: cannot create '%s'", o->frame_log);
+		return EXIT_FAILED;
 	}
-	if (o.cache_size && parse_size(o.cache_size, &cache_size)) {
-		vg_error("--cache-size: '%s' is not a size such as 500M or 20G", o.cache_size);
-		return 2;
-	}
-	if (o.no_persistent_cache && o.cache_dir) {
-		vg_error("--cache-dir and --no-persistent-cache exclude each other");
-		return 2;
-	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-
-	cfg.host = host;
-	cfg.port = port;
-	cfg.varg = !o.no_varg;
-	cfg.encodings = o.encodings;
-	cfg.verbose = o.verbose;
-	cfg.cache_size = cache_size;
-	cfg.clear_cache = o.clear_cache;
-	if (!o.no_persistent_cache)
-		cfg.cache_dir = o.cache_dir ? o.cache_dir : (default_cache = vg_segcache_default_base_dir());
-	if (o.frame_log && vg_framelog_open(o.frame_log, &framelog)) {
-		vg_error("--frame-log: cannot create '%s'", o.frame_log);
-		goto out;
-	}
-	if ((err = vg_connection_open(&cfg, &conn))) {
-		vg_error("cannot connect to %s port %d", host, port);
-		goto out;
+	if ((err = vg_connection_open_reason(cfg, &conn, why, sizeof why))) {
+		vg_framelog_close(framelog);
+		vg_error("cannot connect to %s port %d: %s", cfg->host, cfg->port, why);
+		return exit_code(err);
 	}
 	last_msg = vg_time_ns();
 	while (!stop_requested) {
@@ -222,37 +273,198 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (n > 0 && framelog && vg_framelog_poll(framelog, conn, vg_time_ns())) {
-			vg_error("%s: write failed", o.frame_log);
+			vg_error("%s: write failed", o->frame_log);
 			goto out;
 		}
 		if (n > 0)
 			last_msg = vg_time_ns();
-		else if (o.exit_when_idle > 0 &&
-			 vg_time_ms_since(last_msg, vg_time_ns()) > o.exit_when_idle * 1000)
+		else if (o->exit_when_idle > 0 &&
+			 vg_time_ms_since(last_msg, vg_time_ns()) > o->exit_when_idle * 1000)
 			break;
 	}
 	status = 0;
 out:
-	if (conn) {
+	{
 		vg_pixbuf fb = vg_connection_frame(conn);
-		if (o.snapshot && (err = vg_png_write(o.snapshot, &fb))) {
-			vg_error("%s: %s", o.snapshot, vg_strerror(err));
-			status = 1;
+		vg_connection_stats st;
+
+		if (o->snapshot && (err = vg_png_write(o->snapshot, &fb))) {
+			vg_error("%s: %s", o->snapshot, vg_strerror(err));
+			status = EXIT_FAILED;
 		}
-		if (o.stats_json && write_stats(o.stats_json, conn))
-			status = 1;
+		vg_connection_get_stats(conn, &st);
+		if (o->stats_json && write_stats(o->stats_json, &st, vg_connection_encoding(conn),
+						 fb.width, fb.height))
+			status = EXIT_FAILED;
 	}
 	if (vg_framelog_close(framelog)) {
-		vg_error("%s: write failed", o.frame_log);
-		status = 1;
+		vg_error("%s: write failed", o->frame_log);
+		status = EXIT_FAILED;
 	}
 	vg_connection_close(conn);
-	g_free(o.frame_log);
+	return status;
+}
+
+/* At exit: the window's last frame and the statistics, as headless does. */
+static int save_results(const options *o, vg_session *s)
+{
+	const vg_rect *rs;
+	const vg_pixbuf *fb;
+	vg_connection_stats st;
+	size_t n;
+	bool resized;
+	int err, status = 0, w = 0, h = 0;
+
+	fb = vg_session_lock_frame(s, &rs, &n, &resized);
+	if (fb) {
+		w = fb->width;
+		h = fb->height;
+	}
+	if (o->snapshot && fb && (err = vg_png_write(o->snapshot, fb))) {
+		vg_error("%s: %s", o->snapshot, vg_strerror(err));
+		status = EXIT_FAILED;
+	}
+	vg_session_unlock_frame(s);
+	vg_session_get_stats(s, &st, NULL);
+	if (o->stats_json &&
+	    write_stats(o->stats_json, &st, st.varg_rects ? "varg" : o->encodings ? o->encodings : "default", w, h))
+		status = EXIT_FAILED;
+	return status;
+}
+
+static int run_window(const options *o, vg_connection_config *cfg, const char *password)
+{
+	vg_window_config wcfg = { 0 };
+	vg_session_config scfg = { 0 };
+	vg_window *win = NULL;
+	vg_session *s = NULL;
+	g_autofree char *title = g_strdup_printf("varg-viewer: %s", o->rest[0]);
+	char why[256];
+	int err, status = EXIT_FAILED;
+
+	wcfg.title = title;
+	wcfg.fullscreen = o->fullscreen;
+	wcfg.nearest = o->scaling && strcmp(o->scaling, "nearest") == 0;
+	wcfg.view_only = o->viewonly;
+	wcfg.stats = o->stats;
+	wcfg.font = VG_OVERLAY_FONT;
+	if ((err = vg_window_new(&wcfg, &win, why, sizeof why))) {
+		vg_error("%s (or use --headless)", why);
+		return EXIT_FAILED;
+	}
+	cfg->remote_cursor = true;
+	scfg.conn = *cfg;
+	scfg.password = password;
+	scfg.password_cb = ask_password;
+	scfg.password_user = o->rest[0];
+	scfg.reconnect = !o->no_reconnect;
+	scfg.notify_cb = vg_window_notify;
+	scfg.user = win;
+	if ((err = vg_session_start(&scfg, &s, why, sizeof why))) {
+		vg_error("cannot connect to %s: %s", o->rest[0], why);
+		status = exit_code(err);
+		goto out;
+	}
+	err = vg_window_run(win, s, why, sizeof why);
+	if (err) {
+		vg_error("%s", why);
+		status = exit_code(err);
+	} else {
+		status = 0;
+	}
+	if (save_results(o, s))
+		status = EXIT_FAILED;
+out:
+	vg_session_stop(s);
+	vg_window_free(win);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	options o = { 0 };
+	vg_connection_config cfg = { 0 };
+	vg_connection_events events = { 0 };
+	vg_via *via = NULL;
+	g_autofree char *host = NULL;
+	g_autofree char *default_cache = NULL;
+	g_autofree char *password = NULL;
+	uint64_t cache_size = 0;
+	struct sigaction sa;
+	char why[256];
+	int port, err, status = EXIT_FAILED;
+
+	vg_log_set_prefix("varg-viewer");
+	if (parse_options(argc, argv, &o))
+		return EXIT_USAGE;
+	vg_log_set_level(o.quiet ? VG_LOG_ERROR : o.verbose ? VG_LOG_DEBUG : VG_LOG_WARN);
+	if (vg_address_parse(o.rest[0], &host, &port)) {
+		vg_error("'%s' is not a server address (HOST:DISPLAY or HOST::PORT)", o.rest[0]);
+		return EXIT_USAGE;
+	}
+	if (o.cache_size && parse_size(o.cache_size, &cache_size)) {
+		vg_error("--cache-size: '%s' is not a size such as 500M or 20G", o.cache_size);
+		return EXIT_USAGE;
+	}
+	if (o.no_persistent_cache && o.cache_dir) {
+		vg_error("--cache-dir and --no-persistent-cache exclude each other");
+		return EXIT_USAGE;
+	}
+	if (o.passwd && (err = vg_passwd_read_file(o.passwd, &password))) {
+		vg_error("-passwd %s: %s", o.passwd,
+			 err == VG_EFORMAT ? "not a VNC password file (vncpasswd writes them)" : "cannot read the file");
+		return EXIT_USAGE;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	if (o.headless) {
+		sa.sa_handler = on_signal;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
+	if (o.via) {
+		int local;
+
+		if ((err = vg_via_start(o.via, host, port, &via, &local, why, sizeof why))) {
+			vg_error("-via %s: %s", o.via, why);
+			goto out;
+		}
+		g_free(host);
+		host = g_strdup("127.0.0.1");
+		port = local;
+	}
+
+	cfg.host = host;
+	cfg.port = port;
+	cfg.varg = !o.no_varg;
+	cfg.encodings = o.encodings;
+	cfg.verbose = o.verbose;
+	cfg.cache_size = cache_size;
+	cfg.clear_cache = o.clear_cache;
+	cfg.view_only = o.viewonly;
+	if (!o.no_persistent_cache)
+		cfg.cache_dir = o.cache_dir ? o.cache_dir : (default_cache = vg_segcache_default_base_dir());
+	if (o.headless) {
+		/* A password from a file answers through the same callback. */
+		events.user = password ? (void *)password : (void *)o.rest[0];
+		events.password_cb = password ? copy_password : ask_password;
+		cfg.events = &events;
+		status = run_headless(&o, &cfg);
+	} else {
+		status = run_window(&o, &cfg, password);
+	}
+out:
+	vg_via_stop(via);
 	g_free(o.snapshot);
 	g_free(o.encodings);
 	g_free(o.stats_json);
+	g_free(o.frame_log);
 	g_free(o.cache_dir);
 	g_free(o.cache_size);
+	g_free(o.via);
+	g_free(o.passwd);
+	g_free(o.scaling);
 	g_strfreev(o.rest);
 	return status;
 }

@@ -1,6 +1,11 @@
+#include <errno.h>
 #include <glib.h>
+#include <poll.h>
 #include <rfb/rfbclient.h>
+#include <stdarg.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
@@ -11,8 +16,37 @@
 #include "viewer/vg_connection.h"
 #include "viewer/vg_sockstat.h"
 
+/* A message queued by another thread for the network thread to write. */
+typedef enum { OUT_KEY, OUT_POINTER, OUT_CUT_TEXT, OUT_PING } out_kind;
+
+typedef struct {
+	out_kind kind;
+	uint32_t keysym;
+	bool down;
+	int x, y, buttons;
+	char *text;              /* OUT_CUT_TEXT, g_malloc'd */
+	size_t len;
+} out_msg;
+
+/* Input that piles up while the link is stalled is dropped beyond this. */
+#define MAX_QUEUED 4096
+
 struct vg_connection {
 	rfbClient *client;
+	vg_connection_events events;
+	bool view_only;
+	bool auth_asked;         /* the server asked for a password */
+	int wake_fd;             /* eventfd: a message was queued */
+	GMutex out_lock;
+	GQueue out;              /* out_msg *, under out_lock */
+	vg_region *dirty;        /* drawn since the last frame_cb */
+	MallocFrameBufferProc default_malloc_fb;
+	uint32_t ping_token;     /* of the unanswered PING, 0 if none */
+	uint32_t ping_seq;       /* the last token used */
+	uint64_t ping_sent_ns;
+	bool update_pong;        /* this update carried a PONG */
+	uint32_t update_rects;   /* pixel rectangles of this update */
+	bool pong_rect;          /* the Varg rectangle just handled was a PONG */
 	vg_receiver *receiver;
 	vg_writer reply;
 	uint8_t *body;           /* a Varg rectangle body, reused */
@@ -25,6 +59,9 @@ struct vg_connection {
 	vg_connection_stats stats;
 };
 
+static void out_msg_free(gpointer p);
+static bool send_ping(vg_connection *c);
+
 /* The tag under which LibVNCClient keeps our pointer. */
 static char client_tag;
 
@@ -33,6 +70,21 @@ static int varg_encodings[] = { VG_ENCODING, 0 };
 static vg_connection *conn_of(rfbClient *client)
 {
 	return rfbClientGetClientData(client, &client_tag);
+}
+
+/* Takes the round-trip time if the rectangle just handled was our PONG. */
+static void got_pong(vg_connection *c)
+{
+	uint32_t token;
+
+	if (!vg_receiver_take_pong(c->receiver, &token))
+		return;
+	c->pong_rect = true;
+	c->update_pong = true;
+	if (c->ping_token && token == c->ping_token) {
+		c->stats.rtt_ms = vg_time_ms_since(c->ping_sent_ns, vg_time_ns());
+		c->ping_token = 0;
+	}
 }
 
 static rfbBool handle_varg_rect(rfbClient *client, rfbFramebufferUpdateRectHeader *rect)
@@ -74,6 +126,7 @@ static rfbBool handle_varg_rect(rfbClient *client, rfbFramebufferUpdateRectHeade
 		return FALSE;
 	c->varg_rect = true;
 	c->stats.varg_bytes += len + 4;
+	got_pong(c);
 	return TRUE;
 }
 
@@ -87,45 +140,168 @@ static void got_rect(rfbClient *client, int x, int y, int w, int h)
 {
 	vg_connection *c = conn_of(client);
 
-	(void)x, (void)y, (void)w, (void)h;
 	if (!c)
 		return;
+	/* A PONG is not a pixel rectangle: it counts nowhere. */
+	if (c->pong_rect) {
+		c->pong_rect = false;
+		c->varg_rect = false;
+		return;
+	}
 	if (c->varg_rect)
 		c->stats.varg_rects++;
 	else
 		c->stats.other_rects++;
 	c->varg_rect = false;
+	c->update_rects++;
+	c->stats.raw_bytes += (uint64_t)w * (uint64_t)h * 4;
+	if (c->events.frame_cb && w > 0 && h > 0)
+		vg_region_add(c->dirty, vg_rect_make(x, y, w, h));
 }
 
 static void finished_update(rfbClient *client)
 {
 	vg_connection *c = conn_of(client);
+	bool pong_only;
 	double t;
 
 	if (!c)
+		return;
+	pong_only = c->update_pong && c->update_rects == 0;
+	c->update_pong = false;
+	c->update_rects = 0;
+	if (pong_only)
 		return;
 	t = vg_time_ms_since(c->t0, vg_time_ns()) / 1000.0;
 	if (c->stats.updates++ == 0)
 		c->stats.first_update_s = t;
 	c->stats.last_update_s = t;
+	if (c->events.frame_cb && !vg_region_is_empty(c->dirty)) {
+		vg_pixbuf fb = vg_pixbuf_wrap((uint32_t *)client->frameBuffer, client->width,
+					      client->height, client->width);
+
+		vg_region_clip(c->dirty, vg_pixbuf_rect(&fb));
+		c->events.frame_cb(c->events.user, &fb, c->dirty);
+		vg_region_clear(c->dirty);
+	}
 }
 
-static void log_quiet(const char *fmt, ...)
+/* A new framebuffer (at connect, and when the desktop size changes):
+ * LibVNCClient's own allocation, then everything is dirty. */
+static rfbBool malloc_frame(rfbClient *client)
 {
-	(void)fmt;
+	vg_connection *c = conn_of(client);
+
+	if (!c->default_malloc_fb(client))
+		return FALSE;
+	vg_region_clear(c->dirty);
+	vg_region_add(c->dirty, vg_rect_make(0, 0, client->width, client->height));
+	return TRUE;
+}
+
+static void got_cut_text(rfbClient *client, const char *text, int len)
+{
+	vg_connection *c = conn_of(client);
+
+	if (c && c->events.cut_text_cb && len >= 0)
+		c->events.cut_text_cb(c->events.user, text, (size_t)len);
+}
+
+/* rcSource holds the shape in our pixel format (0x00RRGGBB), rcMask one
+ * byte a pixel, non-zero where the cursor is opaque. */
+static void got_cursor(rfbClient *client, int xhot, int yhot, int w, int h, int bpp)
+{
+	vg_connection *c = conn_of(client);
+	uint32_t *argb;
+	size_t i, n;
+
+	if (!c || !c->events.cursor_cb || bpp != 4 || w <= 0 || h <= 0 || !client->rcSource ||
+	    !client->rcMask)
+		return;
+	n = (size_t)w * (size_t)h;
+	argb = g_new(uint32_t, n);
+	for (i = 0; i < n; i++) {
+		uint32_t px;
+
+		memcpy(&px, client->rcSource + i * 4, 4);
+		/* Transparent pixels are all zero, as premultiplied ARGB
+		 * cursors (Xcursor's) require. */
+		argb[i] = client->rcMask[i] ? 0xff000000u | (px & 0xffffffu) : 0;
+	}
+	c->events.cursor_cb(c->events.user, argb, w, h, xhot, yhot);
+	g_free(argb);
+}
+
+/* LibVNCClient frees the answer with free(). */
+static char *get_password(rfbClient *client)
+{
+	vg_connection *c = conn_of(client);
+	char *p, *copy;
+
+	c->auth_asked = true;
+	if (!c->events.password_cb || !(p = c->events.password_cb(c->events.user)))
+		return NULL;
+	copy = strdup(p);
+	memset(p, 0, strlen(p));
+	g_free(p);
+	return copy;
+}
+
+/* LibVNCClient logs through two global function pointers without saying
+ * which client: keep the last line, which names the reason a handshake
+ * failed, and pass everything on when verbose. */
+static GMutex log_lock;
+static char log_last[256];
+static bool log_verbose;
+
+static void log_capture(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	g_mutex_lock(&log_lock);
+	if (n)
+		memcpy(log_last, line, n + 1);
+	g_mutex_unlock(&log_lock);
+	if (log_verbose)
+		vg_debug("libvncclient: %s", line);
+}
+
+static void log_last_line(char *buf, size_t cap)
+{
+	g_mutex_lock(&log_lock);
+	snprintf(buf, cap, "%s", log_last);
+	log_last[0] = '\0';
+	g_mutex_unlock(&log_lock);
 }
 
 int vg_connection_open(const vg_connection_config *cfg, vg_connection **out)
+{
+	return vg_connection_open_reason(cfg, out, NULL, 0);
+}
+
+int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **out,
+			      char *why, size_t why_cap)
 {
 	static gsize ext_registered;
 	vg_connection *c;
 	rfbClient *client;
 	vg_receiver_config rcfg;
+	char last[256];
 	int argc = 0;
 	int err;
 
-	if (!cfg->verbose)
-		rfbClientLog = rfbClientErr = log_quiet;
+	if (why && why_cap)
+		why[0] = '\0';
+	log_verbose = cfg->verbose;
+	rfbClientLog = rfbClientErr = log_capture;
 	/* LibVNCClient's extension list is global and cannot shrink: register
 	 * Varg once, and only in a process that wants it. */
 	if (cfg->varg && g_once_init_enter(&ext_registered)) {
@@ -134,6 +310,21 @@ int vg_connection_open(const vg_connection_config *cfg, vg_connection **out)
 	}
 
 	c = g_new0(vg_connection, 1);
+	c->wake_fd = -1;
+	g_mutex_init(&c->out_lock);
+	g_queue_init(&c->out);
+	c->dirty = vg_region_new();
+	c->stats.rtt_ms = -1;
+	c->view_only = cfg->view_only;
+	if (cfg->events)
+		c->events = *cfg->events;
+	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (c->wake_fd < 0) {
+		if (why && why_cap)
+			snprintf(why, why_cap, "eventfd: %s", g_strerror(errno));
+		vg_connection_close(c);
+		return VG_EIO;
+	}
 	vg_writer_init(&c->reply);
 	vg_receiver_config_init(&rcfg);
 	rcfg.cache_dir = cfg->cache_dir;
@@ -158,14 +349,26 @@ int vg_connection_open(const vg_connection_config *cfg, vg_connection **out)
 	client->appData.encodingsString = cfg->encodings;
 	/* Lossless only: Tight must not switch to JPEG. */
 	client->appData.enableJPEG = FALSE;
+	client->appData.useRemoteCursor = cfg->remote_cursor;
+	client->appData.viewOnly = cfg->view_only;
 	client->GotFrameBufferUpdate = got_rect;
 	client->FinishedFrameBufferUpdate = finished_update;
+	client->GotXCutText = got_cut_text;
+	client->GotCursorShape = got_cursor;
+	client->GetPassword = get_password;
+	c->default_malloc_fb = client->MallocFrameBuffer;
+	client->MallocFrameBuffer = malloc_frame;
 	rfbClientSetClientData(client, &client_tag, c);
 	c->t0 = vg_time_ns();
 	/* rfbInitClient frees the client itself when it fails. */
 	if (!rfbInitClient(client, &argc, NULL)) {
+		err = c->auth_asked ? VG_EAUTH : VG_EIO;
+		log_last_line(last, sizeof last);
+		if (why && why_cap)
+			snprintf(why, why_cap, "%s%s%s", err == VG_EAUTH ? "authentication failed" : "handshake failed",
+				 last[0] ? ": " : "", last);
 		vg_connection_close(c);
-		return VG_EIO;
+		return err;
 	}
 	c->client = client;
 	/* A second request in flight: the server can answer the next change
@@ -182,27 +385,92 @@ void vg_connection_close(vg_connection *c)
 	if (c->client) {
 		free(c->client->frameBuffer);
 		c->client->frameBuffer = NULL;
+		/* The last cursor shape: rfbClientCleanup leaves it behind. */
+		free(c->client->rcSource);
+		free(c->client->rcMask);
+		c->client->rcSource = NULL;
+		c->client->rcMask = NULL;
 		rfbClientCleanup(c->client);
 	}
 	vg_receiver_free(c->receiver);
 	vg_writer_clear(&c->reply);
 	g_free(c->body);
 	g_free(c->encoding);
+	g_queue_clear_full(&c->out, out_msg_free);
+	g_mutex_clear(&c->out_lock);
+	vg_region_free(c->dirty);
+	if (c->wake_fd >= 0)
+		close(c->wake_fd);
 	g_free(c);
+}
+
+/* Writes every queued message; false on a write error. */
+static bool flush_out(vg_connection *c)
+{
+	GQueue q = G_QUEUE_INIT;
+	out_msg *m;
+	bool ok = true;
+	uint64_t n;
+
+	/* Read the counter first: a message queued after this read wakes the
+	 * next poll instead of being lost. */
+	if (read(c->wake_fd, &n, sizeof n) < 0 && errno != EAGAIN)
+		return false;
+	g_mutex_lock(&c->out_lock);
+	q = c->out;
+	g_queue_init(&c->out);
+	g_mutex_unlock(&c->out_lock);
+	while (ok && (m = g_queue_pop_head(&q))) {
+		switch (m->kind) {
+		case OUT_KEY:
+			ok = SendKeyEvent(c->client, m->keysym, m->down);
+			break;
+		case OUT_POINTER:
+			ok = SendPointerEvent(c->client, m->x, m->y, m->buttons);
+			break;
+		case OUT_CUT_TEXT:
+			ok = SendClientCutText(c->client, m->text, (int)m->len);
+			break;
+		case OUT_PING:
+			ok = send_ping(c);
+			break;
+		}
+		out_msg_free(m);
+	}
+	g_queue_clear_full(&q, out_msg_free);
+	return ok;
 }
 
 int vg_connection_poll(vg_connection *c, int timeout_ms)
 {
+	struct pollfd pfd[2];
 	uint64_t bytes;
-	int n = WaitForMessage(c->client, (unsigned)timeout_ms * 1000u);
+	int n;
 
-	if (vg_sockstat_bytes_received(c->client->sock, &bytes) == 0)
-		c->stats.bytes_received = bytes;
-	if (n < 0) {
+	if (!flush_out(c)) {
 		snprintf(c->error, sizeof c->error, "connection lost");
 		return VG_EIO;
 	}
-	if (n == 0)
+	/* LibVNCClient may hold bytes it already read from the socket. */
+	if (c->client->buffered > 0) {
+		n = 1;
+		pfd[0].revents = POLLIN;
+	} else {
+		pfd[0].fd = c->client->sock;
+		pfd[0].events = POLLIN;
+		pfd[0].revents = 0;
+		pfd[1].fd = c->wake_fd;
+		pfd[1].events = POLLIN;
+		pfd[1].revents = 0;
+		n = poll(pfd, 2, timeout_ms);
+	}
+	if (vg_sockstat_bytes_received(c->client->sock, &bytes) == 0)
+		c->stats.bytes_received = bytes;
+	if (n < 0 && errno != EINTR) {
+		snprintf(c->error, sizeof c->error, "connection lost");
+		return VG_EIO;
+	}
+	if (n <= 0 || !(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 		return 0;
 	if (!HandleRFBServerMessage(c->client)) {
 		if (!c->error[0])
@@ -212,6 +480,109 @@ int vg_connection_poll(vg_connection *c, int timeout_ms)
 	if (vg_sockstat_bytes_received(c->client->sock, &bytes) == 0)
 		c->stats.bytes_received = bytes;
 	return 1;
+}
+
+static void out_msg_free(gpointer p)
+{
+	out_msg *m = p;
+
+	if (!m)
+		return;
+	g_free(m->text);
+	g_free(m);
+}
+
+/* Writes a PING unless one is unanswered (a lost PONG is given up on
+ * after 10 s). Only against a server that said HELLO. */
+static bool send_ping(vg_connection *c)
+{
+	uint64_t now = vg_time_ns();
+	uint32_t token;
+
+	if (c->ping_token && vg_time_ms_since(c->ping_sent_ns, now) < 10000)
+		return true;
+	/* Tokens never repeat soon, so a PONG given up on is not taken
+	 * for a later PING's; 0 means "none". */
+	token = c->ping_seq + 1 ? c->ping_seq + 1 : 1;
+	vg_writer_reset(&c->reply);
+	if (vg_receiver_ping(c->receiver, token, &c->reply))
+		return true;
+	c->ping_seq = token;
+	c->ping_token = token;
+	c->ping_sent_ns = now;
+	return WriteToRFBServer(c->client, (const char *)c->reply.data, (unsigned)c->reply.len);
+}
+
+static void post(vg_connection *c, out_msg *m)
+{
+	out_msg *last;
+	uint64_t one = 1;
+	bool queued = true;
+
+	g_mutex_lock(&c->out_lock);
+	last = g_queue_peek_tail(&c->out);
+	if (m->kind == OUT_POINTER && last && last->kind == OUT_POINTER &&
+	    last->buttons == m->buttons) {
+		last->x = m->x;
+		last->y = m->y;
+		out_msg_free(m);
+	} else if (c->out.length >= MAX_QUEUED) {
+		out_msg_free(m);
+		queued = false;
+	} else {
+		g_queue_push_tail(&c->out, m);
+	}
+	g_mutex_unlock(&c->out_lock);
+	if (queued && write(c->wake_fd, &one, sizeof one) < 0)
+		vg_debug("cannot wake the network thread: %s", g_strerror(errno));
+}
+
+void vg_connection_post_key(vg_connection *c, uint32_t keysym, bool down)
+{
+	out_msg *m;
+
+	if (c->view_only)
+		return;
+	m = g_new0(out_msg, 1);
+	m->kind = OUT_KEY;
+	m->keysym = keysym;
+	m->down = down;
+	post(c, m);
+}
+
+void vg_connection_post_pointer(vg_connection *c, int x, int y, int buttons)
+{
+	out_msg *m;
+
+	if (c->view_only)
+		return;
+	m = g_new0(out_msg, 1);
+	m->kind = OUT_POINTER;
+	m->x = x;
+	m->y = y;
+	m->buttons = buttons;
+	post(c, m);
+}
+
+void vg_connection_post_cut_text(vg_connection *c, const char *latin1, size_t len)
+{
+	out_msg *m;
+
+	if (c->view_only || len > INT32_MAX)
+		return;
+	m = g_new0(out_msg, 1);
+	m->kind = OUT_CUT_TEXT;
+	m->text = g_memdup2(latin1, len ? len : 1);
+	m->len = len;
+	post(c, m);
+}
+
+void vg_connection_post_ping(vg_connection *c)
+{
+	out_msg *m = g_new0(out_msg, 1);
+
+	m->kind = OUT_PING;
+	post(c, m);
 }
 
 const char *vg_connection_error_text(const vg_connection *c)

@@ -1,7 +1,10 @@
 /* A connection from the viewer to a VNC server, through LibVNCClient,
  * decoding Varg updates as well as every standard encoding into one
- * framebuffer. Single-threaded: every call on one connection comes from
- * the same thread.
+ * framebuffer. One network thread makes every call, except the
+ * vg_connection_post_* functions, which any thread may call: they queue a
+ * message that the network thread writes during its next poll, so every
+ * write to the server happens on that one thread (LibVNCClient has no
+ * write lock).
  */
 #ifndef VG_CONNECTION_H
 #define VG_CONNECTION_H
@@ -10,8 +13,25 @@
 #include <stdint.h>
 
 #include "common/vg_pixbuf.h"
+#include "common/vg_rect.h"
 
 typedef struct vg_connection vg_connection;
+
+/* Called on the network thread. The framebuffer and region are valid only
+ * during the call. */
+typedef struct {
+	void *user;
+	/* After each FramebufferUpdate: the rectangles drawn since the last
+	 * call (the whole frame after a desktop-size change). */
+	void (*frame_cb)(void *user, const vg_pixbuf *fb, const vg_region *dirty);
+	/* The server's cut text, Latin-1, len bytes (no terminator counted). */
+	void (*cut_text_cb)(void *user, const char *latin1, size_t len);
+	/* A new cursor shape: argb is w x h pixels, 0xAARRGGBB, alpha 0 or 255. */
+	void (*cursor_cb)(void *user, const uint32_t *argb, int w, int h, int hot_x, int hot_y);
+	/* The server asks for a VNC password: return it (g_malloc'd, the
+	 * connection frees it) or NULL to give up. */
+	char *(*password_cb)(void *user);
+} vg_connection_events;
 
 typedef struct {
 	const char *host;
@@ -22,6 +42,9 @@ typedef struct {
 	const char *cache_dir;   /* base of persistent segment caches; NULL: memory only */
 	uint64_t cache_size;     /* bytes; 0: the cache's default */
 	bool clear_cache;        /* empty this server's cache at connect */
+	bool remote_cursor;      /* ask for the cursor shape instead of cursor pixels */
+	bool view_only;          /* send no key, pointer or cut-text events */
+	const vg_connection_events *events; /* NULL: none */
 } vg_connection_config;
 
 /* Connects and completes the RFB handshake. Errors: VG_EIO (cannot connect
@@ -29,11 +52,18 @@ typedef struct {
  * large). */
 int vg_connection_open(const vg_connection_config *cfg, vg_connection **out);
 
+/* As vg_connection_open, and on failure writes a one-line reason to why
+ * (why_cap bytes, may be 0). VG_EAUTH when the server refused the
+ * password (or none could be had). */
+int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **out,
+			      char *why, size_t why_cap);
+
 /* Closes the connection and frees c; accepts NULL. */
 void vg_connection_close(vg_connection *c);
 
-/* Waits up to timeout_ms for data from the server and handles one message.
- * Returns 1 if a message was handled, 0 on timeout, VG_EIO when the server
+/* Writes the queued messages, then waits up to timeout_ms for data from
+ * the server (or for a newly queued message) and handles one message.
+ * Returns 1 if a message was handled, 0 otherwise, VG_EIO when the server
  * closed the connection, VG_EPROTO on a protocol error (the text of
  * vg_connection_error_text() says which). */
 int vg_connection_poll(vg_connection *c, int timeout_ms);
@@ -60,6 +90,8 @@ typedef struct {
 	uint64_t cache_bytes_on_disk;
 	double first_update_s;       /* time from connect to the first update */
 	double last_update_s;        /* time from connect to the last update */
+	double rtt_ms;               /* latest PING round trip; < 0: none yet */
+	uint64_t raw_bytes;          /* 4 bytes per pixel of every pixel rectangle */
 } vg_connection_stats;
 
 void vg_connection_get_stats(const vg_connection *c, vg_connection_stats *st);
@@ -67,5 +99,17 @@ void vg_connection_get_stats(const vg_connection *c, vg_connection_stats *st);
 /* "varg" if Varg updates arrived, otherwise the first of the configured
  * encodings ("default" for LibVNCClient's own list). */
 const char *vg_connection_encoding(const vg_connection *c);
+
+/* Thread-safe: queue a message for the network thread (dropped in
+ * view-only mode, and when the queue already holds more than a few
+ * seconds' worth: a stalled link must not grow memory without bound).
+ * Consecutive pointer moves with the same buttons are merged. */
+void vg_connection_post_key(vg_connection *c, uint32_t keysym, bool down);
+void vg_connection_post_pointer(vg_connection *c, int x, int y, int buttons);
+void vg_connection_post_cut_text(vg_connection *c, const char *latin1, size_t len);
+
+/* Thread-safe: measure the round-trip time with a Varg PING, if the server
+ * speaks Varg and no PING is unanswered. */
+void vg_connection_post_ping(vg_connection *c);
 
 #endif

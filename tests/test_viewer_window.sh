@@ -1,0 +1,337 @@
+#!/bin/sh
+# The viewer's SDL window under Xvfb, against real servers: TigerVNC's Xvnc
+# with an X client on its display that logs the keys and buttons it gets,
+# x11vnc, and varg-server. Checks the window's pixels against the far
+# screen, keys (shifted, non-Latin, function keys), clicks and wheel, the
+# clipboard both ways, reconnection after the server restarts, a wrong
+# password, a password file, and -via through an sshd on loopback.
+. "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
+. "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
+TRACE=${VG_TEST_TRACE:-$S/traces/samples/heatmap-scroll.vtr}
+tmp=$work
+# Under LeakSanitizer, the used-suppressions report would add stderr lines.
+[ -z "${LSAN_OPTIONS:-}" ] || export LSAN_OPTIONS="$LSAN_OPTIONS:print_suppressions=0"
+tap_plan 30
+
+for tool in Xvfb Xvnc x11vnc xdotool xwd convert xclip xrandr vncpasswd; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		for _ in $(seq 1 30); do tap_skip "$tool is not installed (scripts/setup)"; done
+		exit 0
+	fi
+done
+
+# free_display: a display number with no X server and a free VNC port.
+free_display() {
+	for d in $(shuf -i 20-99); do
+		[ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ] && continue
+		ss -ltn 2>/dev/null | grep -q ":$((5900 + d)) " && continue
+		echo "$d"
+		return 0
+	done
+	return 1
+}
+
+# wait_for SECONDS CMD...: retries CMD every 0.2 s until it succeeds, for
+# at most SECONDS of wall time (however long CMD takes).
+wait_for() {
+	end=$(($(date +%s) + $1)); shift
+	while :; do
+		"$@" && return 0
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# xvnc NAME LOGGER-ARGS ARGS...: an Xvnc server on a free display with a
+# logging test client; sets DISP (display number).
+xvnc() {
+	name=$1; largs=$2; shift 2
+	DISP=$(free_display) || return 1
+	Xvnc ":$DISP" -geometry 800x600 -depth 24 -rfbport $((5900 + DISP)) -localhost \
+		-nolisten tcp -AlwaysShared "$@" >"$work/$name.xvnc.log" 2>&1 &
+	pids="$pids $!"
+	wait_for 10 xdpyinfo_ok ":$DISP" || return 1
+	# shellcheck disable=SC2086
+	DISPLAY=":$DISP" "$B/tests/vg_xevlog" $largs >"$work/$name.ev" 2>&1 &
+	pids="$pids $!"
+	wait_for 10 grep -qs ready "$work/$name.ev"
+}
+
+xdpyinfo_ok() { DISPLAY=$1 xdotool getmouselocation >/dev/null 2>&1; }
+
+# window_viewer NAME ARGS...: varg-viewer with a window on the near display;
+# sets VPID and WID (its X window) once the window shows.
+window_viewer() {
+	name=$1; shift
+	# A UTF-8 locale: X input methods compose dead keys only there.
+	LC_ALL=C.UTF-8 DISPLAY=$NEAR SDL_VIDEODRIVER=x11 timeout 120 "$B/viewer/varg-viewer" \
+		--cache-dir "$work/cache-$name" "$@" >"$work/$name.log" 2>&1 &
+	VPID=$!
+	pids="$pids $VPID"
+	WID=""
+	for _ in $(seq 1 50); do
+		WID=$(DISPLAY=$NEAR xdotool search --pid "$VPID" --name '^varg-viewer' 2>/dev/null | head -1)
+		[ -n "$WID" ] && return 0
+		kill -0 "$VPID" 2>/dev/null || break
+		sleep 0.2
+	done
+	echo "# viewer $name has no window:"; sed 's/^/#   /' "$work/$name.log"
+	return 1
+}
+
+# shot_window OUT.png / shot_root DISPLAY OUT.png: exact screenshots
+# (ImageMagick reads the DirectColor visual SDL's window may have).
+shot_window() { DISPLAY=$NEAR xwd -silent -id "$WID" 2>/dev/null | convert xwd:- "png:$1" 2>/dev/null; }
+shot_root() { DISPLAY=$1 xwd -silent -root 2>/dev/null | convert xwd:- "png:$2" 2>/dev/null; }
+
+# window_matches REF: the window shows exactly the image REF.
+window_matches() {
+	shot_window "$work/win.png" && "$B/tests/vg_imgcmp" "$work/win.png" "$1" >"$work/cmp.txt" 2>&1
+}
+
+# window_ends REF SECONDS: window_matches within SECONDS; says why not.
+window_ends() {
+	wait_for "$2" window_matches "$1" && return 0
+	echo "# window vs $1: $(cat "$work/cmp.txt")"
+	DISPLAY=$NEAR xwininfo -id "$WID" | grep -E 'Absolute|Width|Height' | sed 's/^/# /'
+	return 1
+}
+
+# far_got NAME PATTERN: the far logger saw a line matching PATTERN.
+far_got() { grep -Eq "$2" "$work/$1.ev"; }
+
+# stop_viewer: SIGTERM, as a user's Ctrl-C; the exit status in VST.
+stop_viewer() {
+	kill "$VPID" 2>/dev/null
+	wait "$VPID" 2>/dev/null
+	VST=$?
+}
+
+# Each of these holds while every pattern has been logged on the far side.
+keys_plain() { far_got far '^key press a$' && far_got far '^key press B$' && far_got far '^key press Shift_L$'; }
+keys_other() {
+	far_got far '^key press F5$' && far_got far '^key press Control_L$' &&
+		far_got far '^key press c$' && far_got far '^key press Return$'
+}
+clicks() {
+	far_got far '^button press 1 100 50$' && far_got far '^button release 1 100 50$' &&
+		far_got far '^button press 3 100 50$'
+}
+dead_keys() { far_got far '^key press eacute$' && far_got far '^key press udiaeresis$'; }
+wheel() { far_got far '^button press 4 ' && far_got far '^button press 5 '; }
+
+# The near display, where the viewer's window lives.
+N=$(free_display) || { echo "# no free display"; exit 1; }
+Xvfb ":$N" -screen 0 1280x1024x24 -nolisten tcp >"$work/near.log" 2>&1 &
+pids="$pids $!"
+NEAR=":$N"
+wait_for 10 xdpyinfo_ok "$NEAR" || { echo "# Xvfb did not start"; exit 1; }
+
+# --- Xvnc, no authentication: pixels, keys, pointer, clipboard.
+xvnc far --hand -SecurityTypes None || { echo "# Xvnc did not start"; sed 's/^/#   /' "$work/far.xvnc.log"; exit 1; }
+FAR=":$DISP"
+shot_root "$FAR" "$work/far.png"
+window_viewer xvnc "localhost:$DISP"
+tap_check "the window shows exactly Xvnc's screen (1:1)" window_ends "$work/far.png" 15
+
+DISPLAY=$NEAR xdotool mousemove --window "$WID" 100 50
+sleep 0.3
+DISPLAY=$NEAR xdotool key --delay 50 a shift+b Cyrillic_a F5 ctrl+c Return
+tap_check "plain and shifted keys arrive" wait_for 5 keys_plain
+tap_check "a non-Latin keysym arrives" wait_for 5 far_got far '^key press (Cyrillic_a|U0430)$'
+DISPLAY=$NEAR xdotool key --delay 50 dead_acute e dead_diaeresis u
+tap_check "dead keys compose (é, ü)" wait_for 5 dead_keys
+tap_check "function keys, Control chords and Return arrive" wait_for 5 keys_other
+DISPLAY=$NEAR xdotool click 1 click 3
+tap_check "clicks arrive where the pointer is" wait_for 5 clicks
+DISPLAY=$NEAR xdotool click 4 click 5
+tap_check "the wheel arrives" wait_for 5 wheel
+
+# The far window's cursor (hand2) is the one shown over the viewer.
+# Every opaque pixel of the far cursor is the same in the local one (RFB's
+# 1-bit mask cannot carry the far cursor's translucent shadow).
+cursor_same() {
+	DISPLAY=$NEAR "$B/tests/vg_xcursor" --opaque | sort >"$work/cur-near"
+	DISPLAY=$FAR "$B/tests/vg_xcursor" --opaque | sort >"$work/cur-far"
+	[ -s "$work/cur-far" ] && [ -z "$(comm -13 "$work/cur-near" "$work/cur-far")" ]
+}
+cursor_shown() {
+	wait_for 15 cursor_same && return 0
+	echo "# far opaque pixels missing locally:"
+	comm -13 "$work/cur-near" "$work/cur-far" | head -5 | sed 's/^/#   /'
+	DISPLAY=$NEAR "$B/tests/vg_xcursor" picture | sed 's/^/#   near /'
+	DISPLAY=$FAR "$B/tests/vg_xcursor" picture | sed 's/^/#   far /'
+	return 1
+}
+tap_check "the server's cursor shape is the local pointer's" cursor_shown
+DISPLAY=$NEAR xdotool mousemove 2 2
+sleep 0.3
+tap_check "and only over the window" test "$(DISPLAY=$NEAR "$B/tests/vg_xcursor" --opaque | sort)" != "$(cat "$work/cur-near")"
+DISPLAY=$NEAR xdotool mousemove --window "$WID" 100 50
+
+# Scaled to a smaller window, the pointer still lands on the right pixel.
+DISPLAY=$NEAR xdotool windowsize "$WID" 400 300
+sleep 0.5
+DISPLAY=$NEAR xdotool mousemove --window "$WID" 150 100 click 2
+tap_check "scaled to 400x300, a click lands at the same far pixel" wait_for 5 far_got far '^button press 2 300 200$'
+
+printf 'from far away' | DISPLAY=$FAR xclip -selection clipboard -i 2>/dev/null
+near_clip() { [ "$(DISPLAY=$NEAR xclip -o -selection clipboard 2>/dev/null)" = "$1" ]; }
+far_clip() { [ "$(DISPLAY=$FAR xclip -o -selection clipboard 2>/dev/null)" = "$1" ]; }
+tap_check "server clipboard reaches the viewer's display" wait_for 10 near_clip 'from far away'
+printf 'near text, café' | DISPLAY=$NEAR xclip -selection clipboard -i 2>/dev/null
+tap_check "viewer clipboard reaches the server (Latin-1)" wait_for 10 far_clip 'near text, café'
+# The far desktop grows: the window follows, 1:1 again.
+DISPLAY=$NEAR xdotool windowsize "$WID" 800 600
+if DISPLAY=$FAR xrandr -s 1024x768 >/dev/null 2>&1; then
+	sleep 0.5
+	shot_root "$FAR" "$work/far-big.png"
+	tap_check "after a desktop-size change the window shows the new size exactly" \
+		window_ends "$work/far-big.png" 15
+	DISPLAY=$FAR xrandr -s 800x600 >/dev/null 2>&1
+else
+	tap_skip "xrandr cannot resize Xvnc here"
+fi
+stop_viewer
+exited_0() {
+	[ "$VST" -eq 0 ] && return 0
+	echo "# exit $VST:"; sed 's/^/#   /' "$work/xvnc.log" | tail -20
+	return 1
+}
+tap_check "the viewer exits 0 when asked to stop" exited_0
+
+# --- view-only: the same keys and clicks go nowhere.
+lines=$(wc -l <"$work/far.ev")
+window_viewer viewonly -viewonly "localhost:$DISP"
+# (Its picture holds Xvnc's cursor: a view-only viewer asks for no shape.)
+sleep 2
+DISPLAY=$NEAR xdotool mousemove --window "$WID" 30 30 click 1 key x
+sleep 1
+tap_check "-viewonly sends no input" test "$(wc -l <"$work/far.ev")" -eq "$lines"
+stop_viewer
+
+# --- x11vnc on the same display, a standard encoding, scaled to 1:1.
+XP=$(free_display)
+XP=$((5900 + XP))
+x11vnc -display "$FAR" -rfbport "$XP" -localhost -nopw -shared -forever -quiet \
+	-noxdamage >"$work/x11vnc.log" 2>&1 &
+pids="$pids $!"
+wait_for 10 sh -c "ss -ltn | grep -q ':$XP '"
+window_viewer x11vnc --no-varg --encodings zrle "localhost::$XP"
+tap_check "the window shows exactly x11vnc's screen (ZRLE)" window_ends "$work/far.png" 15
+stop_viewer
+
+# --- passwords: a wrong one, then the right one from a vncpasswd file.
+echo "right-pw" | vncpasswd -f >"$work/right.pw"
+echo "wrong-pw" | vncpasswd -f >"$work/wrong.pw"
+xvnc locked "" -SecurityTypes VncAuth -PasswordFile "$work/right.pw" || exit 1
+LOCKED=$DISP
+tap_check "wrong password: one clear line, exit 3" fails_cleanly 3 \
+	env DISPLAY=$NEAR SDL_VIDEODRIVER=x11 "$B/viewer/varg-viewer" -passwd "$work/wrong.pw" "localhost:$LOCKED"
+grep -q 'authentication failed' "$tmp/err" || echo "# the message does not say 'authentication failed'"
+shot_root ":$LOCKED" "$work/locked-ref.png"
+"$B/viewer/varg-viewer" --headless -passwd "$work/right.pw" --exit-when-idle 2 \
+	--snapshot "$work/locked.png" "localhost:$LOCKED" >"$work/locked.log" 2>&1
+st=$?
+tap_check "the right password from a vncpasswd file connects" test "$st" -eq 0 -a -s "$work/locked.png"
+tap_check "and shows the locked server's screen" same_image "$work/locked.png" "$work/locked-ref.png"
+
+# --- varg-server: the window ends exact, also across a server restart.
+# A window manager from here on: full screen is its job.
+wm=no
+if command -v evilwm >/dev/null 2>&1; then
+	DISPLAY=$NEAR evilwm >"$work/wm.log" 2>&1 &
+	pids="$pids $!"
+	wm=yes
+fi
+last_frame "$TRACE" "$work/expected.png" || exit 1
+start_server varg --trace "$TRACE" --speed 0 --wait-clients 1 || exit 1
+window_viewer varg --snapshot "$work/varg.png" --stats-json "$work/varg.json" "localhost::$PORT"
+tap_check "Varg: the window ends with the trace's last frame" window_ends "$work/expected.png" 30
+# F8 then s: the overlay covers part of the picture, and measures the round
+# trip with Varg PINGs; F8 then s again: the picture is whole again.
+overlay_shows() { ! window_matches "$work/expected.png"; }
+# The server is frozen meanwhile: the window answers all the same.
+kill -STOP "$SERVER_PID"
+DISPLAY=$NEAR xdotool mousemove --window "$WID" 20 20 key F8 s
+tap_check "F8 s shows the statistics overlay, even with the server frozen" wait_for 5 overlay_shows
+kill -CONT "$SERVER_PID"
+sleep 1.5
+DISPLAY=$NEAR xdotool key F8 s
+tap_check "F8 s again hides it" window_ends "$work/expected.png" 10
+full_size() { [ "$(DISPLAY=$NEAR xdotool getwindowgeometry "$WID" | sed -n 's/.*Geometry: //p')" = "$1" ]; }
+if [ "$wm" = yes ]; then
+	DISPLAY=$NEAR xdotool key F8 f
+	tap_check "F8 f: full screen" wait_for 5 full_size 1280x1024
+	DISPLAY=$NEAR xdotool key F8 f
+	tap_check "F8 f again: back to the frame's size" wait_for 5 full_size 1024x768
+else
+	tap_skip "F8 f: no window manager (evilwm) to go full screen"
+	tap_skip "F8 f: no window manager (evilwm) to go full screen"
+fi
+stop_server
+"$B/server/varg-server" --verbose --port "$PORT" --trace "$TRACE" --speed 0 --wait-clients 1 \
+	>"$work/varg2.out" 2>"$work/varg2.err" &
+SERVER_PID=$!
+pids="$pids $SERVER_PID"
+tap_check "the viewer reconnects after the server restarts" wait_for 20 grep -q 'reconnected' "$work/varg.log"
+# The window still shows the first server's last frame: wait for the
+# second to play its trace through before looking.
+wait_for 60 grep -q 'trace played' "$work/varg2.err"
+ends_again() {
+	window_ends "$work/expected.png" 30 && return 0
+	sed 's/^/# server: /' "$work/varg2.err" | tail -5
+	sed 's/^/# viewer: /' "$work/varg.log" | tail -5
+	return 1
+}
+tap_check "and ends exact again" ends_again
+stop_viewer
+tap_check "its snapshot at exit is exact too" same_image "$work/varg.png" "$work/expected.png"
+# With the overlay on from the start, the viewer measures the round trip.
+window_viewer rtt --stats --stats-json "$work/rtt.json" "localhost::$PORT"
+sleep 3
+stop_viewer
+rtt=$(sed -n 's/.*"rtt_ms": *\([0-9.-]*\).*/\1/p' "$work/rtt.json")
+echo "# round trip measured by PING/PONG: $rtt ms"
+tap_check "the overlay's PING got its PONG (rtt_ms >= 0)" awk -v r="${rtt:--1}" 'BEGIN { exit !(r >= 0) }'
+
+# --- -via: through an sshd started here on loopback.
+via_ok=no
+if command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ]; then
+	SP=$(free_display)
+	SP=$((2200 + SP))
+	mkdir -p /run/sshd 2>/dev/null
+	ssh-keygen -q -t ed25519 -N '' -f "$work/hostkey" &&
+	ssh-keygen -q -t ed25519 -N '' -f "$work/userkey" &&
+	cp "$work/userkey.pub" "$work/authorized_keys" &&
+	cat >"$work/sshd_config" <<EOF
+Port $SP
+ListenAddress 127.0.0.1
+HostKey $work/hostkey
+AuthorizedKeysFile $work/authorized_keys
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+AllowTcpForwarding yes
+PermitRootLogin prohibit-password
+PidFile $work/sshd.pid
+LogLevel ERROR
+EOF
+	/usr/sbin/sshd -D -f "$work/sshd_config" -E "$work/sshd.log" &
+	pids="$pids $!"
+	wait_for 10 sh -c "ss -ltn | grep -q '127.0.0.1:$SP '" && via_ok=yes
+fi
+if [ "$via_ok" = yes ]; then
+	VARG_VIA_SSH="ssh -F /dev/null -i $work/userkey -p $SP -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR" \
+		"$B/viewer/varg-viewer" --headless -via "$(id -un)@127.0.0.1" --exit-when-idle 3 \
+		--snapshot "$work/via.png" --cache-dir "$work/cache-via" "localhost::$PORT" >"$work/via.log" 2>&1
+	st=$?
+	sed 's/^/# via: /' "$work/via.log"
+	via_exact() { test "$st" -eq 0 -a -s "$work/via.png" && same_image "$work/via.png" "$work/expected.png"; }
+	tap_check "-via: through the SSH tunnel the viewer ends exact" via_exact
+	tap_check "-via: no ssh is left behind" test -z "$(pgrep -f -- "-L 127.0.0.1:[0-9]*:localhost:$PORT " 2>/dev/null)"
+else
+	tap_skip "-via: no sshd could be started on loopback"
+	tap_skip "-via: no sshd could be started on loopback"
+fi
+tap_done

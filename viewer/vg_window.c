@@ -1,0 +1,605 @@
+#include <SDL.h>
+#include <glib.h>
+#include <string.h>
+
+#include "common/vg_error.h"
+#include "common/vg_log.h"
+#include "common/vg_time.h"
+#include "viewer/vg_keymap.h"
+#include "viewer/vg_latin1.h"
+#include "viewer/vg_overlay.h"
+#include "viewer/vg_window.h"
+
+/* Above this many rectangles one upload of their bounding box is cheaper
+ * than many small ones. */
+#define MAX_UPLOAD_RECTS 64
+#define STATS_EVERY_MS 500
+
+struct vg_window {
+	vg_window_config cfg;
+	char *title;
+	char *font;
+	Uint32 event_type;        /* our SDL user event: session news */
+	SDL_Window *win;
+	SDL_Renderer *renderer;
+	SDL_Texture *tex;
+	int fb_w, fb_h;
+	SDL_Rect dst;             /* where the frame is drawn, in renderer pixels */
+	SDL_Cursor *cursor;
+	vg_overlay *overlay;
+	bool show_stats;
+	bool command;             /* F8 pressed: the next key is a command */
+	bool swallow_text;        /* the text of a command key is not typed */
+	int buttons;              /* RFB button mask held */
+	uint32_t down[SDL_NUM_SCANCODES]; /* keysym sent down per key, 0 if none */
+	char *clip;               /* last clipboard text exchanged (UTF-8) */
+	uint64_t rate_t;          /* bandwidth sample: time and bytes */
+	uint64_t rate_bytes;
+	double rate_bps;
+};
+
+int vg_window_new(const vg_window_config *cfg, vg_window **out, char *why, size_t why_cap)
+{
+	vg_window *w;
+
+	/* SDL turns SIGINT/SIGTERM into SDL_QUIT, which ends the loop. */
+	if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+		snprintf(why, why_cap, "cannot open the display: %s", SDL_GetError());
+		return VG_ENOTSUP;
+	}
+	w = g_new0(vg_window, 1);
+	w->cfg = *cfg;
+	w->title = g_strdup(cfg->title ? cfg->title : "varg-viewer");
+	w->font = g_strdup(cfg->font);
+	w->cfg.title = w->title;
+	w->cfg.font = w->font;
+	w->show_stats = cfg->stats;
+	w->event_type = SDL_RegisterEvents(1);
+	*out = w;
+	return VG_OK;
+}
+
+void vg_window_free(vg_window *w)
+{
+	if (!w)
+		return;
+	vg_overlay_free(w->overlay);
+	if (w->cursor)
+		SDL_FreeCursor(w->cursor);
+	if (w->tex)
+		SDL_DestroyTexture(w->tex);
+	if (w->renderer)
+		SDL_DestroyRenderer(w->renderer);
+	if (w->win)
+		SDL_DestroyWindow(w->win);
+	/* No SDL_Quit: it unloads the X libraries SDL opened, orphaning what
+	 * they keep for the process's life (LeakSanitizer then reports it
+	 * under unknown modules, beyond any suppression). Everything we
+	 * created is freed above; SDL's process state ends with the process,
+	 * which follows at once. */
+	g_free(w->clip);
+	g_free(w->title);
+	g_free(w->font);
+	g_free(w);
+}
+
+void vg_window_notify(void *user, vg_session_news news)
+{
+	vg_window *w = user;
+	SDL_Event ev;
+
+	memset(&ev, 0, sizeof ev);
+	ev.type = w->event_type;
+	ev.user.code = (Sint32)news;
+	SDL_PushEvent(&ev);
+}
+
+/* Scales the frame to fit the window, keeping its shape, centred; 1:1
+ * when the window has the frame's size. */
+static void layout(vg_window *w)
+{
+	int ow, oh;
+	double sx, sy, s;
+
+	SDL_GetRendererOutputSize(w->renderer, &ow, &oh);
+	if (w->fb_w <= 0 || w->fb_h <= 0 || ow <= 0 || oh <= 0) {
+		w->dst = (SDL_Rect){ 0, 0, 0, 0 };
+		return;
+	}
+	sx = (double)ow / w->fb_w;
+	sy = (double)oh / w->fb_h;
+	s = sx < sy ? sx : sy;
+	w->dst.w = (int)(w->fb_w * s + 0.5);
+	w->dst.h = (int)(w->fb_h * s + 0.5);
+	w->dst.x = (ow - w->dst.w) / 2;
+	w->dst.y = (oh - w->dst.h) / 2;
+}
+
+/* Window coordinates (SDL's logical units) to framebuffer pixels. */
+static void to_frame(vg_window *w, int x, int y, int *fx, int *fy)
+{
+	int ww, wh, ow, oh;
+
+	SDL_GetWindowSize(w->win, &ww, &wh);
+	SDL_GetRendererOutputSize(w->renderer, &ow, &oh);
+	if (ww > 0 && wh > 0) {
+		x = (int)((int64_t)x * ow / ww);
+		y = (int)((int64_t)y * oh / wh);
+	}
+	if (w->dst.w <= 0 || w->dst.h <= 0) {
+		*fx = *fy = 0;
+		return;
+	}
+	*fx = (int)((int64_t)(x - w->dst.x) * w->fb_w / w->dst.w);
+	*fy = (int)((int64_t)(y - w->dst.y) * w->fb_h / w->dst.h);
+	*fx = CLAMP(*fx, 0, w->fb_w - 1);
+	*fy = CLAMP(*fy, 0, w->fb_h - 1);
+}
+
+static void set_scale_mode(vg_window *w)
+{
+	if (w->tex)
+		SDL_SetTextureScaleMode(w->tex, w->cfg.nearest ? SDL_ScaleModeNearest : SDL_ScaleModeLinear);
+}
+
+/* Fits the window to a new desktop size, within the screen, and shows it
+ * (it opens hidden, until the first frame says how large it should be). */
+static void fit_window(vg_window *w)
+{
+	SDL_Rect usable;
+	int ww = w->fb_w, wh = w->fb_h, x, y;
+
+	if (!(SDL_GetWindowFlags(w->win) & SDL_WINDOW_FULLSCREEN)) {
+		if (SDL_GetDisplayUsableBounds(SDL_GetWindowDisplayIndex(w->win), &usable) == 0) {
+			ww = MIN(ww, usable.w);
+			wh = MIN(wh, usable.h);
+		}
+		SDL_SetWindowSize(w->win, ww, wh);
+		/* Keep all of it on the screen: centre it if it would not fit
+		 * where it is. */
+		SDL_GetWindowPosition(w->win, &x, &y);
+		if (SDL_GetDisplayUsableBounds(SDL_GetWindowDisplayIndex(w->win), &usable) == 0 &&
+		    (x < usable.x || y < usable.y || x + ww > usable.x + usable.w ||
+		     y + wh > usable.y + usable.h))
+			SDL_SetWindowPosition(w->win, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED);
+	}
+	SDL_ShowWindow(w->win);
+}
+
+static int upload_frame(vg_window *w, vg_session *s)
+{
+	const vg_pixbuf *fb;
+	const vg_rect *rs;
+	vg_rect one;
+	size_t i, n;
+	bool resized;
+	int err = VG_OK;
+
+	fb = vg_session_lock_frame(s, &rs, &n, &resized);
+	if (!fb)
+		goto out;
+	if (resized || !w->tex) {
+		if (w->tex)
+			SDL_DestroyTexture(w->tex);
+		w->tex = SDL_CreateTexture(w->renderer, SDL_PIXELFORMAT_RGB888,
+					   SDL_TEXTUREACCESS_STREAMING, fb->width, fb->height);
+		if (!w->tex) {
+			vg_error("cannot create a %dx%d texture: %s", fb->width, fb->height, SDL_GetError());
+			err = VG_ENOTSUP;
+			goto out;
+		}
+		w->fb_w = fb->width;
+		w->fb_h = fb->height;
+		set_scale_mode(w);
+		one = vg_pixbuf_rect(fb);
+		rs = &one;
+		n = 1;
+		resized = true;
+	} else if (n > MAX_UPLOAD_RECTS) {
+		one = vg_rect_make(0, 0, 0, 0);
+		for (i = 0; i < n; i++)
+			one = vg_rect_bounds(one, rs[i]);
+		rs = &one;
+		n = 1;
+	}
+	for (i = 0; i < n; i++) {
+		SDL_Rect r = { rs[i].x, rs[i].y, rs[i].w, rs[i].h };
+
+		SDL_UpdateTexture(w->tex, &r, vg_pixbuf_row(fb, rs[i].y) + rs[i].x,
+				  (int)fb->stride * 4);
+	}
+out:
+	vg_session_unlock_frame(s);
+	if (!err && resized)
+		fit_window(w);
+	return err;
+}
+
+static void update_stats_text(vg_window *w, vg_session *s)
+{
+	vg_connection_stats st;
+	unsigned reconnects;
+	char state[256], rtt[32];
+	uint64_t now = vg_time_ns();
+	g_autofree char *text = NULL;
+	double ratio;
+
+	vg_session_get_stats(s, &st, &reconnects);
+	if (w->rate_t && now > w->rate_t && st.bytes_received >= w->rate_bytes)
+		w->rate_bps = (double)(st.bytes_received - w->rate_bytes) * 8e9 / (double)(now - w->rate_t);
+	w->rate_t = now;
+	w->rate_bytes = st.bytes_received;
+	vg_session_state(s, state, sizeof state);
+	if (st.rtt_ms >= 0)
+		snprintf(rtt, sizeof rtt, "%.1f ms", st.rtt_ms);
+	else
+		snprintf(rtt, sizeof rtt, "-");
+	ratio = st.bytes_received ? (double)st.raw_bytes / (double)st.bytes_received : 0;
+	text = g_strdup_printf(
+		"%s\n"
+		"received     %.2f MB   now %.2f Mbit/s\n"
+		"raw pixels   %.2f MB   ratio %.1f : 1\n"
+		"cache        %" G_GUINT64_FORMAT " hits   %" G_GUINT64_FORMAT " misses\n"
+		"corrections  %" G_GUINT64_FORMAT "\n"
+		"round trip   %s\n"
+		"updates      %" G_GUINT64_FORMAT "   reconnects %u",
+		state, st.bytes_received / 1e6, w->rate_bps / 1e6, st.raw_bytes / 1e6, ratio,
+		st.cache_hits, st.cache_misses, st.corrections,
+		rtt,
+		st.updates, reconnects);
+	vg_overlay_set_text(w->overlay, text);
+}
+
+static void render(vg_window *w)
+{
+	SDL_SetRenderDrawColor(w->renderer, 0, 0, 0, 255);
+	SDL_RenderClear(w->renderer);
+	if (w->tex) {
+		layout(w);
+		SDL_RenderCopy(w->renderer, w->tex, NULL, &w->dst);
+	}
+	if (w->show_stats && w->overlay)
+		vg_overlay_draw(w->overlay);
+	SDL_RenderPresent(w->renderer);
+}
+
+static void set_cursor(vg_window *w, vg_session *s)
+{
+	int hx, hy;
+	vg_pixbuf *pb = vg_session_take_cursor(s, &hx, &hy);
+	SDL_Surface *surf;
+	SDL_Cursor *cur;
+
+	if (!pb)
+		return;
+	surf = SDL_CreateRGBSurfaceWithFormatFrom(pb->pixels, pb->width, pb->height, 32,
+						  (int)pb->stride * 4, SDL_PIXELFORMAT_ARGB8888);
+	if (surf) {
+		cur = SDL_CreateColorCursor(surf, CLAMP(hx, 0, pb->width - 1), CLAMP(hy, 0, pb->height - 1));
+		if (cur) {
+			SDL_SetCursor(cur);
+			if (w->cursor)
+				SDL_FreeCursor(w->cursor);
+			w->cursor = cur;
+		}
+		SDL_FreeSurface(surf);
+	}
+	vg_pixbuf_free(pb);
+}
+
+/* Server clipboard to ours, unless it is what we hold already. */
+static void server_clipboard(vg_window *w, vg_session *s)
+{
+	char *text = vg_session_take_cut_text(s);
+
+	if (!text)
+		return;
+	if (!w->clip || strcmp(text, w->clip) != 0) {
+		SDL_SetClipboardText(text);
+		g_free(w->clip);
+		w->clip = text;
+	} else {
+		g_free(text);
+	}
+}
+
+/* Our clipboard to the server, when it changed and is not what the
+ * server just gave us. */
+static void local_clipboard(vg_window *w, vg_session *s)
+{
+	char *text, *latin1;
+	size_t len;
+
+	if (w->cfg.view_only || !SDL_HasClipboardText())
+		return;
+	text = SDL_GetClipboardText();
+	if (!text)
+		return;
+	if (!w->clip || strcmp(text, w->clip) != 0) {
+		g_free(w->clip);
+		w->clip = g_strdup(text);
+		latin1 = vg_latin1_from_utf8(text, &len);
+		vg_session_cut_text(s, latin1, len);
+		g_free(latin1);
+	}
+	SDL_free(text);
+}
+
+static void key_to_server(vg_window *w, vg_session *s, uint32_t keysym, bool down)
+{
+	if (!w->cfg.view_only && keysym)
+		vg_session_key(s, keysym, down);
+}
+
+/* Lets go of every key and button sent down: after focus moves away the
+ * releases would go elsewhere, and the server would keep them held. */
+static void release_all(vg_window *w, vg_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < SDL_NUM_SCANCODES; i++) {
+		if (w->down[i])
+			key_to_server(w, s, w->down[i], false);
+		w->down[i] = 0;
+	}
+}
+
+static void toggle_fullscreen(vg_window *w)
+{
+	bool full = SDL_GetWindowFlags(w->win) & SDL_WINDOW_FULLSCREEN_DESKTOP;
+
+	SDL_SetWindowFullscreen(w->win, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);
+}
+
+/* The key after F8; the picture is then redrawn. */
+static void command_key(vg_window *w, vg_session *s, SDL_Keycode sym)
+{
+	w->command = false;
+	w->swallow_text = true;
+	switch (sym) {
+	case SDLK_f:
+		toggle_fullscreen(w);
+		break;
+	case SDLK_s:
+		w->show_stats = !w->show_stats;
+		vg_session_set_ping(s, w->show_stats);
+		if (w->show_stats && w->overlay)
+			update_stats_text(w, s);
+		break;
+	case SDLK_z:
+		w->cfg.nearest = !w->cfg.nearest;
+		set_scale_mode(w);
+		break;
+	case SDLK_F8:
+		key_to_server(w, s, 0xffc5, true);
+		key_to_server(w, s, 0xffc5, false);
+		break;
+	default:
+		break;
+	}
+	SDL_SetWindowTitle(w->win, w->title);
+}
+
+/* Returns true when the window must be redrawn (a command ran). */
+static bool key_event(vg_window *w, vg_session *s, const SDL_KeyboardEvent *k)
+{
+	SDL_Scancode sc = k->keysym.scancode;
+	uint32_t keysym;
+
+	if ((unsigned)sc >= SDL_NUM_SCANCODES)
+		return false;
+	if (k->type == SDL_KEYUP) {
+		if (w->down[sc])
+			key_to_server(w, s, w->down[sc], false);
+		w->down[sc] = 0;
+		return false;
+	}
+	w->swallow_text = false;
+	if (w->command) {
+		command_key(w, s, k->keysym.sym);
+		return true;
+	}
+	if (k->keysym.sym == SDLK_F8 && !k->repeat) {
+		w->command = true;
+		g_autofree char *t = g_strdup_printf("%s  [F8: f fullscreen, s statistics, z scaling, F8 send F8]", w->title);
+		SDL_SetWindowTitle(w->win, t);
+		return false;
+	}
+	keysym = vg_keymap_special(k->keysym.sym);
+	/* With Control, Alt or a logo key held SDL types no text: the key
+	 * goes as its unshifted character, as an X keyboard would send it. */
+	if (!keysym && (k->keysym.mod & (KMOD_CTRL | KMOD_LALT | KMOD_GUI)))
+		keysym = vg_keymap_chord(k->keysym.sym);
+	if (!keysym)
+		return false;
+	/* Autorepeat arrives as repeated presses, as X sends it. */
+	w->down[sc] = keysym;
+	key_to_server(w, s, keysym, true);
+	return false;
+}
+
+static void text_event(vg_window *w, vg_session *s, const char *text)
+{
+	const char *p;
+	SDL_Keymod mod = SDL_GetModState();
+
+	if (w->swallow_text) {
+		w->swallow_text = false;
+		return;
+	}
+	/* Chords were sent from the key event. */
+	if (mod & (KMOD_CTRL | KMOD_LALT | KMOD_GUI))
+		return;
+	for (p = text; *p; p = g_utf8_next_char(p)) {
+		uint32_t keysym = vg_keymap_unicode(g_utf8_get_char(p));
+
+		key_to_server(w, s, keysym, true);
+		key_to_server(w, s, keysym, false);
+	}
+}
+
+static void pointer_event(vg_window *w, vg_session *s, int x, int y)
+{
+	int fx, fy;
+
+	if (w->cfg.view_only)
+		return;
+	to_frame(w, x, y, &fx, &fy);
+	vg_session_pointer(s, fx, fy, w->buttons);
+}
+
+static void wheel_event(vg_window *w, vg_session *s, const SDL_MouseWheelEvent *e)
+{
+	int x, y, i, n, bit;
+
+	if (w->cfg.view_only)
+		return;
+	SDL_GetMouseState(&x, &y);
+	n = e->direction == SDL_MOUSEWHEEL_FLIPPED ? -e->y : e->y;
+	bit = n > 0 ? 8 : 16;
+	for (i = 0; i < abs(n); i++) {
+		w->buttons |= bit;
+		pointer_event(w, s, x, y);
+		w->buttons &= ~bit;
+		pointer_event(w, s, x, y);
+	}
+	n = e->direction == SDL_MOUSEWHEEL_FLIPPED ? -e->x : e->x;
+	bit = n > 0 ? 64 : 32;
+	for (i = 0; i < abs(n); i++) {
+		w->buttons |= bit;
+		pointer_event(w, s, x, y);
+		w->buttons &= ~bit;
+		pointer_event(w, s, x, y);
+	}
+}
+
+static void set_title_state(vg_window *w, vg_session *s)
+{
+	char msg[256];
+	g_autofree char *t = NULL;
+
+	if (vg_session_state(s, msg, sizeof msg) == VG_STATE_CONNECTED) {
+		SDL_SetWindowTitle(w->win, w->title);
+		return;
+	}
+	t = g_strdup_printf("%s  (%s)", w->title, msg);
+	SDL_SetWindowTitle(w->win, t);
+}
+
+static int open_window(vg_window *w, char *why, size_t why_cap)
+{
+	Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI | SDL_WINDOW_HIDDEN;
+
+	if (w->cfg.fullscreen)
+		flags |= SDL_WINDOW_FULLSCREEN_DESKTOP;
+	w->win = SDL_CreateWindow(w->title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 640,
+				  480, flags);
+	if (!w->win) {
+		snprintf(why, why_cap, "cannot open a window: %s", SDL_GetError());
+		return VG_ENOTSUP;
+	}
+	w->renderer = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_PRESENTVSYNC);
+	if (!w->renderer)
+		w->renderer = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_SOFTWARE);
+	if (!w->renderer) {
+		snprintf(why, why_cap, "cannot draw in the window: %s", SDL_GetError());
+		return VG_ENOTSUP;
+	}
+	if (w->cfg.font && vg_overlay_new(w->renderer, w->cfg.font, 14, &w->overlay))
+		vg_warn("cannot open the font %s: no statistics overlay", w->cfg.font);
+	return VG_OK;
+}
+
+int vg_window_run(vg_window *w, vg_session *s, char *why, size_t why_cap)
+{
+	SDL_Event ev;
+	uint64_t last_stats = 0;
+	bool dirty = true, quit = false;
+	char msg[256];
+	int err;
+
+	if ((err = open_window(w, why, why_cap)))
+		return err;
+	vg_session_set_ping(s, w->show_stats);
+	SDL_StartTextInput();
+	while (!quit) {
+		if (dirty) {
+			render(w);
+			dirty = false;
+		}
+		if (!SDL_WaitEventTimeout(&ev, STATS_EVERY_MS))
+			ev.type = 0;
+		do {
+			if (ev.type == w->event_type) {
+				switch (ev.user.code) {
+				case VG_SESSION_FRAME:
+					if ((err = upload_frame(w, s))) {
+						snprintf(why, why_cap, "cannot show the frame");
+						return err;
+					}
+					dirty = true;
+					break;
+				case VG_SESSION_CURSOR:
+					set_cursor(w, s);
+					break;
+				case VG_SESSION_CUT_TEXT:
+					server_clipboard(w, s);
+					break;
+				case VG_SESSION_STATE:
+					if (vg_session_state(s, msg, sizeof msg) == VG_STATE_FAILED) {
+						snprintf(why, why_cap, "%s", msg);
+						return strstr(msg, "authentication") ? VG_EAUTH : VG_EIO;
+					}
+					set_title_state(w, s);
+					break;
+				}
+				continue;
+			}
+			switch (ev.type) {
+			case SDL_QUIT:
+				quit = true;
+				break;
+			case SDL_WINDOWEVENT:
+				if (ev.window.event == SDL_WINDOWEVENT_FOCUS_LOST)
+					release_all(w, s);
+				dirty = true;
+				break;
+			case SDL_KEYDOWN:
+			case SDL_KEYUP:
+				if (key_event(w, s, &ev.key))
+					dirty = true;
+				break;
+			case SDL_TEXTINPUT:
+				text_event(w, s, ev.text.text);
+				break;
+			case SDL_MOUSEMOTION:
+				pointer_event(w, s, ev.motion.x, ev.motion.y);
+				break;
+			case SDL_MOUSEBUTTONDOWN:
+			case SDL_MOUSEBUTTONUP:
+				if (ev.type == SDL_MOUSEBUTTONDOWN)
+					w->buttons |= vg_keymap_button(ev.button.button);
+				else
+					w->buttons &= ~vg_keymap_button(ev.button.button);
+				pointer_event(w, s, ev.button.x, ev.button.y);
+				break;
+			case SDL_MOUSEWHEEL:
+				wheel_event(w, s, &ev.wheel);
+				break;
+			case SDL_CLIPBOARDUPDATE:
+				local_clipboard(w, s);
+				break;
+			default:
+				break;
+			}
+		} while (!quit && SDL_PollEvent(&ev));
+		if (w->show_stats && w->overlay &&
+		    vg_time_ms_since(last_stats, vg_time_ns()) >= STATS_EVERY_MS) {
+			update_stats_text(w, s);
+			last_stats = vg_time_ns();
+			dirty = true;
+		}
+	}
+	release_all(w, s);
+	return VG_OK;
+}
