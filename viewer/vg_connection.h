@@ -22,6 +22,7 @@ typedef struct {
 	const char *cache_dir;   /* base of persistent segment caches; NULL: memory only */
 	uint64_t cache_size;     /* bytes; 0: the cache's default */
 	bool clear_cache;        /* empty this server's cache at connect */
+	int requests;            /* update requests kept in flight; 0: 2 */
 } vg_connection_config;
 
 /* Connects and completes the RFB handshake. Errors: VG_EIO (cannot connect
