@@ -132,6 +132,11 @@ int vg_tracesource_play(vg_tracesource *t, vg_server *srv, const vg_tracesource_
 	if (n > 0 && o->speed <= 0 && !vg_server_wait_caught_up(srv, o->pace_timeout_ms))
 		vg_debug("frame %" G_GUINT64_FORMAT ": a client is behind; going on", rec.index);
 	start = vg_time_ns();
+	/* The first frame counts from when play starts: no client could
+	 * have seen it before (scripts/wan-bench waits for every frame). */
+	if (n > 0 && o->frame_log)
+		fprintf(o->frame_log, "%" PRIu64 " %" PRIu64 " %016" PRIx64 "\n", start,
+			t->frames - 1, rec.frame_hash);
 	while (!*stop) {
 		n = vg_trace_reader_next(t->reader, &rec, t->next);
 		if (n < 0)
