@@ -3,10 +3,22 @@
  * so for a Varg client the display hook, which runs first thing in
  * rfbSendFramebufferUpdate on the client's output thread, takes the pending
  * region, empties the client's requested region and writes a Varg update
- * itself; LibVNCServer then finds nothing requested and sends nothing. The
- * one race (a new request landing between our write and LibVNCServer's
- * look at its stale copy of the region) is closed by making a Varg client's
- * update requests wait for any send in progress (request hook below).
+ * itself; LibVNCServer then finds nothing requested and sends nothing.
+ *
+ * Update credits: a Varg viewer keeps several update requests in flight;
+ * the request hook counts each as one credit and the server may send one
+ * update per credit without waiting for the next request, never more. The
+ * hook applies the request itself while holding sendMutex, so no request
+ * ever reaches requestedRegion while a send is in progress (LibVNCServer
+ * would answer it from its stale copy of the region in its own encoding),
+ * and moves the copy LibVNCServer applies after the hook outside the
+ * framebuffer, where it can never meet a modified pixel. After each pass
+ * the finished hook re-arms requestedRegion while credits remain.
+ *
+ * Stock clients read the shared framebuffer while they encode: their pass
+ * holds frame_lock for reading from the display hook to the finished hook,
+ * and the source writes a frame only under the write lock, so no stock
+ * update mixes two frames.
  * Lock order: sendMutex -> frame_lock -> updateMutex.
  */
 #include <arpa/inet.h>
@@ -33,7 +45,7 @@ struct vg_server {
 	vg_server_config cfg;
 	rfbScreenInfoPtr screen;
 	vg_pixbuf *frame;         /* shared with LibVNCServer as frameBuffer */
-	GMutex frame_lock;
+	GRWLock frame_lock;       /* written by the source; read by every send */
 	uint8_t server_id[16];
 	vg_beliefstore *beliefs;  /* NULL: beliefs die with the connection */
 	int send_delay_ms;        /* testing aid: widens the request race */
@@ -57,7 +69,14 @@ typedef struct {
 	vg_differ *differ;        /* what the viewer was sent */
 	vg_motion *motion;
 	vg_segmenter *segmenter;
-	sraRegion *parked;        /* a request that waits for the VIEWER HELLO (under lock) */
+	/* Under cl->updateMutex: */
+	int credits;              /* requests not yet answered (update credits) */
+	sraRegion *wanted;        /* what those requests asked for */
+	bool ready;               /* VIEWER HELLO arrived: updates may go out */
+	/* On the output thread only: */
+	bool reading;             /* this pass holds frame_lock for reading */
+	bool lib_pass;            /* LibVNCServer sends its size marker now */
+	int lib_sent;             /* its FramebufferUpdate count at the pass's start */
 	bool persist;             /* beliefs are saved under cache_id */
 	uint8_t cache_id[16];
 	uint64_t saved_ns;        /* when beliefs were last saved */
@@ -67,6 +86,10 @@ static int varg_encodings[] = { VG_ENCODING, 0 };
 
 /* Movement estimation's strip width (its default, as in varg-trace ratio). */
 #define MOTION_STRIP 64
+
+/* Most updates a viewer may have in flight (doc/protocol.md): requests
+ * beyond this are not counted, so a viewer cannot make us queue more. */
+#define MAX_CREDITS 8
 
 void vg_server_config_init(vg_server_config *cfg)
 {
@@ -163,8 +186,8 @@ static void conn_free(vg_conn *c)
 {
 	if (!c)
 		return;
-	if (c->parked)
-		sraRgnDestroy(c->parked);
+	if (c->wanted)
+		sraRgnDestroy(c->wanted);
 	vg_sender_free(c->sender);
 	vg_pixbuf_free(c->snapshot);
 	vg_writer_clear(&c->out);
@@ -190,18 +213,40 @@ static void client_gone(rfbClientPtr cl)
 	cl->clientData = NULL;
 }
 
-/* Called on the input thread before a FramebufferUpdateRequest is applied.
- * Holding sendMutex for a moment makes the request wait for a send in
- * progress, so LibVNCServer never acts on a stale region after our write. */
+/* Called on the input thread before LibVNCServer applies a
+ * FramebufferUpdateRequest (msg is in host order and clipped). For a Varg
+ * viewer the request is one credit and is applied here, under sendMutex so
+ * that it never lands while a send is in progress. The copy LibVNCServer
+ * applies after this hook is moved to one pixel outside the framebuffer,
+ * which no update region can intersect; the next pass removes it. */
 static void request_hook(rfbClientPtr cl, rfbFramebufferUpdateRequestMsg *msg)
 {
 	vg_conn *c = cl->clientData;
+	sraRegion *r;
 
-	(void)msg;
-	if (c && c->varg && c->server->race_fix) {
-		LOCK(cl->sendMutex);
-		UNLOCK(cl->sendMutex);
+	if (!c || !c->varg || !c->server->race_fix || !format_is_native(&cl->format))
+		return;
+	r = sraRgnCreateRect(msg->x, msg->y, msg->x + msg->w, msg->y + msg->h);
+	LOCK(cl->sendMutex);
+	LOCK(cl->updateMutex);
+	if (c->credits < MAX_CREDITS)
+		c->credits++;
+	sraRgnOr(c->wanted, r);
+	if (!msg->incremental) {
+		sraRgnOr(cl->modifiedRegion, r);
+		sraRgnSubtract(cl->copyRegion, r);
 	}
+	/* Before the VIEWER HELLO only the first request wakes the output
+	 * thread (for the HELLO); the others wait in c->wanted. */
+	if (c->ready || !c->hello_sent)
+		sraRgnOr(cl->requestedRegion, r);
+	TSIGNAL(cl->updateCond);
+	UNLOCK(cl->updateMutex);
+	UNLOCK(cl->sendMutex);
+	sraRgnDestroy(r);
+	msg->incremental = 1;
+	msg->x = msg->y = UINT16_MAX;
+	msg->w = msg->h = 1;
 }
 
 static enum rfbNewClientAction new_client(rfbClientPtr cl)
@@ -215,6 +260,7 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->todo = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->repair = vg_region_new();
+	c->wanted = sraRgnCreate();
 	cl->clientData = c;
 	cl->clientGoneHook = client_gone;
 	cl->clientFramebufferUpdateRequestHook = request_hook;
@@ -286,18 +332,20 @@ static void ask_again(rfbClientPtr cl, const vg_region *repair)
 	g_mutex_unlock(&s->stats_lock);
 }
 
-/* Hands a request parked before the VIEWER HELLO back to LibVNCServer's
- * bookkeeping and wakes the output thread. Caller holds c->lock. */
+/* The VIEWER HELLO arrived: hands the requests that waited for it back to
+ * LibVNCServer's bookkeeping and wakes the output thread. On the input
+ * thread; sendMutex keeps the region away from a send in progress. */
 static void unpark(rfbClientPtr cl, vg_conn *c)
 {
-	if (!c->parked)
-		return;
+	LOCK(cl->sendMutex);
 	LOCK(cl->updateMutex);
-	sraRgnOr(cl->requestedRegion, c->parked);
+	c->ready = true;
+	sraRgnOr(cl->requestedRegion, c->wanted);
+	if (!c->server->race_fix)
+		sraRgnMakeEmpty(c->wanted);
 	TSIGNAL(cl->updateCond);
 	UNLOCK(cl->updateMutex);
-	sraRgnDestroy(c->parked);
-	c->parked = NULL;
+	UNLOCK(cl->sendMutex);
 }
 
 /* Answers a PING at once, from the input thread, as an update of its own
@@ -335,7 +383,7 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 	vg_conn *c = cl->clientData;
 	uint8_t hdr[2], *body;
 	vg_region *repair;
-	bool had_hello;
+	bool had_hello, now_ready = false;
 	uint32_t token;
 	size_t len;
 	bool ping;
@@ -363,10 +411,12 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 	vg_region_add_region(c->repair, repair);
 	if (!err && !had_hello && vg_sender_has_viewer_hello(c->sender)) {
 		load_beliefs(c, cl->host);
-		unpark(cl, c);
+		now_ready = true;
 	}
 	ping = !err && vg_sender_take_ping(c->sender, &token);
 	g_mutex_unlock(&c->lock);
+	if (now_ready)
+		unpark(cl, c);
 	g_free(body);
 	if (ping && send_pong(cl, token))
 		err = VG_EIO;
@@ -395,9 +445,10 @@ static void put_rect_header(vg_writer *w, vg_rect r)
 	vg_writer_u32be(w, (uint32_t)VG_ENCODING);
 }
 
-/* Takes (modified | copy) & requested from the client under its lock and
- * empties what LibVNCServer would look at. Returns NULL if nothing is due. */
-static sraRegion *take_due_region(rfbClientPtr cl)
+/* Takes (modified | copy) & requested from the client under its lock,
+ * empties what LibVNCServer would look at and uses up one credit. Returns
+ * NULL if nothing is due. */
+static sraRegion *take_due_region(rfbClientPtr cl, vg_conn *c)
 {
 	sraRegion *due;
 
@@ -413,6 +464,8 @@ static sraRegion *take_due_region(rfbClientPtr cl)
 	sraRgnSubtract(cl->modifiedRegion, due);
 	sraRgnMakeEmpty(cl->requestedRegion);
 	sraRgnMakeEmpty(cl->copyRegion);
+	if (c->credits > 0)
+		c->credits--;
 	UNLOCK(cl->updateMutex);
 	return due;
 }
@@ -508,15 +561,15 @@ static bool hello_first(rfbClientPtr cl, vg_conn *c)
 		return false;
 	}
 	/* Take the request, so LibVNCServer does not answer it in its own
-	 * encodings; the modified region stays for the first update. */
+	 * encodings; the modified region stays for the first update. With
+	 * credits the requests are in c->wanted already. */
 	LOCK(cl->updateMutex);
 	requested = !sraRgnEmpty(cl->requestedRegion);
-	if (requested && c->hello_sent) {
-		if (!c->parked)
-			c->parked = sraRgnCreate();
-		sraRgnOr(c->parked, cl->requestedRegion);
-	}
+	if (requested && c->hello_sent && !c->server->race_fix)
+		sraRgnOr(c->wanted, cl->requestedRegion);
 	sraRgnMakeEmpty(cl->requestedRegion);
+	if (requested && !c->hello_sent && c->credits > 0)
+		c->credits--;
 	UNLOCK(cl->updateMutex);
 	if (requested && !c->hello_sent) {
 		vg_writer_reset(&c->out);
@@ -550,22 +603,31 @@ static void display_hook(rfbClientPtr cl)
 	size_t n_segs, len_at, body_at, i;
 	int err;
 
-	if (!c || !c->varg || !format_is_native(&cl->format))
+	if (!c)
 		return;
+	s = c->server;
+	if (!c->varg || !format_is_native(&cl->format)) {
+		/* LibVNCServer's encoders read the shared frame until the
+		 * finished hook: no frame may be copied in meanwhile. */
+		g_rw_lock_reader_lock(&s->frame_lock);
+		c->reading = true;
+		return;
+	}
+	c->lib_sent = rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
 	/* LibVNCServer's pass that only carries a desktop-size marker. */
-	if (cl->useNewFBSize && cl->newFBSizePending)
+	c->lib_pass = cl->useNewFBSize && cl->newFBSizePending;
+	if (c->lib_pass)
 		return;
 	if (hello_first(cl, c))
 		return;
-	s = c->server;
-	g_mutex_lock(&s->frame_lock);
-	due = take_due_region(cl);
+	g_rw_lock_reader_lock(&s->frame_lock);
+	due = take_due_region(cl, c);
 	if (!due) {
-		g_mutex_unlock(&s->frame_lock);
+		g_rw_lock_reader_unlock(&s->frame_lock);
 		return;
 	}
 	snapshot_region(c, due);
-	g_mutex_unlock(&s->frame_lock);
+	g_rw_lock_reader_unlock(&s->frame_lock);
 	sraRgnDestroy(due);
 
 	g_mutex_lock(&c->lock);
@@ -618,6 +680,38 @@ static void display_hook(rfbClientPtr cl)
 		save_beliefs(c, cl->host);
 	if (s->send_delay_ms)
 		g_usleep((gulong)s->send_delay_ms * 1000);
+}
+
+/* Last statement of every path of rfbSendFramebufferUpdate, on the same
+ * thread, still under sendMutex. A LibVNCServer update sent to a Varg
+ * viewer in this pass (its size marker, its first pseudo-rectangles) also
+ * answered a request, so it uses up a credit. Then requestedRegion holds
+ * exactly what the remaining credits ask for: the output thread sends the
+ * next change without waiting for the viewer. */
+static void display_finished_hook(rfbClientPtr cl, int result)
+{
+	vg_conn *c = cl->clientData;
+
+	(void)result;
+	if (!c)
+		return;
+	if (c->reading) {
+		c->reading = false;
+		g_rw_lock_reader_unlock(&c->server->frame_lock);
+	}
+	if (!c->varg || !c->server->race_fix || !format_is_native(&cl->format))
+		return;
+	LOCK(cl->updateMutex);
+	if ((c->lib_pass || rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate) != c->lib_sent) &&
+	    c->credits > 0)
+		c->credits--;
+	sraRgnMakeEmpty(cl->requestedRegion);
+	if (c->credits == 0)
+		sraRgnMakeEmpty(c->wanted);
+	else if (c->ready)
+		sraRgnOr(cl->requestedRegion, c->wanted);
+	UNLOCK(cl->updateMutex);
+	c->lib_pass = false;
 }
 
 /* The first port from 5900 on which addr accepts a bind, or -1. LibVNCServer's
@@ -683,6 +777,7 @@ static rfbScreenInfoPtr new_screen(vg_server *s, int32_t width, int32_t height,
 	screen->cursor = NULL;  /* never paint a cursor into the frame */
 	screen->newClientHook = new_client;
 	screen->displayHook = display_hook;
+	screen->displayFinishedHook = display_finished_hook;
 	screen->listenInterface = addr;
 	screen->ipv6port = 0;   /* no IPv6 listener: it would ignore --listen */
 	screen->port = port;
@@ -715,7 +810,7 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		s->send_delay_ms = atoi(env);
 	if ((env = g_getenv("VARG_TEST_NO_RACE_FIX")) && *env == '1')
 		s->race_fix = false;
-	g_mutex_init(&s->frame_lock);
+	g_rw_lock_init(&s->frame_lock);
 	g_mutex_init(&s->stats_lock);
 	s->frame = vg_pixbuf_new(width, height);
 
@@ -766,7 +861,7 @@ void vg_server_free(vg_server *s)
 	}
 	vg_beliefstore_free(s->beliefs);
 	vg_pixbuf_free(s->frame);
-	g_mutex_clear(&s->frame_lock);
+	g_rw_lock_clear(&s->frame_lock);
 	g_mutex_clear(&s->stats_lock);
 	g_free(s);
 }
@@ -778,22 +873,27 @@ int vg_server_port(const vg_server *s)
 
 vg_pixbuf *vg_server_frame_lock(vg_server *s)
 {
-	g_mutex_lock(&s->frame_lock);
+	g_rw_lock_writer_lock(&s->frame_lock);
 	return s->frame;
 }
 
-void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n)
+void vg_server_frame_mark(vg_server *s, const vg_rect *changed, size_t n)
 {
 	size_t i;
 
-	g_mutex_unlock(&s->frame_lock);
-	/* Marking after unlocking keeps the lock order (frame before
-	 * updateMutex) for the clients' threads. */
 	for (i = 0; i < n; i++) {
 		vg_rect r = vg_rect_intersect(changed[i], vg_pixbuf_rect(s->frame));
 		if (!vg_rect_is_empty(r))
 			rfbMarkRectAsModified(s->screen, r.x, r.y, r.x + r.w, r.y + r.h);
 	}
+}
+
+void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n)
+{
+	/* Marked before readers come back (lock order: frame, then
+	 * updateMutex), so no send finds new pixels outside its region. */
+	vg_server_frame_mark(s, changed, n);
+	g_rw_lock_writer_unlock(&s->frame_lock);
 }
 
 int vg_server_client_count(vg_server *s)

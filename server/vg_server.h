@@ -45,10 +45,15 @@ void vg_server_free(vg_server *s);
 /* The port the server listens on. */
 int vg_server_port(const vg_server *s);
 
-/* Locks the framebuffer and returns it for drawing. */
+/* Locks the framebuffer for writing and returns it for drawing: waits for
+ * every send reading it (stock encoders read it while they encode). */
 vg_pixbuf *vg_server_frame_lock(vg_server *s);
 
-/* Unlocks it, telling every client that rects changed. */
+/* Tells every client that rects changed; with the lock held. Marking
+ * before drawing lets no client take a region older than the pixels. */
+void vg_server_frame_mark(vg_server *s, const vg_rect *changed, size_t n);
+
+/* Marks rects (may be NULL, 0) and unlocks. */
 void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n);
 
 /* Number of clients past their handshake. */

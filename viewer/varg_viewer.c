@@ -45,6 +45,7 @@ typedef struct {
 	char *cache_size;
 	gboolean no_persistent_cache;
 	gboolean clear_cache;
+	int requests;
 	gboolean verbose;
 	gboolean quiet;
 	char *via;
@@ -106,6 +107,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "cache-size", 0, 0, G_OPTION_ARG_STRING, &o->cache_size, "Largest size of one server's cache, e.g. 500M or 20G (default 2G)", "SIZE" },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persistent_cache, "Keep segments in memory only", NULL },
 		{ "clear-cache", 0, 0, G_OPTION_ARG_NONE, &o->clear_cache, "Empty this server's segment cache before connecting", NULL },
+		{ "requests", 0, 0, G_OPTION_ARG_INT, &o->requests, "Update requests kept in flight, 1 to 8 (default 3): the server may send that many updates without waiting for the next request", "N" },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &o->verbose, "Log more, including LibVNCClient's messages", NULL },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Log errors only", NULL },
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->rest, NULL, "HOST:DISPLAY|HOST::PORT" },
@@ -133,6 +135,12 @@ static int parse_options(int argc, char **argv, options *o)
 	}
 	if (o->rest[1]) {
 		vg_error("unexpected argument '%s' (try --help)", o->rest[1]);
+		return VG_EINVAL;
+	}
+	if (o->requests == 0)
+		o->requests = 3;
+	if (o->requests < 1 || o->requests > 8) {
+		vg_error("--requests must be from 1 to 8");
 		return VG_EINVAL;
 	}
 	if (o->exit_when_idle < 0) {
@@ -442,6 +450,7 @@ int main(int argc, char **argv)
 	cfg.verbose = o.verbose;
 	cfg.cache_size = cache_size;
 	cfg.clear_cache = o.clear_cache;
+	cfg.requests = o.requests;
 	cfg.view_only = o.viewonly;
 	if (!o.no_persistent_cache)
 		cfg.cache_dir = o.cache_dir ? o.cache_dir : (default_cache = vg_segcache_default_base_dir());

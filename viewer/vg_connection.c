@@ -371,9 +371,11 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 		return err;
 	}
 	c->client = client;
-	/* A second request in flight: the server can answer the next change
-	 * at once instead of waiting a round trip for our request. */
-	SendIncrementalFramebufferUpdateRequest(client);
+	/* More requests in flight (LibVNCClient sends one more after each
+	 * update): varg-server counts each as a credit and sends the next
+	 * change at once instead of waiting a round trip for our request. */
+	for (int i = 1; i < (cfg->requests > 0 ? cfg->requests : 2); i++)
+		SendIncrementalFramebufferUpdateRequest(client);
 	*out = c;
 	return VG_OK;
 }

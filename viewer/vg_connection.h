@@ -45,6 +45,7 @@ typedef struct {
 	bool remote_cursor;      /* ask for the cursor shape instead of cursor pixels */
 	bool view_only;          /* send no key, pointer or cut-text events */
 	const vg_connection_events *events; /* NULL: none */
+	int requests;            /* update requests kept in flight; 0: 2 */
 } vg_connection_config;
 
 /* Connects and completes the RFB handshake. Errors: VG_EIO (cannot connect
