@@ -8,12 +8,16 @@
  * look at its stale copy of the region) is closed by making a Varg client's
  * update requests wait for any send in progress (request hook below).
  * Lock order: sendMutex -> frame_lock -> updateMutex.
+ * The locks are pthread mutexes, not GMutex: GLib's futex-based mutex is
+ * invisible to ThreadSanitizer, which then reports every guarded access.
  */
 #include <arpa/inet.h>
 #include <glib.h>
 #include <rfb/rfb.h>
+#include <pthread.h>
 #include <rfb/rfbregion.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/vg_error.h"
@@ -30,13 +34,15 @@ struct vg_server {
 	vg_server_config cfg;
 	rfbScreenInfoPtr screen;
 	vg_pixbuf *frame;         /* shared with LibVNCServer as frameBuffer */
-	GMutex frame_lock;
+	pthread_mutex_t frame_lock;
 	uint8_t server_id[16];
 	vg_beliefstore *beliefs;  /* NULL: beliefs die with the connection */
 	int send_delay_ms;        /* testing aid: widens the request race */
 	bool race_fix;            /* testing aid: off only to show the race */
-	GMutex stats_lock;
+	pthread_mutex_t stats_lock; /* stats and live_conns */
+	pthread_cond_t conns_gone;
 	vg_server_stats stats;
+	unsigned live_conns;      /* vg_conn not yet freed; waited for at shutdown */
 };
 
 /* Per-client state, in cl->clientData. */
@@ -44,7 +50,7 @@ typedef struct {
 	vg_server *server;
 	bool varg;                /* the client listed VG_ENCODING */
 	bool hello_sent;
-	GMutex lock;              /* sender: output thread vs input thread */
+	pthread_mutex_t lock;     /* sender: output thread vs input thread */
 	vg_sender *sender;
 	vg_pixbuf *snapshot;      /* private copy of the pixels being sent */
 	vg_writer out;
@@ -90,9 +96,9 @@ static void save_beliefs(vg_conn *c, const char *host)
 	if (!c->persist || !s->beliefs)
 		return;
 	vg_writer_init(&w);
-	g_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->lock);
 	vg_sender_save_beliefs(c->sender, vg_beliefstore_max_file_bytes(s->beliefs), &w);
-	g_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->lock);
 	if ((err = vg_beliefstore_write(s->beliefs, c->cache_id, w.data, w.len)))
 		vg_warn("client %s: cannot save beliefs in %s: %s", host,
 			vg_beliefstore_dir(s->beliefs), vg_strerror(err));
@@ -130,9 +136,9 @@ static void load_beliefs(vg_conn *c, const char *host)
 		vg_sender_get_stats(c->sender, &st);
 		vg_info("client %s: %" G_GUINT64_FORMAT " beliefs from earlier sessions", host,
 			st.beliefs_loaded);
-		g_mutex_lock(&s->stats_lock);
+		pthread_mutex_lock(&s->stats_lock);
 		s->stats.warm_viewers++;
-		g_mutex_unlock(&s->stats_lock);
+		pthread_mutex_unlock(&s->stats_lock);
 	}
 }
 
@@ -152,8 +158,11 @@ static void log_session(vg_conn *c, const char *host)
 
 static void conn_free(vg_conn *c)
 {
+	vg_server *s;
+
 	if (!c)
 		return;
+	s = c->server;
 	if (c->parked)
 		sraRgnDestroy(c->parked);
 	vg_sender_free(c->sender);
@@ -162,8 +171,14 @@ static void conn_free(vg_conn *c)
 	vg_region_free(c->repair);
 	g_array_free(c->rects, TRUE);
 	vg_segmenter_free(c->segmenter);
-	g_mutex_clear(&c->lock);
+	pthread_mutex_destroy(&c->lock);
 	g_free(c);
+	/* Client threads that ended earlier are never joined by LibVNCServer:
+	 * this count is what orders their last use of s before its free. */
+	pthread_mutex_lock(&s->stats_lock);
+	s->live_conns--;
+	pthread_cond_broadcast(&s->conns_gone);
+	pthread_mutex_unlock(&s->stats_lock);
 }
 
 static void client_gone(rfbClientPtr cl)
@@ -198,16 +213,17 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	vg_conn *c = g_new0(vg_conn, 1);
 
 	c->server = s;
-	g_mutex_init(&c->lock);
+	pthread_mutex_init(&c->lock, NULL);
 	vg_writer_init(&c->out);
 	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->repair = vg_region_new();
 	cl->clientData = c;
 	cl->clientGoneHook = client_gone;
 	cl->clientFramebufferUpdateRequestHook = request_hook;
-	g_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->stats_lock);
 	s->stats.clients_total++;
-	g_mutex_unlock(&s->stats_lock);
+	s->live_conns++;
+	pthread_mutex_unlock(&s->stats_lock);
 	return RFB_CLIENT_ACCEPT;
 }
 
@@ -230,19 +246,19 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	cfg.group_size = s->cfg.group_size;
 	cfg.no_persist = s->cfg.no_persist;
 	memcpy(cfg.server_id, s->server_id, sizeof cfg.server_id);
-	g_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->lock);
 	vg_segparams_init(&params, VG_SEGMETHOD_VARG);
 	if (vg_sender_new(&cfg, &c->sender) == 0 &&
 	    vg_segmenter_new(&params, &c->segmenter) == 0) {
 		c->snapshot = vg_pixbuf_new(s->frame->width, s->frame->height);
 		c->varg = true;
 	}
-	g_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->lock);
 	if (!c->varg)
 		return FALSE;
-	g_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->stats_lock);
 	s->stats.varg_clients++;
-	g_mutex_unlock(&s->stats_lock);
+	pthread_mutex_unlock(&s->stats_lock);
 	return TRUE;
 }
 
@@ -266,9 +282,9 @@ static void ask_again(rfbClientPtr cl, const vg_region *repair)
 	TSIGNAL(cl->updateCond);
 	UNLOCK(cl->updateMutex);
 	sraRgnDestroy(rgn);
-	g_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->stats_lock);
 	s->stats.repairs += n;
-	g_mutex_unlock(&s->stats_lock);
+	pthread_mutex_unlock(&s->stats_lock);
 }
 
 /* Hands a request parked before the VIEWER HELLO back to LibVNCServer's
@@ -310,7 +326,7 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 		return TRUE;
 	}
 	repair = vg_region_new();
-	g_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->lock);
 	had_hello = vg_sender_has_viewer_hello(c->sender);
 	err = vg_sender_handle(c->sender, body, len, c->server->frame->width,
 			       c->server->frame->height, repair);
@@ -319,7 +335,7 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 		load_beliefs(c, cl->host);
 		unpark(cl, c);
 	}
-	g_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->lock);
 	g_free(body);
 	if (err) {
 		vg_warn("client %s: bad Varg message (%s); closing", cl->host, vg_strerror(err));
@@ -406,9 +422,9 @@ static bool hello_first(rfbClientPtr cl, vg_conn *c)
 	bool requested, write_hello = false;
 	size_t len_at;
 
-	g_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->lock);
 	if (vg_sender_has_viewer_hello(c->sender)) {
-		g_mutex_unlock(&c->lock);
+		pthread_mutex_unlock(&c->lock);
 		return false;
 	}
 	/* Take the request, so LibVNCServer does not answer it in its own
@@ -435,7 +451,7 @@ static bool hello_first(rfbClientPtr cl, vg_conn *c)
 		c->hello_sent = true;
 		write_hello = true;
 	}
-	g_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->lock);
 	if (write_hello && rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0)
 		rfbCloseClient(cl);
 	return true;
@@ -462,14 +478,14 @@ static void display_hook(rfbClientPtr cl)
 	if (hello_first(cl, c))
 		return;
 	s = c->server;
-	g_mutex_lock(&s->frame_lock);
+	pthread_mutex_lock(&s->frame_lock);
 	due = take_due_region(cl);
 	if (!due) {
-		g_mutex_unlock(&s->frame_lock);
+		pthread_mutex_unlock(&s->frame_lock);
 		return;
 	}
 	bounds = snapshot_region(c, due);
-	g_mutex_unlock(&s->frame_lock);
+	pthread_mutex_unlock(&s->frame_lock);
 	sraRgnDestroy(due);
 
 	err = vg_segmenter_run(c->segmenter, c->snapshot, (const vg_rect *)c->rects->data,
@@ -479,7 +495,7 @@ static void display_hook(rfbClientPtr cl)
 		rfbCloseClient(cl);
 		return;
 	}
-	g_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->lock);
 	vg_writer_reset(&c->out);
 	vg_writer_u8(&c->out, rfbFramebufferUpdate);
 	vg_writer_u8(&c->out, 0);
@@ -500,7 +516,7 @@ static void display_hook(rfbClientPtr cl)
 			vg_region_subtract(c->repair, g_array_index(c->rects, vg_rect, i));
 	}
 	vg_sender_get_stats(c->sender, &after);
-	g_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->lock);
 	if (err) {
 		vg_error("client %s: cannot encode update: %s", cl->host, vg_strerror(err));
 		rfbCloseClient(cl);
@@ -510,12 +526,12 @@ static void display_hook(rfbClientPtr cl)
 		rfbCloseClient(cl);
 		return;
 	}
-	g_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->stats_lock);
 	s->stats.varg_updates++;
 	s->stats.varg_bytes += c->out.len;
 	s->stats.fingerprints += after.fingerprint_segments - before.fingerprint_segments;
 	s->stats.literals += after.literal_segments - before.literal_segments;
-	g_mutex_unlock(&s->stats_lock);
+	pthread_mutex_unlock(&s->stats_lock);
 	/* Also while connected: a server that dies keeps most of what it knew. */
 	if (c->persist && vg_time_ns() - c->saved_ns > (uint64_t)s->cfg.beliefs_save_s * 1000000000u)
 		save_beliefs(c, cl->host);
@@ -618,8 +634,9 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		s->send_delay_ms = atoi(env);
 	if ((env = g_getenv("VARG_TEST_NO_RACE_FIX")) && *env == '1')
 		s->race_fix = false;
-	g_mutex_init(&s->frame_lock);
-	g_mutex_init(&s->stats_lock);
+	pthread_mutex_init(&s->frame_lock, NULL);
+	pthread_mutex_init(&s->stats_lock, NULL);
+	pthread_cond_init(&s->conns_gone, NULL);
 	s->frame = vg_pixbuf_new(width, height);
 
 	/* With port 0, another process may take the free port we found
@@ -661,16 +678,28 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 
 void vg_server_free(vg_server *s)
 {
+	struct timespec until;
+
 	if (!s)
 		return;
 	if (s->screen) {
 		rfbShutdownServer(s->screen, TRUE);
 		rfbScreenCleanup(s->screen);
 	}
+	/* Connected clients were joined above; a client whose connection
+	 * ended just before may still be saving its beliefs. */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;     /* bounded: never hang an exit on it */
+	pthread_mutex_lock(&s->stats_lock);
+	while (s->live_conns > 0 &&
+	       pthread_cond_timedwait(&s->conns_gone, &s->stats_lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&s->stats_lock);
 	vg_beliefstore_free(s->beliefs);
 	vg_pixbuf_free(s->frame);
-	g_mutex_clear(&s->frame_lock);
-	g_mutex_clear(&s->stats_lock);
+	pthread_mutex_destroy(&s->frame_lock);
+	pthread_mutex_destroy(&s->stats_lock);
+	pthread_cond_destroy(&s->conns_gone);
 	g_free(s);
 }
 
@@ -681,7 +710,7 @@ int vg_server_port(const vg_server *s)
 
 vg_pixbuf *vg_server_frame_lock(vg_server *s)
 {
-	g_mutex_lock(&s->frame_lock);
+	pthread_mutex_lock(&s->frame_lock);
 	return s->frame;
 }
 
@@ -689,7 +718,7 @@ void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n)
 {
 	size_t i;
 
-	g_mutex_unlock(&s->frame_lock);
+	pthread_mutex_unlock(&s->frame_lock);
 	/* Marking after unlocking keeps the lock order (frame before
 	 * updateMutex) for the clients' threads. */
 	for (i = 0; i < n; i++) {
@@ -743,7 +772,7 @@ bool vg_server_wait_caught_up(vg_server *s, int timeout_ms)
 
 void vg_server_get_stats(vg_server *s, vg_server_stats *st)
 {
-	g_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->stats_lock);
 	*st = s->stats;
-	g_mutex_unlock(&s->stats_lock);
+	pthread_mutex_unlock(&s->stats_lock);
 }

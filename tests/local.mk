@@ -12,6 +12,6 @@ TESTS += tests/test_firstlight.sh
 dist_noinst_SCRIPTS += tests/test_firstlight.sh tests/vg_e2e.sh
 TESTS += tests/test_fingerprint_e2e.sh
 dist_noinst_SCRIPTS += tests/test_fingerprint_e2e.sh
-EXTRA_DIST += tests/lsan.supp
+EXTRA_DIST += tests/lsan.supp tests/tsan.supp
 TESTS += tests/test_beliefs_e2e.sh
 dist_noinst_SCRIPTS += tests/test_beliefs_e2e.sh
