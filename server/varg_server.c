@@ -141,6 +141,7 @@ int main(int argc, char **argv)
 	vg_tracesource *src = NULL;
 	vg_server *srv = NULL;
 	vg_server_stats st;
+	bool trace_failed = false;
 	int err, status = 1;
 
 	vg_log_set_prefix("varg-server");
@@ -183,8 +184,9 @@ int main(int argc, char **argv)
 	play.wait_clients = o.wait_clients;
 	play.progress = o.verbose;
 	if ((err = vg_tracesource_play(src, srv, &play, &stop_requested))) {
-		vg_error("%s: %s", o.trace, vg_tracesource_error_text(src));
-		vg_warn("serving the last good frame");
+		vg_error("%s: %s; serving the last good frame", o.trace,
+			 vg_tracesource_error_text(src));
+		trace_failed = true;
 	} else if (!stop_requested) {
 		vg_info("trace played: %" G_GUINT64_FORMAT " frames; serving the last one",
 			vg_tracesource_frames(src));
@@ -201,7 +203,7 @@ int main(int argc, char **argv)
 		G_GUINT64_FORMAT " viewers started warm",
 		st.clients_total, st.varg_clients, st.varg_updates, st.varg_bytes,
 		st.fingerprints, st.literals, st.repairs, st.warm_viewers);
-	status = 0;
+	status = trace_failed ? 1 : 0;
 out:
 	vg_server_free(srv);
 	vg_tracesource_free(src);
