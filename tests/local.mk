@@ -17,3 +17,5 @@ TESTS += tests/test_beliefs_e2e.sh
 dist_noinst_SCRIPTS += tests/test_beliefs_e2e.sh
 TESTS += tests/test_bad_input.sh
 dist_noinst_SCRIPTS += tests/test_bad_input.sh
+TESTS += tests/test_stress.sh
+dist_noinst_SCRIPTS += tests/test_stress.sh
