@@ -7,6 +7,19 @@
 #include "common/vg_error.h"
 #include "common/vg_imgfile.h"
 
+/* libpng's default handlers print to stderr; errors reach the caller as
+ * codes instead, so a tool says one line about a bad file. */
+static void png_error_quiet(png_structp png, png_const_charp msg)
+{
+	(void)msg;
+	png_longjmp(png, 1);
+}
+
+static void png_warning_quiet(png_structp png, png_const_charp msg)
+{
+	(void)png, (void)msg;
+}
+
 /* libpng reports errors by longjmp; this carries no state across it but
  * what is declared volatile in the callers. */
 static int read_png(FILE *f, vg_pixbuf **out)
@@ -17,7 +30,7 @@ static int read_png(FILE *f, vg_pixbuf **out)
 	png_uint_32 w, h, y, x;
 	int depth, ctype, pass, passes;
 
-	png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, png_error_quiet, png_warning_quiet);
 	if (!png)
 		return VG_EIO;
 	info = png_create_info_struct(png);
@@ -156,7 +169,7 @@ static int write_png(FILE *f, const vg_pixbuf *pb)
 	uint8_t *volatile row = NULL;
 	int32_t x, y;
 
-	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, png_error_quiet, png_warning_quiet);
 	if (!png)
 		return VG_EIO;
 	info = png_create_info_struct(png);

@@ -144,6 +144,7 @@ int main(int argc, char **argv)
 	vg_server *srv = NULL;
 	FILE *frame_log = NULL;
 	vg_server_stats st;
+	bool trace_failed = false;
 	int err, status = 1;
 
 	vg_log_set_prefix("varg-server");
@@ -191,8 +192,9 @@ int main(int argc, char **argv)
 	play.progress = o.verbose;
 	play.frame_log = frame_log;
 	if ((err = vg_tracesource_play(src, srv, &play, &stop_requested))) {
-		vg_error("%s: %s", o.trace, vg_tracesource_error_text(src));
-		vg_warn("serving the last good frame");
+		vg_error("%s: %s; serving the last good frame", o.trace,
+			 vg_tracesource_error_text(src));
+		trace_failed = true;
 	}
 	if (frame_log && (fflush(frame_log) != 0 || ferror(frame_log)))
 		vg_error("%s: write failed", o.frame_log);
@@ -212,7 +214,7 @@ int main(int argc, char **argv)
 		G_GUINT64_FORMAT " viewers started warm",
 		st.clients_total, st.varg_clients, st.varg_updates, st.varg_bytes,
 		st.fingerprints, st.literals, st.repairs, st.warm_viewers);
-	status = 0;
+	status = trace_failed ? 1 : 0;
 out:
 	if (frame_log && fclose(frame_log) != 0) {
 		vg_error("%s: write failed", o.frame_log);

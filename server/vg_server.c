@@ -20,13 +20,17 @@
  * and the source writes a frame only under the write lock, so no stock
  * update mixes two frames.
  * Lock order: sendMutex -> frame_lock -> updateMutex.
+ * The locks are pthread locks, not GLib's: GLib's futex-based locks are
+ * invisible to ThreadSanitizer, which then reports every guarded access.
  */
 #include <arpa/inet.h>
 #include <assert.h>
 #include <glib.h>
 #include <rfb/rfb.h>
+#include <pthread.h>
 #include <rfb/rfbregion.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/vg_error.h"
@@ -45,12 +49,14 @@ struct vg_server {
 	vg_server_config cfg;
 	rfbScreenInfoPtr screen;
 	vg_pixbuf *frame;         /* shared with LibVNCServer as frameBuffer */
-	GRWLock frame_lock;       /* written by the source; read by every send */
+	pthread_rwlock_t frame_lock;       /* written by the source; read by every send */
 	uint8_t server_id[16];
 	vg_beliefstore *beliefs;  /* NULL: beliefs die with the connection */
 	int send_delay_ms;        /* testing aid: widens the request race */
 	bool race_fix;            /* testing aid: off only to show the race */
-	GMutex stats_lock;
+	pthread_mutex_t stats_lock; /* stats and live_conns */
+	pthread_cond_t conns_gone;
+	unsigned live_conns;      /* vg_conn not yet freed; waited for at shutdown */
 	vg_server_stats stats;
 };
 
@@ -59,7 +65,7 @@ typedef struct {
 	vg_server *server;
 	bool varg;                /* the client listed VG_ENCODING */
 	bool hello_sent;
-	GMutex lock;              /* sender: output thread vs input thread */
+	pthread_mutex_t lock;              /* sender: output thread vs input thread */
 	vg_sender *sender;
 	vg_pixbuf *snapshot;      /* private copy of the pixels being sent */
 	vg_writer out;
@@ -122,9 +128,9 @@ static void save_beliefs(vg_conn *c, const char *host)
 	if (!c->persist || !s->beliefs)
 		return;
 	vg_writer_init(&w);
-	g_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->lock);
 	vg_sender_save_beliefs(c->sender, vg_beliefstore_max_file_bytes(s->beliefs), &w);
-	g_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->lock);
 	if ((err = vg_beliefstore_write(s->beliefs, c->cache_id, w.data, w.len)))
 		vg_warn("client %s: cannot save beliefs in %s: %s", host,
 			vg_beliefstore_dir(s->beliefs), vg_strerror(err));
@@ -162,9 +168,9 @@ static void load_beliefs(vg_conn *c, const char *host)
 		vg_sender_get_stats(c->sender, &st);
 		vg_info("client %s: %" G_GUINT64_FORMAT " beliefs from earlier sessions", host,
 			st.beliefs_loaded);
-		g_mutex_lock(&s->stats_lock);
+		pthread_mutex_lock(&s->stats_lock);
 		s->stats.warm_viewers++;
-		g_mutex_unlock(&s->stats_lock);
+		pthread_mutex_unlock(&s->stats_lock);
 	}
 }
 
@@ -184,8 +190,11 @@ static void log_session(vg_conn *c, const char *host)
 
 static void conn_free(vg_conn *c)
 {
+	vg_server *s;
+
 	if (!c)
 		return;
+	s = c->server;
 	if (c->wanted)
 		sraRgnDestroy(c->wanted);
 	vg_sender_free(c->sender);
@@ -197,8 +206,14 @@ static void conn_free(vg_conn *c)
 	vg_differ_free(c->differ);
 	vg_motion_free(c->motion);
 	vg_segmenter_free(c->segmenter);
-	g_mutex_clear(&c->lock);
+	pthread_mutex_destroy(&c->lock);
 	g_free(c);
+	/* Client threads that ended earlier are never joined by LibVNCServer:
+	 * this count is what orders their last use of s before its free. */
+	pthread_mutex_lock(&s->stats_lock);
+	s->live_conns--;
+	pthread_cond_broadcast(&s->conns_gone);
+	pthread_mutex_unlock(&s->stats_lock);
 }
 
 static void client_gone(rfbClientPtr cl)
@@ -255,7 +270,10 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	vg_conn *c = g_new0(vg_conn, 1);
 
 	c->server = s;
-	g_mutex_init(&c->lock);
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_lock(&s->stats_lock);
+	s->live_conns++;
+	pthread_mutex_unlock(&s->stats_lock);
 	vg_writer_init(&c->out);
 	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->todo = g_array_new(FALSE, FALSE, sizeof(vg_rect));
@@ -264,9 +282,9 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	cl->clientData = c;
 	cl->clientGoneHook = client_gone;
 	cl->clientFramebufferUpdateRequestHook = request_hook;
-	g_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->stats_lock);
 	s->stats.clients_total++;
-	g_mutex_unlock(&s->stats_lock);
+	pthread_mutex_unlock(&s->stats_lock);
 	return RFB_CLIENT_ACCEPT;
 }
 
@@ -289,7 +307,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	cfg.group_size = s->cfg.group_size;
 	cfg.no_persist = s->cfg.no_persist;
 	memcpy(cfg.server_id, s->server_id, sizeof cfg.server_id);
-	g_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->lock);
 	vg_segparams_init(&params, VG_SEGMETHOD_VARG);
 	if (vg_sender_new(&cfg, &c->sender) == 0 &&
 	    vg_segmenter_new(&params, &c->segmenter) == 0 &&
@@ -298,12 +316,12 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 		c->snapshot = vg_pixbuf_new(s->frame->width, s->frame->height);
 		c->varg = true;
 	}
-	g_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->lock);
 	if (!c->varg)
 		return FALSE;
-	g_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->stats_lock);
 	s->stats.varg_clients++;
-	g_mutex_unlock(&s->stats_lock);
+	pthread_mutex_unlock(&s->stats_lock);
 	return TRUE;
 }
 
@@ -327,9 +345,9 @@ static void ask_again(rfbClientPtr cl, const vg_region *repair)
 	TSIGNAL(cl->updateCond);
 	UNLOCK(cl->updateMutex);
 	sraRgnDestroy(rgn);
-	g_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->stats_lock);
 	s->stats.repairs += n;
-	g_mutex_unlock(&s->stats_lock);
+	pthread_mutex_unlock(&s->stats_lock);
 }
 
 /* The VIEWER HELLO arrived: hands the requests that waited for it back to
@@ -404,7 +422,7 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 		return TRUE;
 	}
 	repair = vg_region_new();
-	g_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->lock);
 	had_hello = vg_sender_has_viewer_hello(c->sender);
 	err = vg_sender_handle(c->sender, body, len, c->server->frame->width,
 			       c->server->frame->height, repair);
@@ -414,7 +432,7 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 		now_ready = true;
 	}
 	ping = !err && vg_sender_take_ping(c->sender, &token);
-	g_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->lock);
 	if (now_ready)
 		unpark(cl, c);
 	g_free(body);
@@ -555,9 +573,9 @@ static bool hello_first(rfbClientPtr cl, vg_conn *c)
 	bool requested, write_hello = false;
 	size_t len_at;
 
-	g_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->lock);
 	if (vg_sender_has_viewer_hello(c->sender)) {
-		g_mutex_unlock(&c->lock);
+		pthread_mutex_unlock(&c->lock);
 		return false;
 	}
 	/* Take the request, so LibVNCServer does not answer it in its own
@@ -584,7 +602,7 @@ static bool hello_first(rfbClientPtr cl, vg_conn *c)
 		c->hello_sent = true;
 		write_hello = true;
 	}
-	g_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->lock);
 	if (write_hello && rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0)
 		rfbCloseClient(cl);
 	return true;
@@ -609,7 +627,7 @@ static void display_hook(rfbClientPtr cl)
 	if (!c->varg || !format_is_native(&cl->format)) {
 		/* LibVNCServer's encoders read the shared frame until the
 		 * finished hook: no frame may be copied in meanwhile. */
-		g_rw_lock_reader_lock(&s->frame_lock);
+		pthread_rwlock_rdlock(&s->frame_lock);
 		c->reading = true;
 		return;
 	}
@@ -620,19 +638,19 @@ static void display_hook(rfbClientPtr cl)
 		return;
 	if (hello_first(cl, c))
 		return;
-	g_rw_lock_reader_lock(&s->frame_lock);
+	pthread_rwlock_rdlock(&s->frame_lock);
 	due = take_due_region(cl, c);
 	if (!due) {
-		g_rw_lock_reader_unlock(&s->frame_lock);
+		pthread_rwlock_unlock(&s->frame_lock);
 		return;
 	}
 	snapshot_region(c, due);
-	g_rw_lock_reader_unlock(&s->frame_lock);
+	pthread_rwlock_unlock(&s->frame_lock);
 	sraRgnDestroy(due);
 
-	g_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->lock);
 	if ((err = segment_due(c, &segs, &n_segs))) {
-		g_mutex_unlock(&c->lock);
+		pthread_mutex_unlock(&c->lock);
 		vg_error("client %s: cannot segment update: %s", cl->host, vg_strerror(err));
 		rfbCloseClient(cl);
 		return;
@@ -659,7 +677,7 @@ static void display_hook(rfbClientPtr cl)
 			vg_region_subtract(c->repair, g_array_index(c->rects, vg_rect, i));
 	}
 	vg_sender_get_stats(c->sender, &after);
-	g_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->lock);
 	if (err) {
 		vg_error("client %s: cannot encode update: %s", cl->host, vg_strerror(err));
 		rfbCloseClient(cl);
@@ -669,12 +687,12 @@ static void display_hook(rfbClientPtr cl)
 		rfbCloseClient(cl);
 		return;
 	}
-	g_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->stats_lock);
 	s->stats.varg_updates++;
 	s->stats.varg_bytes += c->out.len;
 	s->stats.fingerprints += after.fingerprint_segments - before.fingerprint_segments;
 	s->stats.literals += after.literal_segments - before.literal_segments;
-	g_mutex_unlock(&s->stats_lock);
+	pthread_mutex_unlock(&s->stats_lock);
 	/* Also while connected: a server that dies keeps most of what it knew. */
 	if (c->persist && vg_time_ns() - c->saved_ns > (uint64_t)s->cfg.beliefs_save_s * 1000000000u)
 		save_beliefs(c, cl->host);
@@ -697,7 +715,7 @@ static void display_finished_hook(rfbClientPtr cl, int result)
 		return;
 	if (c->reading) {
 		c->reading = false;
-		g_rw_lock_reader_unlock(&c->server->frame_lock);
+		pthread_rwlock_unlock(&c->server->frame_lock);
 	}
 	if (!c->varg || !c->server->race_fix || !format_is_native(&cl->format))
 		return;
@@ -810,8 +828,9 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		s->send_delay_ms = atoi(env);
 	if ((env = g_getenv("VARG_TEST_NO_RACE_FIX")) && *env == '1')
 		s->race_fix = false;
-	g_rw_lock_init(&s->frame_lock);
-	g_mutex_init(&s->stats_lock);
+	pthread_rwlock_init(&s->frame_lock, NULL);
+	pthread_mutex_init(&s->stats_lock, NULL);
+	pthread_cond_init(&s->conns_gone, NULL);
 	s->frame = vg_pixbuf_new(width, height);
 
 	/* With port 0, another process may take the free port we found
@@ -853,16 +872,28 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 
 void vg_server_free(vg_server *s)
 {
+	struct timespec until;
+
 	if (!s)
 		return;
 	if (s->screen) {
 		rfbShutdownServer(s->screen, TRUE);
 		rfbScreenCleanup(s->screen);
 	}
+	/* Connected clients were joined above; a client whose connection
+	 * ended just before may still be saving its beliefs. */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;     /* bounded: never hang an exit on it */
+	pthread_mutex_lock(&s->stats_lock);
+	while (s->live_conns > 0 &&
+	       pthread_cond_timedwait(&s->conns_gone, &s->stats_lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&s->stats_lock);
 	vg_beliefstore_free(s->beliefs);
 	vg_pixbuf_free(s->frame);
-	g_rw_lock_clear(&s->frame_lock);
-	g_mutex_clear(&s->stats_lock);
+	pthread_rwlock_destroy(&s->frame_lock);
+	pthread_mutex_destroy(&s->stats_lock);
+	pthread_cond_destroy(&s->conns_gone);
 	g_free(s);
 }
 
@@ -873,7 +904,7 @@ int vg_server_port(const vg_server *s)
 
 vg_pixbuf *vg_server_frame_lock(vg_server *s)
 {
-	g_rw_lock_writer_lock(&s->frame_lock);
+	pthread_rwlock_wrlock(&s->frame_lock);
 	return s->frame;
 }
 
@@ -893,7 +924,7 @@ void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n)
 	/* Marked before readers come back (lock order: frame, then
 	 * updateMutex), so no send finds new pixels outside its region. */
 	vg_server_frame_mark(s, changed, n);
-	g_rw_lock_writer_unlock(&s->frame_lock);
+	pthread_rwlock_unlock(&s->frame_lock);
 }
 
 int vg_server_client_count(vg_server *s)
@@ -940,7 +971,7 @@ bool vg_server_wait_caught_up(vg_server *s, int timeout_ms)
 
 void vg_server_get_stats(vg_server *s, vg_server_stats *st)
 {
-	g_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->stats_lock);
 	*st = s->stats;
-	g_mutex_unlock(&s->stats_lock);
+	pthread_mutex_unlock(&s->stats_lock);
 }

@@ -12,7 +12,7 @@ TESTS += tests/test_firstlight.sh
 dist_noinst_SCRIPTS += tests/test_firstlight.sh tests/vg_e2e.sh
 TESTS += tests/test_fingerprint_e2e.sh
 dist_noinst_SCRIPTS += tests/test_fingerprint_e2e.sh
-EXTRA_DIST += tests/lsan.supp
+EXTRA_DIST += tests/lsan.supp tests/tsan.supp tests/valgrind.supp
 TESTS += tests/test_beliefs_e2e.sh
 dist_noinst_SCRIPTS += tests/test_beliefs_e2e.sh
 
@@ -49,3 +49,7 @@ tests_vg_xcursor_CFLAGS = $(AM_CFLAGS) $(XDAMAGE_CFLAGS) $(X11_CFLAGS)
 tests_vg_xcursor_LDADD = $(XDAMAGE_LIBS) $(X11_LIBS)
 TESTS += tests/test_viewer_window.sh
 dist_noinst_SCRIPTS += tests/test_viewer_window.sh
+TESTS += tests/test_bad_input.sh
+dist_noinst_SCRIPTS += tests/test_bad_input.sh
+TESTS += tests/test_stress.sh
+dist_noinst_SCRIPTS += tests/test_stress.sh

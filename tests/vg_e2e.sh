@@ -7,6 +7,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/varg-e2e.XXXXXX")
 XDG_STATE_HOME=$work/state
 export XDG_STATE_HOME
 pids=""
+# VG_WRAP: a command put before every varg-server and varg-viewer (e.g.
+# valgrind, see scripts/valgrind-e2e); empty normally.
+VG_WRAP=${VG_WRAP:-}
 
 e2e_cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
@@ -18,11 +21,11 @@ trap e2e_cleanup EXIT INT TERM
 # start_server NAME ARGS...: starts varg-server on a free port; sets PORT.
 start_server() {
 	name=$1; shift
-	"$B/server/varg-server" --port 0 "$@" >"$work/$name.out" 2>"$work/$name.err" &
+	$VG_WRAP "$B/server/varg-server" --port 0 "$@" >"$work/$name.out" 2>"$work/$name.err" &
 	pids="$pids $!"
 	SERVER_PID=$!
 	PORT=""
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 "${START_TRIES:-100}"); do
 		PORT=$(sed -n 's/^varg-server: listening on [0-9.]*:\([0-9]*\) .*/\1/p' "$work/$name.out")
 		[ -n "$PORT" ] && return 0
 		kill -0 "$SERVER_PID" 2>/dev/null || break
@@ -43,7 +46,7 @@ stop_server() {
 viewer() {
 	name=$1; shift
 	cache=${CACHE-$work/cache-$name}
-	timeout 300 "$B/viewer/varg-viewer" --headless --exit-when-idle "${IDLE:-6}" \
+	timeout "${VIEWER_TIMEOUT:-300}" $VG_WRAP "$B/viewer/varg-viewer" --headless --exit-when-idle "${IDLE:-6}" \
 		--snapshot "$work/$name.png" --stats-json "$work/$name.json" \
 		${cache:+--cache-dir "$cache"} "$@" \
 		"localhost::$PORT" >"$work/$name.log" 2>&1 &

@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 
 	vg_log_set_prefix("varg-trace");
 	if (argc < 2) {
-		usage(stderr);
+		vg_error("no command given: import, info, export or ratio (try --help)");
 		return VG__EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

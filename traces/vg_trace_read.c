@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "common/vg_error.h"
@@ -217,6 +218,7 @@ static int finish_open(vg_trace_reader *r, vg_trace_reader **out)
 int vg_trace_reader_open(const char *path, vg_trace_reader **out)
 {
 	vg_trace_reader *r;
+	struct stat st;
 
 	*out = NULL;
 	r = reader_new();
@@ -225,6 +227,11 @@ int vg_trace_reader_open(const char *path, vg_trace_reader **out)
 		int err = errno == ENOENT ? VG_ENOENT : VG_EIO;
 		vg_trace_reader_free(r);
 		return err;
+	}
+	/* fopen accepts a directory; reading it would fail as an I/O error. */
+	if (fstat(fileno(r->f), &st) == 0 && !S_ISREG(st.st_mode)) {
+		vg_trace_reader_free(r);
+		return VG_EFORMAT;
 	}
 	return finish_open(r, out);
 }

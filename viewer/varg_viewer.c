@@ -276,6 +276,8 @@ static int run_headless(const options *o, vg_connection_config *cfg)
 	last_msg = vg_time_ns();
 	while (!stop_requested) {
 		n = vg_connection_poll(conn, 100);
+		if (n < 0 && stop_requested)
+			break;  /* the signal interrupted the wait */
 		if (n < 0) {
 			vg_error("%s", vg_connection_error_text(conn));
 			goto out;
