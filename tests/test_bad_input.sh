@@ -83,7 +83,7 @@ bad 1 "cannot listen on 127.0.0.1 port $PORT" $SRV --trace "$TRACE" --port "$POR
 # varg-viewer: options and addresses (nothing listens on port 1).
 bad 2 'no server given' $VWR
 bad 2 "Unknown option --bogus" $VWR --bogus localhost:1
-bad 2 'use --headless' $B/viewer/varg-viewer localhost:1
+bad 1 'use --headless' env -u DISPLAY -u WAYLAND_DISPLAY $B/viewer/varg-viewer localhost:1
 bad 2 "unexpected argument 'extra'" $VWR localhost:1 extra
 bad 2 "'foo:bar' is not a server address" $VWR foo:bar
 bad 2 "'localhost::99999' is not a server address" $VWR localhost::99999
@@ -146,7 +146,7 @@ bad 2 "--format must be png or ppm, not 'gif'" $VT export --frames "$work/x" --f
 bad 1 'frame.png: Not a directory' $VT export --frames "$d/frame.png" "$TRACE"
 bad 1 'cut.vtr: record [0-9]+ at offset [0-9]+: truncated' $VT export --frames "$work/x" "$d/cut.vtr"
 bad 1 'flipped.vtr: record [0-9]+ at offset [0-9]+: checksum mismatch' $VT export --frames "$work/x" "$d/flipped.vtr"
-bad 2 '--frames DIR is required' $VT import -o "$work/x.vtr"
+bad 2 'give one of --frames DIR and --fbs FILE' $VT import -o "$work/x.vtr"
 bad 2 '-o OUT.vtr is required' $VT import --frames "$d/frames"
 bad 2 '--level must be 0..9' $VT import --frames "$d/frames" -o "$work/x.vtr" --level 12
 bad 1 'nodir' $VT import --frames "$d/nodir" -o "$work/x.vtr"

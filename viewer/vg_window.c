@@ -38,13 +38,30 @@ struct vg_window {
 	double rate_bps;
 };
 
+static bool is_invisible_driver(const char *name)
+{
+	return !name || strcmp(name, "offscreen") == 0 || strcmp(name, "dummy") == 0 ||
+	       strcmp(name, "evdev") == 0;
+}
+
 int vg_window_new(const vg_window_config *cfg, vg_window **out, char *why, size_t why_cap)
 {
 	vg_window *w;
 
+	if (!g_getenv("SDL_VIDEODRIVER") && !g_getenv("DISPLAY") && !g_getenv("WAYLAND_DISPLAY")) {
+		snprintf(why, why_cap, "no display to open a window on (DISPLAY is not set)");
+		return VG_ENOTSUP;
+	}
 	/* SDL turns SIGINT/SIGTERM into SDL_QUIT, which ends the loop. */
 	if (SDL_Init(SDL_INIT_VIDEO) != 0) {
 		snprintf(why, why_cap, "cannot open the display: %s", SDL_GetError());
+		return VG_ENOTSUP;
+	}
+	/* Without a display SDL falls back to drivers that show nothing;
+	 * a window nobody sees is a mistake unless asked for by name. */
+	if (!g_getenv("SDL_VIDEODRIVER") && is_invisible_driver(SDL_GetCurrentVideoDriver())) {
+		SDL_Quit();
+		snprintf(why, why_cap, "no display to open a window on (DISPLAY is not set)");
 		return VG_ENOTSUP;
 	}
 	w = g_new0(vg_window, 1);
