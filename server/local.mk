@@ -10,6 +10,10 @@ server_varg_server_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) $(X11_CFLAGS)
 server_varg_server_LDADD = server/libvgcapture.a traces/libvgtrace.a segment2d/libvgseg.a $(VG_FP_LIBS) $(VNCSERVER_LIBS) $(ZLIB_LIBS) $(X11_LIBS) $(XDAMAGE_LIBS) $(XI_LIBS) $(XTST_LIBS) $(VNCCLIENT_LIBS) -lpthread
 dist_man_MANS += doc/varg-server.1
 
+# varg-session: a virtual display shared with varg-server for one command.
+dist_bin_SCRIPTS = server/varg-session
+dist_man_MANS += doc/varg-session.1
+
 # The X capture (and, next to it, the VNC mirror): sources of frames that
 # varg-trace record uses now and the server's X and proxy sources will use.
 noinst_LIBRARIES += server/libvgcapture.a

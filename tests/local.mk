@@ -37,8 +37,8 @@ TESTS += tests/test_record.sh tests/test_record_vnc.sh
 noinst_PROGRAMS += tests/vg_vncinput
 tests_vg_vncinput_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
 tests_vg_vncinput_LDADD = $(VNCCLIENT_LIBS)
-TESTS += tests/test_desktop.sh tests/test_desktop_vnc.sh
-dist_noinst_SCRIPTS += tests/test_desktop.sh tests/test_desktop_vnc.sh
+TESTS += tests/test_desktop.sh tests/test_desktop_vnc.sh tests/test_session.sh
+dist_noinst_SCRIPTS += tests/test_desktop.sh tests/test_desktop_vnc.sh tests/test_session.sh
 dist_noinst_SCRIPTS += tests/test_record.sh tests/test_record_vnc.sh tests/vg_xvfb.sh
 
 # FBS import: an rfbproxy-style recorder between a real viewer and a real
