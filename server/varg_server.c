@@ -221,7 +221,7 @@ static void print_stats_line(vg_server *srv)
 		st.clients_now, st.clients_total, st.varg_clients, st.updates_sent, st.bytes_sent);
 }
 
-/* The counts at exit, as one JSON object (doc/json.md). */
+/* The counts at exit, as one JSON object (keys in varg-server(1)). */
 static int write_stats_json(const char *path, vg_server *srv, uint64_t frames)
 {
 	vg_server_stats st;
