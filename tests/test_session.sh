@@ -21,8 +21,9 @@ fi
 
 # The command draws, then waits for the viewer's snapshot and reads the
 # screen itself before it ends.
-"$session" --geometry 480x320 -- sh -c "'$B/tests/vg_xprobe' draw 5 40 >/dev/null & sleep 1; \
-	while [ ! -f '$work/seen' ]; do sleep 0.1; done; xwd -root -silent | xwdtopnm >'$work/screen.ppm' 2>/dev/null; sleep 0.3" \
+"$session" --geometry 480x320 -- sh -c "'$B/tests/vg_xprobe' draw 5 40 >/dev/null & p=\$!; sleep 1; \
+	while [ ! -f '$work/seen' ]; do sleep 0.1; done; xwd -root -silent | xwdtopnm >'$work/screen.ppm' 2>/dev/null; \
+	kill \$p; sleep 0.3" \
 	>"$work/session.out" 2>"$work/session.err" &
 sess=$!
 PORT=""
