@@ -321,8 +321,10 @@ int main(int argc, char **argv)
 	int err, status = 1;
 
 	vg_log_set_prefix("varg-server");
-	if (parse_options(argc, argv, &o))
-		return 2;
+	if (parse_options(argc, argv, &o)) {
+		status = 2;
+		goto out;
+	}
 	vg_log_set_level(o.quiet ? VG_LOG_ERROR : o.verbose ? VG_LOG_DEBUG : VG_LOG_INFO);
 	if (o.stats_interval < 0)
 		o.stats_interval = o.verbose ? 10 : 0;

@@ -43,7 +43,7 @@ wait "$sess"
 tap_check "varg-session ends with the command's status" test $? -eq 0
 tap_check "the viewer got the command's screen" same_image "$work/v.png" "$work/screen.ppm"
 tap_check "Xvfb and varg-server are gone" \
-	sh -c "[ -n '$dpy' ] && [ ! -e /tmp/.X$dpy-lock ] && ! ss -ltn | grep -q ':$PORT '"
+	sh -c "[ -n '$dpy' ] && [ ! -e /tmp/.X$dpy-lock ] && ! ps -eo args | grep -q '^[^ ]*varg-server --display :$dpy '"
 
 # SIGTERM while the command runs (Ctrl-C takes the same path; a shell
 # starts background jobs with SIGINT ignored, so a test cannot send it).

@@ -150,11 +150,15 @@ int main(int argc, char **argv)
 		return 3;
 	for (i++; i < argc;)
 		if (step(cl, argv, &i, argc)) {
+			free(cl->frameBuffer);
 			rfbClientCleanup(cl);
+			free(cut_text);
 			return 1;
 		}
 	/* Let the server take the last events before the connection ends. */
 	pump(cl, 200);
+	/* LibVNCClient leaves its framebuffer to the caller. */
+	free(cl->frameBuffer);
 	rfbClientCleanup(cl);
 	free(cut_text);
 	return 0;
