@@ -1,5 +1,7 @@
 /* varg-server: shares a framebuffer with Varg viewers and any VNC client. */
+#include <arpa/inet.h>
 #include <glib.h>
+#include <rfb/rfb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,8 @@
 #include "common/vg_log.h"
 #include "server/vg_server.h"
 #include "server/vg_tracesource.h"
+#include "server/vg_vncsource.h"
+#include "server/vg_xsource.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -33,6 +37,18 @@ static void install_signals(void)
 
 typedef struct {
 	char *trace;
+	char *display;
+	char *vnc;
+	char *vnc_password_file;
+	char *password_file;
+	char *view_password_file;
+	gboolean view_only;
+	int fps;
+	gboolean no_damage;
+	gboolean no_shm;
+	gboolean no_clipboard;
+	char *stats_json;
+	int stats_interval;
 	double speed;
 	gboolean loop;
 	int port;
@@ -55,7 +71,19 @@ typedef struct {
 static int parse_options(int argc, char **argv, options *o)
 {
 	GOptionEntry entries[] = {
+		{ "display", 'd', 0, G_OPTION_ARG_STRING, &o->display, "Share the X display :N (its screen, input, cursor, clipboard)", ":N" },
+		{ "vnc", 0, 0, G_OPTION_ARG_STRING, &o->vnc, "Share what the VNC server at HOST:PORT shows (proxy)", "HOST:PORT" },
 		{ "trace", 't', 0, G_OPTION_ARG_FILENAME, &o->trace, "Play a recorded session (.vtr)", "FILE" },
+		{ "password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->password_file, "Ask clients for the VNC password in FILE (vncpasswd format)", "FILE" },
+		{ "viewonly-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->view_password_file, "A second password, in FILE, for view-only access", "FILE" },
+		{ "view-only", 0, 0, G_OPTION_ARG_NONE, &o->view_only, "Ignore every client's input and clipboard", NULL },
+		{ "vnc-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->vnc_password_file, "With --vnc: the upstream server's password (vncpasswd format)", "FILE" },
+		{ "fps", 0, 0, G_OPTION_ARG_INT, &o->fps, "With --display: most screen reads a second (default 30)", "N" },
+		{ "no-damage", 0, 0, G_OPTION_ARG_NONE, &o->no_damage, "With --display: poll the whole screen instead of using XDamage", NULL },
+		{ "no-shm", 0, 0, G_OPTION_ARG_NONE, &o->no_shm, "With --display: read the screen without MIT-SHM", NULL },
+		{ "no-clipboard", 0, 0, G_OPTION_ARG_NONE, &o->no_clipboard, "Do not pass the clipboard either way", NULL },
+		{ "stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json, "Write the server's counts to FILE at exit", "FILE" },
+		{ "stats-interval", 0, 0, G_OPTION_ARG_INT, &o->stats_interval, "Print a status line on stderr every S seconds (default with -v: 10)", "S" },
 		{ "speed", 's', 0, G_OPTION_ARG_DOUBLE, &o->speed, "Playback speed; 0 = as fast as the viewers take it (default 1)", "X" },
 		{ "loop", 0, 0, G_OPTION_ARG_NONE, &o->loop, "Start the trace again at its end", NULL },
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port (default 5900; 0 = first free from 5900)", "N" },
@@ -75,12 +103,14 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Log errors only", NULL },
 		{ NULL }
 	};
-	g_autoptr(GOptionContext) ctx = g_option_context_new("--trace FILE");
+	g_autoptr(GOptionContext) ctx = g_option_context_new("--display :N | --vnc HOST:PORT | --trace FILE");
 	g_autoptr(GError) error = NULL;
 
 	g_option_context_set_summary(ctx,
-		"Shares a framebuffer over RFB (VNC). Varg viewers get Varg updates;\n"
-		"every other VNC client gets LibVNCServer's standard encodings.");
+		"Shares an X display, another VNC server's screen or a recorded trace over\n"
+		"RFB (VNC). Varg viewers get Varg updates; every other VNC client gets\n"
+		"LibVNCServer's standard encodings. Listens on 127.0.0.1 unless --listen\n"
+		"says otherwise; RFB is not encrypted: reach it through ssh -L.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
 		vg_error("%s (try --help)", error->message);
@@ -90,8 +120,29 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("unexpected argument '%s' (try --help)", argv[1]);
 		return VG_EINVAL;
 	}
-	if (!o->trace) {
-		vg_error("no source given: use --trace FILE.vtr (try --help)");
+	if (!o->trace && !o->display && !o->vnc) {
+		vg_error("no source given: share an X display with --display :N, a VNC server with "
+			 "--vnc HOST:PORT, or play a recording with --trace FILE.vtr (try --help)");
+		return VG_EINVAL;
+	}
+	if (!!o->trace + !!o->display + !!o->vnc > 1) {
+		vg_error("give one source: --display, --vnc or --trace");
+		return VG_EINVAL;
+	}
+	if (o->fps < 1 || o->fps > 240) {
+		vg_error("--fps must be between 1 and 240");
+		return VG_EINVAL;
+	}
+	if (o->stats_interval < -1) {
+		vg_error("--stats-interval must not be negative");
+		return VG_EINVAL;
+	}
+	if (o->view_password_file && !o->password_file) {
+		vg_error("--viewonly-password-file needs --password-file too");
+		return VG_EINVAL;
+	}
+	if (o->vnc_password_file && !o->vnc) {
+		vg_error("--vnc-password-file goes with --vnc");
 		return VG_EINVAL;
 	}
 	if (o->speed < 0) {
@@ -133,35 +184,194 @@ static int parse_options(int argc, char **argv, options *o)
 	return VG_OK;
 }
 
+/* A VNC password from a file written by vncpasswd (TigerVNC) or
+ * x11vnc -storepasswd: its first 8 bytes, DES-obscured. NULL (logged)
+ * when it cannot be read. Free with free(). */
+static char *read_password(const char *path, const char *option)
+{
+	char *pw;
+
+	if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+		vg_error("%s: cannot read '%s'", option, path);
+		return NULL;
+	}
+	pw = rfbDecryptPasswdFromFile((char *)path);
+	if (!pw || !*pw) {
+		vg_error("%s: '%s' holds no VNC password (make one with vncpasswd FILE)", option, path);
+		free(pw);
+		return NULL;
+	}
+	return pw;
+}
+
+static bool is_loopback(const char *addr)
+{
+	struct in_addr a;
+
+	return inet_pton(AF_INET, addr, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
+
+static void print_stats_line(vg_server *srv)
+{
+	vg_server_stats st;
+
+	vg_server_get_stats(srv, &st);
+	vg_info("status: %" G_GUINT64_FORMAT " clients (%" G_GUINT64_FORMAT " so far, %" G_GUINT64_FORMAT
+		" Varg), %" G_GUINT64_FORMAT " updates, %" G_GUINT64_FORMAT " bytes sent",
+		st.clients_now, st.clients_total, st.varg_clients, st.updates_sent, st.bytes_sent);
+}
+
+/* The counts at exit, as one JSON object (keys in varg-server(1)). */
+static int write_stats_json(const char *path, vg_server *srv, uint64_t frames)
+{
+	vg_server_stats st;
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return VG_EIO;
+	vg_server_get_stats(srv, &st);
+	fprintf(f,
+		"{\n  \"clients_total\": %" G_GUINT64_FORMAT ",\n  \"varg_clients\": %" G_GUINT64_FORMAT
+		",\n  \"frames\": %" G_GUINT64_FORMAT ",\n  \"updates_sent\": %" G_GUINT64_FORMAT
+		",\n  \"bytes_sent\": %" G_GUINT64_FORMAT ",\n  \"varg_updates\": %" G_GUINT64_FORMAT
+		",\n  \"varg_bytes\": %" G_GUINT64_FORMAT ",\n  \"fingerprints\": %" G_GUINT64_FORMAT
+		",\n  \"literals\": %" G_GUINT64_FORMAT ",\n  \"repairs\": %" G_GUINT64_FORMAT
+		",\n  \"resizes\": %" G_GUINT64_FORMAT "\n}\n",
+		st.clients_total, st.varg_clients, frames, st.updates_sent, st.bytes_sent, st.varg_updates,
+		st.varg_bytes, st.fingerprints, st.literals, st.repairs, st.resizes);
+	if (fclose(f) != 0)
+		return VG_EIO;
+	return VG_OK;
+}
+
+/* Prints the status line every interval seconds until *stop; a thread,
+ * so that every source gets it without its loop knowing. */
+typedef struct {
+	vg_server *srv;
+	int interval;
+	GMutex lock;
+	GCond cond;
+	bool done;
+} status_printer;
+
+static gpointer status_thread(gpointer data)
+{
+	status_printer *p = data;
+	gint64 next = g_get_monotonic_time() + (gint64)p->interval * G_TIME_SPAN_SECOND;
+
+	g_mutex_lock(&p->lock);
+	while (!p->done) {
+		if (!g_cond_wait_until(&p->cond, &p->lock, next)) {
+			print_stats_line(p->srv);
+			next += (gint64)p->interval * G_TIME_SPAN_SECOND;
+		}
+	}
+	g_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Plays the trace as before: then serves its last frame. */
+static int run_trace(vg_tracesource *src, vg_server *srv, const options *o, FILE *frame_log)
+{
+	vg_tracesource_options play;
+	int err;
+
+	vg_tracesource_options_init(&play);
+	play.speed = o->speed;
+	play.loop = o->loop;
+	play.pace_timeout_ms = o->pace_timeout_ms;
+	play.wait_clients = o->wait_clients;
+	play.progress = o->verbose;
+	play.frame_log = frame_log;
+	if ((err = vg_tracesource_play(src, srv, &play, &stop_requested)))
+		vg_error("%s: %s; serving the last good frame", o->trace,
+			 vg_tracesource_error_text(src));
+	if (frame_log && (fflush(frame_log) != 0 || ferror(frame_log)))
+		vg_error("%s: write failed", o->frame_log);
+	if (!err && !stop_requested) {
+		vg_info("trace played: %" G_GUINT64_FORMAT " frames; serving the last one",
+			vg_tracesource_frames(src));
+	}
+	while (!stop_requested) {
+		if (o->exit_at_end && vg_server_client_count(srv) == 0)
+			break;
+		g_usleep(50000);
+	}
+	/* A trace damaged part way was served up to its last good frame; the
+	 * exit status still says it failed. */
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	options o = { .speed = 1.0, .port = 5900, .zlib_level = 6, .fp_bits = 40,
 		      .group_size = 20, .pace_timeout_ms = 2000, .beliefs_viewers = 64,
-		      .beliefs_file_mb = 16 };
+		      .beliefs_file_mb = 16, .fps = 30, .stats_interval = -1 };
 	vg_server_config cfg;
-	vg_tracesource_options play;
 	vg_tracesource *src = NULL;
+	vg_xsource *xsrc = NULL;
+	vg_vncsource *vsrc = NULL;
 	vg_server *srv = NULL;
 	FILE *frame_log = NULL;
+	char *password = NULL, *view_password = NULL, *vnc_password = NULL;
+	status_printer printer = { 0 };
+	GThread *printer_thread = NULL;
 	vg_server_stats st;
-	bool trace_failed = false;
+	int32_t width, height;
+	uint64_t frames = 0;
 	int err, status = 1;
 
 	vg_log_set_prefix("varg-server");
-	if (parse_options(argc, argv, &o))
-		return 2;
-	vg_log_set_level(o.quiet ? VG_LOG_ERROR : o.verbose ? VG_LOG_DEBUG : VG_LOG_INFO);
-	install_signals();
-
-	if ((err = vg_tracesource_open(o.trace, &src))) {
-		vg_error("%s: %s", o.trace, vg_strerror(err));
+	if (parse_options(argc, argv, &o)) {
+		status = 2;
 		goto out;
 	}
+	vg_log_set_level(o.quiet ? VG_LOG_ERROR : o.verbose ? VG_LOG_DEBUG : VG_LOG_INFO);
+	if (o.stats_interval < 0)
+		o.stats_interval = o.verbose ? 10 : 0;
+	install_signals();
+
+	vg_server_config_init(&cfg);
+	if (o.password_file && !(password = read_password(o.password_file, "--password-file")))
+		goto out;
+	if (o.view_password_file &&
+	    !(view_password = read_password(o.view_password_file, "--viewonly-password-file")))
+		goto out;
+	if (o.vnc_password_file && !(vnc_password = read_password(o.vnc_password_file, "--vnc-password-file")))
+		goto out;
+	if (o.trace) {
+		if ((err = vg_tracesource_open(o.trace, &src))) {
+			vg_error("%s: %s", o.trace, vg_strerror(err));
+			goto out;
+		}
+		width = vg_tracesource_width(src);
+		height = vg_tracesource_height(src);
+	} else if (o.display) {
+		vg_xsource_options xo;
+
+		vg_xsource_options_init(&xo);
+		xo.fps = o.fps;
+		xo.use_damage = !o.no_damage;
+		xo.use_shm = !o.no_shm;
+		xo.clipboard = !o.no_clipboard;
+		if (vg_xsource_open(o.display, &xo, &xsrc))
+			goto out;
+		width = vg_xsource_width(xsrc);
+		height = vg_xsource_height(xsrc);
+		vg_xsource_input(xsrc, &cfg.input);
+	} else {
+		if (vg_vncsource_open(o.vnc, vnc_password, &vsrc))
+			goto out;
+		width = vg_vncsource_width(vsrc);
+		height = vg_vncsource_height(vsrc);
+		vg_vncsource_input(vsrc, &cfg.input);
+	}
+	if (o.no_clipboard)
+		cfg.input.cut_text = NULL;
 	if (o.frame_log && !(frame_log = fopen(o.frame_log, "w"))) {
 		vg_error("--frame-log: cannot create '%s'", o.frame_log);
 		goto out;
 	}
-	vg_server_config_init(&cfg);
 	cfg.port = o.port;
 	if (o.listen)
 		cfg.listen = o.listen;
@@ -173,39 +383,56 @@ int main(int argc, char **argv)
 	cfg.beliefs_viewers = (unsigned)o.beliefs_viewers;
 	cfg.beliefs_file_bytes = (size_t)o.beliefs_file_mb << 20;
 	cfg.verbose = o.verbose;
-	if ((err = vg_server_new(&cfg, vg_tracesource_width(src), vg_tracesource_height(src), &srv))) {
+	cfg.view_only = o.view_only;
+	cfg.password = password;
+	cfg.view_password = view_password;
+	if (!is_loopback(cfg.listen) && !password) {
+		vg_warn("WARNING: listening on %s with no password: anyone who can reach this "
+			"address can see%s this screen; use --password-file, or keep the default "
+			"127.0.0.1 and connect through ssh -L", cfg.listen, o.view_only ? "" : " and control");
+	}
+	if (password && strlen(password) >= 8)
+		vg_info("VNC authentication uses only the first 8 characters of the password");
+	if ((err = vg_server_new(&cfg, width, height, &srv))) {
 		if (err == VG_EINVAL)
 			vg_error("bad listen address '%s'", cfg.listen);
 		else
 			vg_error("cannot listen on %s port %d", cfg.listen, o.port);
 		goto out;
 	}
-	printf("varg-server: listening on %s:%d (%dx%d)\n", cfg.listen, vg_server_port(srv),
-	       vg_tracesource_width(src), vg_tracesource_height(src));
+	printf("varg-server: listening on %s:%d (%dx%d)\n", cfg.listen, vg_server_port(srv), width, height);
 	fflush(stdout);
+	if (o.stats_interval > 0) {
+		printer.srv = srv;
+		printer.interval = o.stats_interval;
+		g_mutex_init(&printer.lock);
+		g_cond_init(&printer.cond);
+		printer_thread = g_thread_new("status", status_thread, &printer);
+	}
 
-	vg_tracesource_options_init(&play);
-	play.speed = o.speed;
-	play.loop = o.loop;
-	play.pace_timeout_ms = o.pace_timeout_ms;
-	play.wait_clients = o.wait_clients;
-	play.progress = o.verbose;
-	play.frame_log = frame_log;
-	if ((err = vg_tracesource_play(src, srv, &play, &stop_requested))) {
-		vg_error("%s: %s; serving the last good frame", o.trace,
-			 vg_tracesource_error_text(src));
-		trace_failed = true;
+	status = 0;
+	if (src) {
+		if (run_trace(src, srv, &o, frame_log))
+			status = 1;
+		frames = vg_tracesource_frames(src);
+	} else if (xsrc) {
+		if ((err = vg_xsource_run(xsrc, srv, &stop_requested))) {
+			vg_error("%s: %s", o.display, vg_xsource_error_text(xsrc));
+			status = 1;
+		}
+		frames = vg_xsource_frames(xsrc);
+	} else if ((err = vg_vncsource_run(vsrc, srv, &stop_requested))) {
+		vg_error("%s", vg_vncsource_error_text(vsrc));
+		status = 1;
 	}
-	if (frame_log && (fflush(frame_log) != 0 || ferror(frame_log)))
-		vg_error("%s: write failed", o.frame_log);
-	if (!err && !stop_requested) {
-		vg_info("trace played: %" G_GUINT64_FORMAT " frames; serving the last one",
-			vg_tracesource_frames(src));
-	}
-	while (!stop_requested) {
-		if (o.exit_at_end && vg_server_client_count(srv) == 0)
-			break;
-		g_usleep(50000);
+	if (printer_thread) {
+		g_mutex_lock(&printer.lock);
+		printer.done = true;
+		g_cond_signal(&printer.cond);
+		g_mutex_unlock(&printer.lock);
+		g_thread_join(printer_thread);
+		g_mutex_clear(&printer.lock);
+		g_cond_clear(&printer.cond);
 	}
 	vg_server_get_stats(srv, &st);
 	vg_info("%" G_GUINT64_FORMAT " clients (%" G_GUINT64_FORMAT " Varg), %" G_GUINT64_FORMAT
@@ -214,7 +441,10 @@ int main(int argc, char **argv)
 		G_GUINT64_FORMAT " viewers started warm",
 		st.clients_total, st.varg_clients, st.varg_updates, st.varg_bytes,
 		st.fingerprints, st.literals, st.repairs, st.warm_viewers);
-	status = trace_failed ? 1 : 0;
+	if (o.stats_json && write_stats_json(o.stats_json, srv, frames)) {
+		vg_error("--stats-json: cannot write '%s'", o.stats_json);
+		status = 1;
+	}
 out:
 	if (frame_log && fclose(frame_log) != 0) {
 		vg_error("%s: write failed", o.frame_log);
@@ -222,7 +452,18 @@ out:
 	}
 	vg_server_free(srv);
 	vg_tracesource_free(src);
+	vg_xsource_free(xsrc);
+	vg_vncsource_free(vsrc);
+	free(password);
+	free(view_password);
+	free(vnc_password);
 	g_free(o.trace);
+	g_free(o.display);
+	g_free(o.vnc);
+	g_free(o.vnc_password_file);
+	g_free(o.password_file);
+	g_free(o.view_password_file);
+	g_free(o.stats_json);
 	g_free(o.listen);
 	g_free(o.beliefs_dir);
 	g_free(o.frame_log);

@@ -1,5 +1,6 @@
 /* A VNC server's screen mirrored through LibVNCClient. */
 #include <glib.h>
+#include <limits.h>
 #include <rfb/rfbclient.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,10 @@ struct vg_mirror {
 	bool dirty;            /* an update completed since the last grab */
 	bool grabbed;
 	bool resized;
+	char *password;        /* for VNC authentication, or NULL */
+	char *cut;             /* clipboard text the server sent, not yet taken */
+	size_t cut_len;
+	bool cut_new;
 	char error[128];
 };
 
@@ -53,12 +58,44 @@ static rfbBool alloc_framebuffer(rfbClient *client)
 	return client->frameBuffer != NULL;
 }
 
+/* Plain RFB cut text is Latin-1. */
+static void got_cut_text(rfbClient *client, const char *text, int len)
+{
+	vg_mirror *m = mirror_of(client);
+	gsize n = 0;
+	char *utf8;
+
+	if (!m || len < 0)
+		return;
+	utf8 = g_convert(text, len, "UTF-8", "ISO-8859-1", NULL, &n, NULL);
+	if (!utf8)
+		return;
+	g_free(m->cut);
+	m->cut = utf8;
+	m->cut_len = n;
+	m->cut_new = true;
+}
+
+/* LibVNCClient frees the answer. */
+static char *get_password(rfbClient *client)
+{
+	vg_mirror *m = mirror_of(client);
+
+	return strdup(m && m->password ? m->password : "");
+}
+
 static void log_quiet(const char *fmt, ...)
 {
 	(void)fmt;
 }
 
 int vg_mirror_open(const char *host, int port, const char *encodings, int32_t tile, vg_mirror **out)
+{
+	return vg_mirror_open_auth(host, port, encodings, tile, NULL, out);
+}
+
+int vg_mirror_open_auth(const char *host, int port, const char *encodings, int32_t tile,
+			const char *password, vg_mirror **out)
 {
 	vg_mirror *m;
 	rfbClient *client;
@@ -72,6 +109,7 @@ int vg_mirror_open(const char *host, int port, const char *encodings, int32_t ti
 	rfbClientLog = rfbClientErr = log_quiet;
 	m = g_new0(vg_mirror, 1);
 	m->tile = tile;
+	m->password = g_strdup(password);
 	client = rfbGetClient(8, 3, 4);
 	client->format.redShift = 16;
 	client->format.greenShift = 8;
@@ -84,9 +122,12 @@ int vg_mirror_open(const char *host, int port, const char *encodings, int32_t ti
 	client->appData.enableJPEG = FALSE;
 	client->FinishedFrameBufferUpdate = finished_update;
 	client->MallocFrameBuffer = alloc_framebuffer;
+	client->GotXCutText = got_cut_text;
+	client->GetPassword = get_password;
 	rfbClientSetClientData(client, &client_tag, m);
 	/* rfbInitClient frees the client itself when it fails. */
 	if (!rfbInitClient(client, &argc, NULL)) {
+		g_free(m->password);
 		g_free(m);
 		return VG_EIO;
 	}
@@ -169,6 +210,37 @@ int vg_mirror_grab(vg_mirror *m, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap, si
 	return VG_OK;
 }
 
+int vg_mirror_pointer(vg_mirror *m, int32_t x, int32_t y, uint8_t buttons)
+{
+	return SendPointerEvent(m->client, x, y, buttons) ? VG_OK : VG_EIO;
+}
+
+int vg_mirror_key(vg_mirror *m, uint32_t keysym, bool down)
+{
+	return SendKeyEvent(m->client, keysym, down ? TRUE : FALSE) ? VG_OK : VG_EIO;
+}
+
+int vg_mirror_cut_text(vg_mirror *m, const char *utf8, size_t len)
+{
+	gsize n = 0;
+	g_autofree char *latin1 = g_convert_with_fallback(utf8, (gssize)len, "ISO-8859-1", "UTF-8", "?",
+							  NULL, &n, NULL);
+
+	if (!latin1 || n > INT_MAX)
+		return VG_EINVAL;
+	return SendClientCutText(m->client, latin1, (int)n) ? VG_OK : VG_EIO;
+}
+
+int vg_mirror_take_cut_text(vg_mirror *m, const char **text, size_t *len)
+{
+	if (!m->cut_new)
+		return 0;
+	m->cut_new = false;
+	*text = m->cut;
+	*len = m->cut_len;
+	return 1;
+}
+
 const char *vg_mirror_error_text(const vg_mirror *m)
 {
 	return m->error;
@@ -184,5 +256,7 @@ void vg_mirror_free(vg_mirror *m)
 		rfbClientCleanup(m->client);
 	}
 	vg_pixbuf_free(m->cur);
+	g_free(m->password);
+	g_free(m->cut);
 	g_free(m);
 }

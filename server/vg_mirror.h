@@ -19,7 +19,7 @@
 
 typedef struct vg_mirror vg_mirror;
 
-/* Connects to the server at host:port (no password) asking for encodings
+/* Connects to the server at host:port asking for encodings
  * (a LibVNCClient list such as "tight zrle hextile"; NULL for its
  * default), and reads its first framebuffer geometry. tile (1..VG_MAX_DIM)
  * is the comparison tile size. On success *out owns a new mirror (free
@@ -27,6 +27,11 @@ typedef struct vg_mirror vg_mirror;
  * VG_ERANGE for a screen larger than VG_MAX_DIM, VG_EINVAL for bad
  * arguments. */
 int vg_mirror_open(const char *host, int port, const char *encodings, int32_t tile, vg_mirror **out);
+
+/* As vg_mirror_open, answering VNC authentication with password (NULL:
+ * the server must not ask for one). */
+int vg_mirror_open_auth(const char *host, int port, const char *encodings, int32_t tile,
+			const char *password, vg_mirror **out);
 
 int32_t vg_mirror_width(const vg_mirror *m);
 int32_t vg_mirror_height(const vg_mirror *m);
@@ -49,6 +54,19 @@ size_t vg_mirror_max_rects(const vg_mirror *m);
  * *n. VG_EINVAL for an fb of the wrong size, VG_ENOSPC for dst_cap below
  * vg_mirror_max_rects(). */
 int vg_mirror_grab(vg_mirror *m, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap, size_t *n);
+
+/* Input for the mirrored server, as an RFB client sends it: a pointer
+ * position with its button mask (bit 0 = button 1), a key by keysym,
+ * clipboard text (UTF-8; sent as Latin-1, '?' for what it lacks).
+ * VG_EIO when the write fails. */
+int vg_mirror_pointer(vg_mirror *m, int32_t x, int32_t y, uint8_t buttons);
+int vg_mirror_key(vg_mirror *m, uint32_t keysym, bool down);
+int vg_mirror_cut_text(vg_mirror *m, const char *utf8, size_t len);
+
+/* Clipboard text the server sent since the last call: 1 with *text
+ * (UTF-8, *len bytes, NUL-terminated; owned by m, valid until the next
+ * call), 0 when none arrived. */
+int vg_mirror_take_cut_text(vg_mirror *m, const char **text, size_t *len);
 
 /* Why the connection ended ("" while it lasts). */
 const char *vg_mirror_error_text(const vg_mirror *m);

@@ -29,6 +29,8 @@
 #include <rfb/rfb.h>
 #include <pthread.h>
 #include <rfb/rfbregion.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +60,10 @@ struct vg_server {
 	pthread_cond_t conns_gone;
 	unsigned live_conns;      /* vg_conn not yet freed; waited for at shutdown */
 	vg_server_stats stats;
+	char *passwords[3];       /* NULL-terminated, full access first */
+	GPtrArray *old_frames;    /* vg_pixbuf: frames before a resize (see vg_server_resize) */
+	uint64_t gone_bytes;      /* LibVNCServer's bytes to clients now gone */
+	uint64_t gone_updates;
 };
 
 /* Per-client state, in cl->clientData. */
@@ -216,6 +222,8 @@ static void conn_free(vg_conn *c)
 	pthread_mutex_unlock(&s->stats_lock);
 }
 
+static void account_gone(rfbClientPtr cl);
+
 static void client_gone(rfbClientPtr cl)
 {
 	vg_conn *c = cl->clientData;
@@ -224,6 +232,7 @@ static void client_gone(rfbClientPtr cl)
 		save_beliefs(c, cl->host);
 		log_session(c, cl->host);
 	}
+	account_gone(cl);
 	conn_free(cl->clientData);
 	cl->clientData = NULL;
 }
@@ -282,6 +291,8 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	cl->clientData = c;
 	cl->clientGoneHook = client_gone;
 	cl->clientFramebufferUpdateRequestHook = request_hook;
+	if (s->cfg.view_only)
+		cl->viewOnly = TRUE;
 	pthread_mutex_lock(&s->stats_lock);
 	s->stats.clients_total++;
 	pthread_mutex_unlock(&s->stats_lock);
@@ -732,6 +743,255 @@ static void display_finished_hook(rfbClientPtr cl, int result)
 	c->lib_pass = false;
 }
 
+/* ---- The desktop: input, clipboard, cursor, size, authentication ---- */
+
+static void on_pointer(int mask, int x, int y, rfbClientPtr cl)
+{
+	vg_server *s = cl->screen->screenData;
+
+	/* Not rfbDefaultPtrAddEvent: it would move screen->cursorX/Y, which
+	 * are kept off the screen (see setup_desktop). */
+	if (s->cfg.input.pointer)
+		s->cfg.input.pointer(s->cfg.input.user, x, y, (uint8_t)mask);
+}
+
+static void on_key(rfbBool down, rfbKeySym keysym, rfbClientPtr cl)
+{
+	vg_server *s = cl->screen->screenData;
+
+	if (s->cfg.input.key)
+		s->cfg.input.key(s->cfg.input.user, (uint32_t)keysym, down != FALSE);
+}
+
+/* Plain RFB cut text is Latin-1. */
+static void on_cut_text(char *str, int len, rfbClientPtr cl)
+{
+	vg_server *s = cl->screen->screenData;
+	g_autofree char *utf8 = NULL;
+	gsize n = 0;
+
+	if (!s->cfg.input.cut_text || len < 0)
+		return;
+	utf8 = g_convert(str, len, "UTF-8", "ISO-8859-1", NULL, &n, NULL);
+	if (utf8)
+		s->cfg.input.cut_text(s->cfg.input.user, utf8, n);
+}
+
+static void on_cut_text_utf8(char *str, int len, rfbClientPtr cl)
+{
+	vg_server *s = cl->screen->screenData;
+
+	if (s->cfg.input.cut_text && len >= 0 && g_utf8_validate(str, len, NULL))
+		s->cfg.input.cut_text(s->cfg.input.user, str, (size_t)len);
+}
+
+/* Called by new_screen before the server starts. */
+static void setup_desktop(vg_server *s, rfbScreenInfoPtr screen)
+{
+	int n = 0;
+
+	screen->ptrAddEvent = on_pointer;
+	screen->kbdAddEvent = on_key;
+	screen->setXCutText = on_cut_text;
+	screen->setXCutTextUTF8 = on_cut_text_utf8;
+	/* LibVNCServer paints the cursor into the shared framebuffer for
+	 * clients that do not take cursor shapes (rfbShowCursor, at
+	 * screen->cursorX/Y); with the position far off the screen it
+	 * paints nothing. Clients that take shapes get them. */
+	screen->cursorX = screen->cursorY = -0x4000;
+	if (s->cfg.password)
+		s->passwords[n++] = g_strdup(s->cfg.password);
+	if (s->cfg.view_password)
+		s->passwords[n++] = g_strdup(s->cfg.view_password);
+	if (n) {
+		screen->authPasswdData = s->passwords;
+		screen->passwordCheck = rfbCheckPasswordByList;
+		screen->authPasswdFirstViewOnly = s->cfg.password ? 1 : 0;
+	}
+}
+
+/* Adds a leaving client's LibVNCServer counts to the totals. */
+static void account_gone(rfbClientPtr cl)
+{
+	vg_server *s = cl->screen->screenData;
+
+	pthread_mutex_lock(&s->stats_lock);
+	s->gone_bytes += (uint64_t)rfbStatGetSentBytes(cl);
+	s->gone_updates += (uint64_t)rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
+	pthread_mutex_unlock(&s->stats_lock);
+}
+
+int vg_server_set_cursor(vg_server *s, const vg_server_cursor *cur)
+{
+	rfbCursorPtr c;
+	int32_t x, y, row_bytes;
+
+	if (cur->width < 1 || cur->height < 1 || cur->width > 256 || cur->height > 256 ||
+	    cur->hot_x < 0 || cur->hot_y < 0 || cur->hot_x >= cur->width || cur->hot_y >= cur->height)
+		return VG_EINVAL;
+	row_bytes = (cur->width + 7) / 8;
+	/* malloc, not g_malloc: LibVNCServer frees these (cleanup flags). */
+	c = calloc(1, sizeof *c);
+	c->width = (unsigned short)cur->width;
+	c->height = (unsigned short)cur->height;
+	c->xhot = (unsigned short)cur->hot_x;
+	c->yhot = (unsigned short)cur->hot_y;
+	c->richSource = calloc((size_t)cur->width * (size_t)cur->height, 4);
+	c->mask = calloc((size_t)row_bytes * (size_t)cur->height, 1);
+	c->cleanup = c->cleanupMask = c->cleanupRichSource = TRUE;
+	for (y = 0; y < cur->height; y++)
+		for (x = 0; x < cur->width; x++) {
+			uint32_t p = cur->pixels[(size_t)y * (size_t)cur->width + (size_t)x];
+			uint32_t a = p >> 24, r = p >> 16 & 0xff, g = p >> 8 & 0xff, b = p & 0xff;
+
+			/* RFB cursors have a 1-bit mask: opaque from half alpha,
+			 * colours taken back out of premultiplication. */
+			if (a < 0x80)
+				continue;
+			if (a < 0xff) {
+				r = MIN(255u, r * 255 / a);
+				g = MIN(255u, g * 255 / a);
+				b = MIN(255u, b * 255 / a);
+			}
+			((uint32_t *)(void *)c->richSource)[(size_t)y * (size_t)cur->width + (size_t)x] =
+				r << 16 | g << 8 | b;
+			c->mask[(size_t)y * (size_t)row_bytes + (size_t)x / 8] |= (uint8_t)(0x80u >> (x % 8));
+		}
+	/* For clients that only take two-colour X cursors. */
+	rfbMakeXCursorFromRichCursor(s->screen, c);
+	rfbSetCursor(s->screen, c);
+	return VG_OK;
+}
+
+void vg_server_cut_text(vg_server *s, const char *utf8, size_t len)
+{
+	g_autofree char *latin1 = NULL;
+	g_autofree char *copy = NULL;
+	gsize n = 0;
+
+	if (len > INT_MAX / 2)
+		return;
+	latin1 = g_convert_with_fallback(utf8, (gssize)len, "ISO-8859-1", "UTF-8", "?", NULL, &n, NULL);
+	copy = g_malloc(len + 1);
+	memcpy(copy, utf8, len);
+	if (!latin1)
+		latin1 = g_strdup("");
+	rfbSendServerCutTextUTF8(s->screen, copy, (int)len, latin1, (int)n);
+}
+
+/* A new picture for one Varg viewer at the new size: its differ, movement
+ * estimator and snapshot start from nothing, pending repairs (in old
+ * coordinates) are dropped. The sender keeps its beliefs:
+ * segments are named by content, not place. Caller holds the client's
+ * sendMutex and frame_lock. */
+static void reset_conn(vg_conn *c, int32_t width, int32_t height)
+{
+	vg_differ *differ = NULL;
+	vg_motion *motion = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->varg && vg_differ_new(width, height, 0, &differ) == 0 &&
+	    vg_motion_new(width, height, MOTION_STRIP, 0, &motion) == 0) {
+		vg_differ_free(c->differ);
+		vg_motion_free(c->motion);
+		vg_pixbuf_free(c->snapshot);
+		c->differ = differ;
+		c->motion = motion;
+		c->snapshot = vg_pixbuf_new(width, height);
+		vg_region_free(c->repair);
+		c->repair = vg_region_new();
+	} else if (c->varg) {
+		vg_differ_free(differ);
+		vg_motion_free(motion);
+		/* Without state at the new size the viewer gets stock
+		 * encodings from now on. */
+		c->varg = false;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* rfbNewFramebuffer would also reset the pixel format to its defaults
+ * (red in the low byte), so the screen is changed here in the same steps
+ * with Varg's format kept: every client's sends wait (sendMutex), the
+ * framebuffer is swapped, every client gets the whole screen as modified
+ * and, if it takes them, a desktop-size message first. */
+int vg_server_resize(vg_server *s, int32_t width, int32_t height)
+{
+	rfbScreenInfoPtr screen = s->screen;
+	rfbClientIteratorPtr it;
+	rfbClientPtr cl;
+	GPtrArray *clients;
+	vg_pixbuf *frame;
+	guint i;
+
+	if (width < 1 || height < 1 || width > 8192 || height > 8192)
+		return VG_EINVAL;
+	frame = vg_pixbuf_new(width, height);
+	if (!frame)
+		return VG_ERANGE;
+	clients = g_ptr_array_new();
+	it = rfbGetClientIterator(screen);
+	while ((cl = rfbClientIteratorNext(it))) {
+		LOCK(cl->sendMutex);
+		g_ptr_array_add(clients, cl);
+	}
+	pthread_rwlock_wrlock(&s->frame_lock);
+	LOCK(screen->cursorMutex);
+	/* LibVNCServer's threads may still hold the old frame's address
+	 * (a stock encoder between two reads): it lives until the end. */
+	g_ptr_array_add(s->old_frames, s->frame);
+	s->frame = frame;
+	screen->width = width;
+	screen->height = height;
+	screen->paddedWidthInBytes = width * 4;
+	screen->frameBuffer = (char *)frame->pixels;
+	for (i = 0; i < clients->len; i++) {
+		cl = clients->pdata[i];
+		if (cl->clientData)
+			reset_conn(cl->clientData, width, height);
+		LOCK(cl->updateMutex);
+		if (cl->clientData) {
+			vg_conn *c = cl->clientData;
+
+			/* Requests waiting for credits now ask for the new screen. */
+			if (c->wanted && !sraRgnEmpty(c->wanted)) {
+				sraRgnDestroy(c->wanted);
+				c->wanted = sraRgnCreateRect(0, 0, width, height);
+			}
+		}
+		sraRgnDestroy(cl->modifiedRegion);
+		cl->modifiedRegion = sraRgnCreateRect(0, 0, width, height);
+		sraRgnMakeEmpty(cl->copyRegion);
+		cl->copyDX = cl->copyDY = 0;
+		if (cl->useNewFBSize)
+			cl->newFBSizePending = TRUE;
+		TSIGNAL(cl->updateCond);
+		UNLOCK(cl->updateMutex);
+	}
+	UNLOCK(screen->cursorMutex);
+	pthread_rwlock_unlock(&s->frame_lock);
+	for (i = 0; i < clients->len; i++) {
+		cl = clients->pdata[i];
+		UNLOCK(cl->sendMutex);
+	}
+	rfbReleaseClientIterator(it);
+	g_ptr_array_free(clients, TRUE);
+	pthread_mutex_lock(&s->stats_lock);
+	s->stats.resizes++;
+	pthread_mutex_unlock(&s->stats_lock);
+	return VG_OK;
+}
+
+int32_t vg_server_width(vg_server *s)
+{
+	return s->frame->width;
+}
+
+int32_t vg_server_height(vg_server *s)
+{
+	return s->frame->height;
+}
+
 /* The first port from 5900 on which addr accepts a bind, or -1. LibVNCServer's
  * own autoPort ignores listenInterface, so the search is done here. */
 static int find_free_port(in_addr_t addr, int from)
@@ -796,6 +1056,7 @@ static rfbScreenInfoPtr new_screen(vg_server *s, int32_t width, int32_t height,
 	screen->newClientHook = new_client;
 	screen->displayHook = display_hook;
 	screen->displayFinishedHook = display_finished_hook;
+	setup_desktop(s, screen);
 	screen->listenInterface = addr;
 	screen->ipv6port = 0;   /* no IPv6 listener: it would ignore --listen */
 	screen->port = port;
@@ -832,6 +1093,7 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	pthread_mutex_init(&s->stats_lock, NULL);
 	pthread_cond_init(&s->conns_gone, NULL);
 	s->frame = vg_pixbuf_new(width, height);
+	s->old_frames = g_ptr_array_new_with_free_func((GDestroyNotify)vg_pixbuf_free);
 
 	/* With port 0, another process may take the free port we found
 	 * before we listen on it: then try the next one. */
@@ -891,6 +1153,10 @@ void vg_server_free(vg_server *s)
 	pthread_mutex_unlock(&s->stats_lock);
 	vg_beliefstore_free(s->beliefs);
 	vg_pixbuf_free(s->frame);
+	if (s->old_frames)
+		g_ptr_array_free(s->old_frames, TRUE);
+	g_free(s->passwords[0]);
+	g_free(s->passwords[1]);
 	pthread_rwlock_destroy(&s->frame_lock);
 	pthread_mutex_destroy(&s->stats_lock);
 	pthread_cond_destroy(&s->conns_gone);
@@ -971,7 +1237,24 @@ bool vg_server_wait_caught_up(vg_server *s, int timeout_ms)
 
 void vg_server_get_stats(vg_server *s, vg_server_stats *st)
 {
+	rfbClientIteratorPtr it = rfbGetClientIterator(s->screen);
+	rfbClientPtr cl;
+	uint64_t now = 0, bytes = 0, updates = 0;
+
+	while ((cl = rfbClientIteratorNext(it))) {
+		if (cl->state != RFB_NORMAL)
+			continue;
+		now++;
+		bytes += (uint64_t)rfbStatGetSentBytes(cl);
+		updates += (uint64_t)rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
+	}
+	rfbReleaseClientIterator(it);
 	pthread_mutex_lock(&s->stats_lock);
 	*st = s->stats;
+	st->clients_now = now;
+	/* LibVNCServer counts what it writes; Varg updates are written
+	 * past it. */
+	st->bytes_sent = s->gone_bytes + bytes + st->varg_bytes;
+	st->updates_sent = s->gone_updates + updates + st->varg_updates;
 	pthread_mutex_unlock(&s->stats_lock);
 }

@@ -16,6 +16,17 @@
 
 typedef struct vg_server vg_server;
 
+/* What clients do, for a source that can pass it on (an X display, a
+ * proxied VNC server). Called on the clients' own threads, so each
+ * callback must be thread-safe; NULL callbacks drop the events. Never
+ * called for view-only clients. */
+typedef struct {
+	void (*pointer)(void *user, int32_t x, int32_t y, uint8_t buttons); /* bit 0 = button 1 */
+	void (*key)(void *user, uint32_t keysym, bool down);
+	void (*cut_text)(void *user, const char *utf8, size_t len);  /* len bytes, not terminated */
+	void *user;
+} vg_server_input;
+
 typedef struct {
 	int port;                 /* TCP port; 0 picks the first free one from 5900 */
 	const char *listen;       /* IPv4 address to listen on (default 127.0.0.1) */
@@ -30,6 +41,10 @@ typedef struct {
 	unsigned beliefs_save_s;  /* seconds between saves while connected; 0: 60 */
 	const char *desktop_name; /* shown by viewers */
 	bool verbose;             /* pass LibVNCServer's own log through */
+	vg_server_input input;    /* where clients' input goes; zeroed: nowhere */
+	bool view_only;           /* every client is view-only */
+	const char *password;     /* VNC authentication with this password; NULL: none */
+	const char *view_password; /* a second password giving view-only access; NULL: none */
 } vg_server_config;
 
 void vg_server_config_init(vg_server_config *cfg);
@@ -63,6 +78,33 @@ int vg_server_client_count(vg_server *s);
  * Returns true when all are caught up. */
 bool vg_server_wait_caught_up(vg_server *s, int timeout_ms);
 
+/* The pointer's image: width x height 0xAARRGGBB words with premultiplied
+ * alpha (as XFixes gives them), hot spot inside. */
+typedef struct {
+	int32_t width, height;    /* 1..256 each */
+	int32_t hot_x, hot_y;
+	const uint32_t *pixels;
+} vg_server_cursor;
+
+/* Sends the cursor's image to every client that takes cursor shapes
+ * (RichCursor or XCursor); it is never painted into the framebuffer.
+ * VG_EINVAL for a bad size. */
+int vg_server_set_cursor(vg_server *s, const vg_server_cursor *cur);
+
+/* Sends clipboard text (UTF-8, len bytes) to every client: as UTF-8 to
+ * those that take the extended clipboard, as Latin-1 to the others
+ * (characters outside it become '?'). */
+void vg_server_cut_text(vg_server *s, const char *utf8, size_t len);
+
+/* Changes the framebuffer's size (contents black until drawn): clients
+ * that take desktop-size pseudo-encodings are told, every Varg viewer
+ * starts its picture again (its cache of segments stays). Waits for
+ * updates in progress. VG_EINVAL for a bad size. */
+int vg_server_resize(vg_server *s, int32_t width, int32_t height);
+
+int32_t vg_server_width(vg_server *s);
+int32_t vg_server_height(vg_server *s);
+
 typedef struct {
 	uint64_t clients_total;   /* clients accepted so far */
 	uint64_t varg_clients;    /* of which spoke Varg */
@@ -72,6 +114,10 @@ typedef struct {
 	uint64_t literals;        /* segments sent as pixels */
 	uint64_t repairs;         /* rectangles viewers asked for again */
 	uint64_t warm_viewers;    /* Varg viewers whose beliefs were loaded from disk */
+	uint64_t clients_now;     /* clients connected now */
+	uint64_t bytes_sent;      /* RFB bytes written to all clients, Varg or not */
+	uint64_t updates_sent;    /* framebuffer updates written to all clients */
+	uint64_t resizes;         /* framebuffer size changes */
 } vg_server_stats;
 
 void vg_server_get_stats(vg_server *s, vg_server_stats *st);

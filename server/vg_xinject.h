@@ -21,9 +21,16 @@ int32_t vg_xinject_height(const vg_xinject *j);
  * bits in buttons (bit 0 = button 1) differ from the previous call's. */
 int vg_xinject_pointer(vg_xinject *j, int32_t x, int32_t y, uint8_t buttons);
 
-/* Presses or releases the key that makes keysym. VG_ENOENT (and nothing
- * sent) when no key of the display's keyboard map makes it. */
+/* Presses or releases the key that makes keysym. A keysym that needs
+ * Shift gets Shift pressed around it. A keysym no key makes is given a
+ * spare keycode (one with no keysyms), remapped on the display. VG_ENOENT
+ * (and nothing sent) when there is neither. */
 int vg_xinject_key(vg_xinject *j, uint32_t keysym, bool down);
+
+/* With on, keysyms are the characters meant, as RFB clients send them:
+ * a plain character typed while Shift is held gets Shift released around
+ * it. Off (the default), they are unshifted keys, as traces record them. */
+void vg_xinject_set_characters(vg_xinject *j, bool on);
 
 /* Releases every button and key this injector holds down, and flushes. */
 void vg_xinject_release_all(vg_xinject *j);

@@ -6,7 +6,9 @@
  *   vg_xprobe log
  *       maps a window over the whole screen, prints "ready", then one
  *       line per event until killed: "motion X Y", "button N DOWN X Y",
- *       "key KEYSYM DOWN" (DOWN is 1 or 0; KEYSYM the unshifted one).
+ *       "key KEYSYM DOWN" (DOWN is 1 or 0; KEYSYM the unshifted one) and,
+ *       after each key press, "char KEYSYM" (in hex: the keysym the
+ *       press makes with the modifiers held).
  * Output is flushed line by line. */
 #include <X11/XKBlib.h>
 #include <X11/Xlib.h>
@@ -132,7 +134,17 @@ static int log_events(Display *dpy)
 		case KeyRelease:
 			printf("key %lu %d\n", (unsigned long)XkbKeycodeToKeysym(dpy, (KeyCode)ev.xkey.keycode, 0, 0),
 			       ev.type == KeyPress);
+			if (ev.type == KeyPress) {
+				KeySym sym = NoSymbol;
+				char buf[8];
+
+				XLookupString(&ev.xkey, buf, sizeof buf, &sym, NULL);
+				printf("char %#lx\n", (unsigned long)sym);
+			}
 			break;
+		case MappingNotify:
+			XRefreshKeyboardMapping(&ev.xmapping);
+			continue;
 		default:
 			continue;
 		}
