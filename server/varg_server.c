@@ -386,13 +386,6 @@ int main(int argc, char **argv)
 	cfg.view_only = o.view_only;
 	cfg.password = password;
 	cfg.view_password = view_password;
-	if (!is_loopback(cfg.listen) && !password) {
-		vg_warn("WARNING: listening on %s with no password: anyone who can reach this "
-			"address can see%s this screen; use --password-file, or keep the default "
-			"127.0.0.1 and connect through ssh -L", cfg.listen, o.view_only ? "" : " and control");
-	}
-	if (password && strlen(password) >= 8)
-		vg_info("VNC authentication uses only the first 8 characters of the password");
 	if ((err = vg_server_new(&cfg, width, height, &srv))) {
 		if (err == VG_EINVAL)
 			vg_error("bad listen address '%s'", cfg.listen);
@@ -401,6 +394,14 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	printf("varg-server: listening on %s:%d (%dx%d)\n", cfg.listen, vg_server_port(srv), width, height);
+	/* Said once the address is known to be good. */
+	if (!is_loopback(cfg.listen) && !password) {
+		vg_warn("WARNING: listening on %s with no password: anyone who can reach this "
+			"address can see%s this screen; use --password-file, or keep the default "
+			"127.0.0.1 and connect through ssh -L", cfg.listen, o.view_only ? "" : " and control");
+	}
+	if (password && strlen(password) >= 8)
+		vg_info("VNC authentication uses only the first 8 characters of the password");
 	fflush(stdout);
 	if (o.stats_interval > 0) {
 		printer.srv = srv;
