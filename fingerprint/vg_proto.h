@@ -50,7 +50,26 @@ enum {
 	VG_OP_LITERAL = 0,     /* pixels follow, 3 bytes each (B, G, R) */
 	VG_OP_FINGERPRINT = 1, /* the optimistic fingerprint follows */
 	VG_OP_CHECK = 2,       /* length 0; SHA-1 of the group just ended */
+	VG_OP_REPEAT = 3,      /* the length field is a count; a uleb offset
+				* follows: items of the previous update's list */
 };
+
+/* Both ends remember the (length, key) of the last VG_REPEAT_WINDOW
+ * segments of earlier updates, oldest first, for REPEAT to point into. */
+#define VG_REPEAT_WINDOW 16384
+
+/* REPEAT offsets travel as the zigzag-coded difference from the end of
+ * the update's previous REPEAT, so the usual "carry on where the last one
+ * stopped" is 0 and a skipped segment is a small number. */
+static inline uint64_t vg_zigzag_encode(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t vg_zigzag_decode(uint64_t u)
+{
+	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
 
 /* The optimistic fingerprint of a segment: the low bits of its content
  * hash (common/vg_seghash.h). Sender, receiver and cache use this alone. */

@@ -20,7 +20,16 @@
 typedef struct {
 	vg_rect rect;
 	uint64_t key;
+	bool keyed;           /* false: a repeated segment that had no key */
 } pending;
+
+/* One segment of an update as both ends remember it, so that the next
+ * update may REPEAT it (doc/protocol.md). */
+typedef struct {
+	uint64_t key;    /* its optimistic fingerprint */
+	uint32_t len;    /* its height (rows) or width (columns) */
+	uint32_t keyed;  /* 0: a literal segment that was not fingerprinted */
+} list_item;
 
 struct vg_receiver {
 	vg_receiver_config cfg;
@@ -45,6 +54,9 @@ struct vg_receiver {
 	vg_sha1 *sha1;
 	GArray *group;        /* pending */
 	GArray *repairs;      /* vg_rect */
+	GArray *prev;         /* list_item: the window of earlier updates' segments */
+	GArray *cur;          /* list_item: the segments of the update being read */
+	uint64_t expect;      /* where the update's previous REPEAT ended */
 	uint8_t *seg;         /* one segment's pixels, VG_MAX_CACHED_SEGMENT */
 	uint8_t *plain;       /* an update's inflated structure, reused */
 	size_t plain_cap;
@@ -83,6 +95,8 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	}
 	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
 	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	r->prev = g_array_new(FALSE, FALSE, sizeof(list_item));
+	r->cur = g_array_new(FALSE, FALSE, sizeof(list_item));
 	r->seg = g_malloc(VG_MAX_CACHED_SEGMENT);
 	*out = r;
 	return VG_OK;
@@ -102,6 +116,10 @@ void vg_receiver_free(vg_receiver *r)
 		g_array_free(r->group, TRUE);
 	if (r->repairs)
 		g_array_free(r->repairs, TRUE);
+	if (r->prev)
+		g_array_free(r->prev, TRUE);
+	if (r->cur)
+		g_array_free(r->cur, TRUE);
 	g_free(r->seg);
 	g_free(r->plain);
 	g_free(r->pix);
@@ -227,6 +245,7 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	if (fp_bits < VG_FP_BITS_MIN || fp_bits > VG_FP_BITS_MAX || group < 1)
 		return fail(r, VG_ERANGE, "hello: fingerprint width or group size");
 	r->hello = true;
+	g_array_set_size(r->prev, 0);
 	r->fp_bits = fp_bits;
 	r->group_size = group;
 	open_cache(r, flags & VG_HELLO_NO_PERSIST);
@@ -302,20 +321,24 @@ static size_t pack(vg_receiver *r, const vg_pixbuf *fb, vg_rect s)
 	return row * (size_t)s.h;
 }
 
-/* A literal segment enters the cache under the key of its content hash. */
-static void remember(vg_receiver *r, const vg_pixbuf *fb, vg_rect s, uint8_t orient)
+/* A literal segment enters the cache under the key of its content hash.
+ * Returns false, leaving *key alone, when it is not cached. */
+static bool remember(vg_receiver *r, const vg_pixbuf *fb, vg_rect s, uint8_t orient,
+		     uint64_t *key)
 {
 	vg_pixbuf view;
 	uint64_t hash;
 	size_t n;
 
 	if (!r->cache || (uint64_t)s.w * (uint64_t)s.h * 4 > VG_MAX_CACHED_SEGMENT)
-		return;
+		return false;
 	view = vg_pixbuf_view(fb, s);
 	hash = vg_seghash(&view, (vg_orient)orient);
 	n = pack(r, fb, s);
+	*key = vg_fp_key(hash, r->fp_bits);
 	/* A failed write leaves a miss, which the protocol repairs. */
-	vg_segcache_put(r->cache, vg_fp_key(hash, r->fp_bits), hash, r->seg, n);
+	vg_segcache_put(r->cache, *key, hash, r->seg, n);
+	return true;
 }
 
 /* Draws a fingerprinted segment from the cache, if it is there: straight
@@ -356,7 +379,7 @@ static int check_group(vg_receiver *r, const vg_pixbuf *fb, const uint8_t *expec
 		r->stats.check_failures++;
 		for (i = 0; i < r->group->len; i++) {
 			const pending *p = &g_array_index(r->group, pending, i);
-			if (r->cache)
+			if (r->cache && p->keyed)
 				vg_segcache_drop(r->cache, p->key);
 			g_array_append_val(r->repairs, p->rect);
 			r->stats.corrections++;
@@ -408,19 +431,40 @@ static void send_repairs(vg_receiver *r, vg_writer *reply)
 	g_array_set_size(r->repairs, 0);
 }
 
+static void add_item(vg_receiver *r, uint64_t key, int32_t len, bool keyed)
+{
+	list_item it = { .key = keyed ? key : 0, .len = (uint32_t)len, .keyed = keyed };
+
+	g_array_append_val(r->cur, it);
+}
+
+/* A fingerprinted segment: drawn from the cache if there, and in the
+ * group either way. */
+static void fingerprinted(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key, bool keyed)
+{
+	pending p = { .rect = s, .key = key, .keyed = keyed };
+
+	if (keyed)
+		recall(r, fb, s, key);
+	else
+		r->stats.cache_misses++; /* no such fingerprint: the check fails */
+	g_array_append_val(r->group, p);
+}
+
 static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
-			 uint8_t orient, unsigned op)
+			 uint8_t orient, unsigned op, int32_t len)
 {
 	vg_reader *rd = &in->s;
-	uint64_t key;
-	pending p;
+	uint64_t key = 0;
+	bool keyed;
 	int err;
 
 	switch (op) {
 	case VG_OP_LITERAL:
 		if ((err = vg_literal_decode(&in->pix, fb, s)))
 			return err;
-		remember(r, fb, s, orient);
+		keyed = remember(r, fb, s, orient, &key);
+		add_item(r, key, len, keyed);
 		r->stats.literal_segments++;
 		return VG_OK;
 	case VG_OP_FINGERPRINT:
@@ -428,16 +472,51 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 			return err;
 		if (key != vg_fp_key(key, r->fp_bits))
 			return VG_ERANGE;
-		recall(r, fb, s, key);
-		p.rect = s;
-		p.key = key;
-		g_array_append_val(r->group, p);
-		if (r->group->len > r->group_size)
+		if (r->group->len >= r->group_size)
 			return VG_ECORRUPT;
+		fingerprinted(r, fb, s, key, true);
+		add_item(r, key, len, true);
 		return VG_OK;
 	default:
 		return VG_ECORRUPT;
 	}
+}
+
+/* A REPEAT of count items of the previous list, inside the run from *pos
+ * to end (orientation orient, across it rr), at most left segments. */
+static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr,
+			uint8_t orient, int32_t *pos, int32_t end, uint64_t count, uint64_t left)
+{
+	uint64_t zz, m, n = r->prev->len;
+	int64_t delta;
+	size_t offset;
+	int err;
+
+	if ((err = vg_reader_uleb(rd, &zz)))
+		return err;
+	delta = vg_zigzag_decode(zz);
+	if (count < 1 || count > left || r->group->len + count > r->group_size)
+		return VG_ECORRUPT;
+	/* Both bounds before adding, so nothing overflows. */
+	if (delta < -(int64_t)r->expect || delta > (int64_t)(n - r->expect) ||
+	    count > n - (uint64_t)((int64_t)r->expect + delta))
+		return VG_ERANGE;
+	offset = (size_t)((int64_t)r->expect + delta);
+	for (m = 0; m < count; m++) {
+		list_item it = g_array_index(r->prev, list_item, offset + m);
+		vg_rect s;
+
+		if (it.len > (uint64_t)(end - *pos))
+			return VG_ERANGE;
+		s = orient == VG_ORIENT_ROWS ? vg_rect_make(rr.x, *pos, rr.w, (int32_t)it.len)
+					     : vg_rect_make(*pos, rr.y, (int32_t)it.len, rr.h);
+		*pos += (int32_t)it.len;
+		fingerprinted(r, fb, s, it.key, it.keyed);
+		g_array_append_val(r->cur, it);
+	}
+	r->expect = offset + count;
+	r->stats.repeats++;
+	return VG_OK;
 }
 
 static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
@@ -482,12 +561,24 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 					return fail(r, err, what);
 				continue;
 			}
+			if (op == VG_OP_REPEAT) {
+				/* The length field counts segments here. */
+				if ((err = parse_repeat(r, rd, fb, rr, orient, &pos, end, len,
+							nseg - k))) {
+					snprintf(what, sizeof what,
+						 "update: run %" G_GUINT64_FORMAT ": repeat", run);
+					return fail(r, err, what);
+				}
+				r->stats.segments += len;
+				k += len;
+				continue;
+			}
 			if (len < 1 || len > (uint64_t)(end - pos))
 				return fail(r, VG_ERANGE, what);
 			s = orient == VG_ORIENT_ROWS ? vg_rect_make(rr.x, pos, rr.w, (int32_t)len)
 						     : vg_rect_make(pos, rr.y, (int32_t)len, rr.h);
 			pos += (int32_t)len;
-			if ((err = parse_segment(r, in, fb, s, orient, op)))
+			if ((err = parse_segment(r, in, fb, s, orient, op, (int32_t)len)))
 				return fail(r, err, what);
 			r->stats.segments++;
 			k++;
@@ -508,6 +599,11 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 		return fail(r, VG_ECORRUPT, "update: group without its check");
 	if (vg_reader_remaining(&in->pix) || vg_reader_remaining(&in->checks))
 		return fail(r, VG_ECORRUPT, "update: pixels or digests left over");
+	/* Later updates may repeat this one's segments: the window keeps
+	 * the newest VG_REPEAT_WINDOW. */
+	g_array_append_vals(r->prev, r->cur->data, r->cur->len);
+	if (r->prev->len > VG_REPEAT_WINDOW)
+		g_array_remove_range(r->prev, 0, r->prev->len - VG_REPEAT_WINDOW);
 	r->stats.updates++;
 	return VG_OK;
 }
@@ -551,6 +647,8 @@ int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 		vg_reader_init(&in.checks, digests, (size_t)n_checks * VG_SHA1_LEN);
 		g_array_set_size(r->group, 0);
 		g_array_set_size(r->repairs, 0);
+		g_array_set_size(r->cur, 0);
+		r->expect = 0;
 		if ((err = vg_sha1_reset(r->sha1)) || (err = parse_update(r, &in, fb)))
 			return err;
 		send_repairs(r, reply);

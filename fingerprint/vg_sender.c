@@ -11,6 +11,14 @@
 #include "fingerprint/vg_sender.h"
 #include "fingerprint/vg_sha1.h"
 
+/* One segment of an update as both ends remember it, so that the next
+ * update may REPEAT it (doc/protocol.md). */
+typedef struct {
+	uint64_t key;    /* its optimistic fingerprint */
+	uint32_t len;    /* its height (rows) or width (columns) */
+	uint32_t keyed;  /* 0: too large to be fingerprinted; never repeated */
+} list_item;
+
 struct vg_sender {
 	vg_sender_config cfg;
 	z_stream zs;          /* the structure stream, for the connection's life */
@@ -22,6 +30,11 @@ struct vg_sender {
 	vg_writer checks;     /* its SHA-1 digests */
 	vg_writer body;       /* the compressed structure, before its length */
 	GArray *lit_rects;    /* vg_rect: the update's literal segments */
+	GArray *prev;         /* list_item: the window of earlier updates' segments */
+	GArray *cur;          /* list_item: the segments of the update being written */
+	uint32_t *map;        /* open addressing, key -> index + 1 in prev */
+	size_t map_cap;       /* a power of two, or 0 */
+	uint64_t expect;      /* where the update's previous REPEAT ended */
 	bool viewer_hello;
 	uint8_t viewer_version;
 	uint8_t viewer_flags;
@@ -73,6 +86,8 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 	vg_writer_init(&s->checks);
 	vg_writer_init(&s->body);
 	s->lit_rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	s->prev = g_array_new(FALSE, FALSE, sizeof(list_item));
+	s->cur = g_array_new(FALSE, FALSE, sizeof(list_item));
 	s->beliefs = vg_beliefs_new();
 	*out = s;
 	return VG_OK;
@@ -91,6 +106,9 @@ void vg_sender_free(vg_sender *s)
 	vg_writer_clear(&s->checks);
 	vg_writer_clear(&s->body);
 	g_array_free(s->lit_rects, TRUE);
+	g_array_free(s->prev, TRUE);
+	g_array_free(s->cur, TRUE);
+	g_free(s->map);
 	vg_beliefs_free(s->beliefs);
 	g_free(s);
 }
@@ -105,6 +123,8 @@ void vg_sender_hello(vg_sender *s, vg_writer *out)
 	vg_writer_u8(out, (uint8_t)s->cfg.fp_bits);
 	vg_writer_u8(out, (uint8_t)s->cfg.group_size);
 	vg_writer_u8(out, s->cfg.no_persist ? VG_HELLO_NO_PERSIST : 0);
+	/* The viewer starts with an empty list too. */
+	g_array_set_size(s->prev, 0);
 	s->stats.body_bytes += out->len - start;
 }
 
@@ -187,33 +207,183 @@ static int close_group(vg_sender *s, vg_writer *w, unsigned *in_group)
 	return VG_OK;
 }
 
-/* Writes one segment: its fingerprint if the viewer holds it, else pixels. */
-static int put_segment(vg_sender *s, vg_writer *w, const vg_pixbuf *frame,
-		       const vg_segdesc *d, const vg_region *literal_only, unsigned *in_group)
+static uint64_t seg_len(const vg_segdesc *d)
 {
+	return d->orient == VG_ORIENT_ROWS ? (uint64_t)d->rect.h : (uint64_t)d->rect.w;
+}
+
+static uint64_t seg_bytes(const vg_segdesc *d)
+{
+	return (uint64_t)d->rect.w * (uint64_t)d->rect.h * 4;
+}
+
+/* True when d may travel as a fingerprint: the viewer is believed to hold
+ * it, and it is not asked for as pixels. */
+static bool fingerprintable(vg_sender *s, const vg_segdesc *d, const vg_region *literal_only)
+{
+	return s->believe_bytes > 0 && seg_bytes(d) <= VG_MAX_CACHED_SEGMENT &&
+	       is_believed(s, vg_fp_key(d->hash, s->cfg.fp_bits), d->hash) &&
+	       !touches(literal_only, d->rect);
+}
+
+static size_t slot_of(uint64_t key, size_t cap)
+{
+	return (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (cap - 1);
+}
+
+/* Indexes prev by key (the newest of equal keys), once per update. */
+static void build_map(vg_sender *s)
+{
+	size_t cap = 64, i, h;
+
+	while (cap < 2 * (size_t)s->prev->len)
+		cap *= 2;
+	if (cap > s->map_cap) {
+		g_free(s->map);
+		s->map = g_new(uint32_t, cap);
+		s->map_cap = cap;
+	}
+	memset(s->map, 0, s->map_cap * sizeof *s->map);
+	for (i = 0; i < s->prev->len; i++) {
+		const list_item *it = &g_array_index(s->prev, list_item, i);
+
+		if (!it->keyed)
+			continue;
+		for (h = slot_of(it->key, s->map_cap); s->map[h];
+		     h = (h + 1) & (s->map_cap - 1))
+			if (g_array_index(s->prev, list_item, s->map[h] - 1).key == it->key)
+				break;
+		s->map[h] = (uint32_t)i + 1;
+	}
+}
+
+/* The index in prev of an item with key, or prev's length. */
+static size_t map_find(const vg_sender *s, uint64_t key)
+{
+	size_t h;
+
+	if (!s->map_cap || !s->prev->len)
+		return s->prev->len;
+	for (h = slot_of(key, s->map_cap); s->map[h]; h = (h + 1) & (s->map_cap - 1))
+		if (g_array_index(s->prev, list_item, s->map[h] - 1).key == key)
+			return s->map[h] - 1;
+	return s->prev->len;
+}
+
+static bool same_item(const vg_sender *s, size_t at, const vg_segdesc *d)
+{
+	const list_item *it;
+
+	if (at >= s->prev->len)
+		return false;
+	it = &g_array_index(s->prev, list_item, at);
+	return it->keyed && it->len == seg_len(d) && it->key == vg_fp_key(d->hash, s->cfg.fp_bits);
+}
+
+/* How many of segs[0 .. max) repeat prev from index at on, in order, each
+ * one fingerprintable. */
+static size_t match_len(vg_sender *s, size_t at, const vg_segdesc *segs, size_t max,
+			const vg_region *literal_only)
+{
+	size_t m = 0;
+
+	while (m < max && same_item(s, at + m, &segs[m]) &&
+	       (m == 0 || fingerprintable(s, &segs[m], literal_only)))
+		m++;
+	return m;
+}
+
+/* The longest REPEAT for segs[0 .. max), segs[0] fingerprintable: carrying
+ * on where the last REPEAT ended, or from where the key first occurs in
+ * the previous list. Returns its count (0: none) and offset. */
+static size_t find_repeat(vg_sender *s, const vg_segdesc *segs, size_t max,
+			  const vg_region *literal_only, size_t *offset)
+{
+	size_t a = (size_t)s->expect, b, la, lb;
+
+	la = match_len(s, a, segs, max, literal_only);
+	if (la == max) {
+		*offset = a;
+		return la;
+	}
+	b = map_find(s, vg_fp_key(segs[0].hash, s->cfg.fp_bits));
+	lb = b == a ? 0 : match_len(s, b, segs, max, literal_only);
+	*offset = lb > la ? b : a;
+	return lb > la ? lb : la;
+}
+
+/* Appends an update's items to the window, which keeps the newest
+ * VG_REPEAT_WINDOW. */
+static void push_window(GArray *window, const GArray *items)
+{
+	g_array_append_vals(window, items->data, items->len);
+	if (window->len > VG_REPEAT_WINDOW)
+		g_array_remove_range(window, 0, window->len - VG_REPEAT_WINDOW);
+}
+
+static void add_item(vg_sender *s, uint64_t key, uint64_t len, bool keyed)
+{
+	list_item it = { .key = key, .len = (uint32_t)len, .keyed = keyed };
+
+	g_array_append_val(s->cur, it);
+}
+
+/* Hashes a fingerprinted segment into its group. */
+static int fingerprinted(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *d)
+{
+	uint64_t t0 = vg_time_ns();
+	int err = vg_sha1_update_rect(s->sha1, frame, d->rect);
+
+	s->stats.sha1_ns += vg_time_ns() - t0;
+	if (err)
+		return err;
+	s->stats.fingerprint_segments++;
+	s->stats.fingerprinted_bytes += seg_bytes(d);
+	add_item(s, vg_fp_key(d->hash, s->cfg.fp_bits), seg_len(d), true);
+	return VG_OK;
+}
+
+/* Writes the item for segs[0] of a run that goes on to segs[max - 1]: a
+ * REPEAT of the previous update's list, a fingerprint if the viewer holds
+ * the segment, else pixels. *used receives how many segments it covers. */
+static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg_segdesc *segs,
+		    size_t max, const vg_region *literal_only, unsigned *in_group, size_t *used)
+{
+	const vg_segdesc *d = &segs[0];
 	vg_rect r = d->rect;
-	uint64_t len = d->orient == VG_ORIENT_ROWS ? (uint64_t)r.h : (uint64_t)r.w;
-	uint64_t bytes = (uint64_t)r.w * (uint64_t)r.h * 4;
+	uint64_t len = seg_len(d), bytes = seg_bytes(d);
 	uint64_t key = vg_fp_key(d->hash, s->cfg.fp_bits);
-	bool cacheable = s->believe_bytes > 0 && bytes <= VG_MAX_CACHED_SEGMENT;
+	size_t count, offset, m;
 	int err;
 
+	*used = 1;
 	/* A full group is closed before the next item, never after a run's
 	 * last segment, so that a check always sits inside a run or at the
 	 * end of the update, where the viewer expects items. */
 	if (*in_group == s->cfg.group_size && (err = close_group(s, w, in_group)))
 		return err;
-	if (cacheable && is_believed(s, key, d->hash) && !touches(literal_only, r)) {
-		uint64_t t0 = vg_time_ns();
-
+	if (fingerprintable(s, d, literal_only)) {
+		/* A REPEAT ends where the group fills, like the fingerprints
+		 * it stands for. */
+		count = find_repeat(s, segs, MIN(max, s->cfg.group_size - *in_group), literal_only,
+				    &offset);
+		if (count > 0) {
+			vg_writer_uleb(w, (uint64_t)count * 4 + VG_OP_REPEAT);
+			vg_writer_uleb(w, vg_zigzag_encode((int64_t)offset - (int64_t)s->expect));
+			s->expect = offset + count;
+			for (m = 0; m < count; m++)
+				if ((err = fingerprinted(s, frame, &segs[m])))
+					return err;
+			s->stats.repeats++;
+			s->stats.repeated_segments += count;
+			*in_group += (unsigned)count;
+			*used = count;
+			return VG_OK;
+		}
 		vg_writer_uleb(w, len * 4 + VG_OP_FINGERPRINT);
 		vg_writer_uint_be(w, (s->cfg.fp_bits + 7) / 8, key);
-		err = vg_sha1_update_rect(s->sha1, frame, r);
-		s->stats.sha1_ns += vg_time_ns() - t0;
-		if (err)
+		if ((err = fingerprinted(s, frame, d)))
 			return err;
-		s->stats.fingerprint_segments++;
-		s->stats.fingerprinted_bytes += bytes;
 		++*in_group;
 		return VG_OK;
 	}
@@ -221,7 +391,8 @@ static int put_segment(vg_sender *s, vg_writer *w, const vg_pixbuf *frame,
 	g_array_append_val(s->lit_rects, r);
 	s->stats.literal_segments++;
 	s->stats.literal_bytes += (uint64_t)r.w * (uint64_t)r.h * 3;
-	if (cacheable)
+	add_item(s, key, len, bytes <= VG_MAX_CACHED_SEGMENT);
+	if (s->believe_bytes > 0 && bytes <= VG_MAX_CACHED_SEGMENT)
 		believe(s, key, d->hash, bytes);
 	return VG_OK;
 }
@@ -250,9 +421,13 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 	vg_writer_reset(&s->pix);
 	vg_writer_reset(&s->checks);
 	g_array_set_size(s->lit_rects, 0);
+	g_array_set_size(s->cur, 0);
+	s->expect = 0;
+	if (s->believe_bytes > 0)
+		build_map(s);
 	vg_writer_uleb(w, runs);
 	for (i = 0; i < n;) {
-		size_t j = i + 1, k;
+		size_t j = i + 1, k, used;
 		vg_rect run = segs[i].rect;
 
 		while (j < n && continues(&segs[j - 1], &segs[j]))
@@ -263,8 +438,9 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 		vg_writer_uleb(w, (uint64_t)run.h);
 		vg_writer_u8(w, segs[i].orient);
 		vg_writer_uleb(w, j - i);
-		for (k = i; k < j; k++)
-			if ((err = put_segment(s, w, frame, &segs[k], literal_only, &in_group)))
+		for (k = i; k < j; k += used)
+			if ((err = put_item(s, w, frame, &segs[k], j - k, literal_only, &in_group,
+					    &used)))
 				return err;
 		i = j;
 	}
@@ -298,6 +474,7 @@ out:
 		out->len = start;
 		return err;
 	}
+	push_window(s->prev, s->cur);
 	s->stats.updates++;
 	s->stats.segments += n;
 	s->stats.plain_bytes += w->len + s->pix.len + s->checks.len;

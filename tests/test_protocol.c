@@ -21,13 +21,14 @@ typedef struct {
 	GArray *segs;
 } pair;
 
-static void pair_init_bits(pair *p, int w, int h, unsigned fp_bits)
+static void pair_init_group(pair *p, int w, int h, unsigned fp_bits, unsigned group)
 {
 	vg_sender_config cfg;
 	vg_receiver_config rcfg;
 
 	vg_sender_config_init(&cfg);
 	cfg.fp_bits = fp_bits;
+	cfg.group_size = group;
 	memcpy(cfg.server_id, "0123456789abcdef", 16);
 	vg_receiver_config_init(&rcfg);
 	rcfg.memory_budget = 16u << 20;
@@ -47,6 +48,11 @@ static void pair_init_bits(pair *p, int w, int h, unsigned fp_bits)
 	g_assert_cmpint(vg_sender_handle(p->s, p->reply.data + 3, p->reply.len - 3, w, h, NULL), ==, 0);
 	g_assert_true(vg_sender_has_viewer_hello(p->s));
 	vg_writer_reset(&p->reply);
+}
+
+static void pair_init_bits(pair *p, int w, int h, unsigned fp_bits)
+{
+	pair_init_group(p, w, h, fp_bits, VG_GROUP_DEFAULT);
 }
 
 static void pair_init(pair *p, int w, int h)
@@ -460,7 +466,8 @@ static void test_malformed(void)
 		{ "runs short of the block", { 1, 0, 0, 1, 2, 0, 1, 8 }, 8, { 3, 0, 1, 1, 1, 0x00 }, 6, 0 },
 		{ "run index outside", { 1, 0, 0, 1, 1, 0, 1, 4 }, 8, { 3, 1, 1, 1, 1, 2, 2, 2, 0x02 }, 9, 0 },
 		{ "run palette too large", { 1, 0, 0, 1, 1, 0, 1, 4 }, 8, { 3, 200, 1, 1, 1 }, 5, 0 },
-		{ "reserved op", { 1, 0, 0, 1, 1, 0, 1, 7 }, 8, { 0 }, 0, 0 },
+		{ "repeat without its offset", { 1, 0, 0, 1, 1, 0, 1, 7 }, 8, { 0 }, 0, 0 },
+		{ "repeat before any update", { 1, 0, 0, 1, 1, 0, 1, 7, 0 }, 9, { 0 }, 0, 0 },
 		{ "bad orientation", { 1, 0, 0, 1, 1, 9, 1, 4 }, 8, { 0, 1, 2, 3 }, 4, 0 },
 		{ "huge count", { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 }, 10, { 0 }, 0, 0 },
 		{ "trailing bytes", { 0, 5 }, 2, { 0 }, 0, 0 },
@@ -572,6 +579,212 @@ static void test_inflate_bomb(void)
 	pair_clear(&p);
 }
 
+/* A document of tiles, scrolled: each column shows items first .. of a
+ * list of (height, pattern), as many as fit, so that every update repeats
+ * most of an earlier one's segments, shifted. Column c scrolls on every
+ * update when c is even, and flips between two positions every third
+ * update when c is odd, so repeats also reach back past the last update. */
+static size_t scroll_update(pair *p, const guint32 *heights, const guint32 *patterns, size_t n_items,
+			    int update, vg_segdesc *out)
+{
+	int32_t cols = p->server_fb->width / 16, c;
+	size_t n = 0;
+
+	for (c = 0; c < cols; c++) {
+		size_t first = (size_t)c * 7 + (c % 2 ? (size_t)(update / 3 % 2) * 3 : (size_t)update);
+		int32_t y = 0;
+
+		while (y < p->server_fb->height) {
+			size_t i = first++ % n_items;
+			int32_t h = MIN((int32_t)heights[i], p->server_fb->height - y);
+			vg_rect r = vg_rect_make(c * 16, y, 16, h);
+
+			paint_tile(p->server_fb, r, patterns[i]);
+			out[n++] = seg_of(p->server_fb, r, VG_ORIENT_ROWS);
+			y += h;
+		}
+	}
+	return n;
+}
+
+static void make_document(GRand *rng, guint32 *heights, guint32 *patterns, size_t n_items)
+{
+	size_t i;
+
+	for (i = 0; i < n_items; i++) {
+		heights[i] = (guint32)g_rand_int_range(rng, 1, 24);
+		patterns[i] = (guint32)g_rand_int_range(rng, 0, 1000);
+	}
+}
+
+/* Heavy repetition: most fingerprinted segments travel inside REPEATs,
+ * and the viewer ends every update with the server's pixels, without a
+ * repair. */
+static void test_repeat_round_trip(void)
+{
+	GRand *rng = g_rand_new_with_seed(31);
+	guint32 heights[97], patterns[97];
+	vg_segdesc segs[4096];
+	vg_sender_stats ss;
+	vg_receiver_stats rs;
+	pair p;
+	int update;
+
+	make_document(rng, heights, patterns, G_N_ELEMENTS(heights));
+	pair_init(&p, 96, 200);
+	for (update = 0; update < 120; update++) {
+		size_t n = scroll_update(&p, heights, patterns, G_N_ELEMENTS(heights), update, segs);
+
+		g_assert_cmpint(exchange(&p, segs, n), ==, 0);
+		g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+	}
+	vg_sender_get_stats(p.s, &ss);
+	vg_receiver_get_stats(p.r, &rs);
+	g_test_message("%" G_GUINT64_FORMAT " segments: %" G_GUINT64_FORMAT " literal, %"
+		       G_GUINT64_FORMAT " fingerprinted, %" G_GUINT64_FORMAT " of them in %"
+		       G_GUINT64_FORMAT " REPEATs, %" G_GUINT64_FORMAT " body bytes",
+		       ss.segments, ss.literal_segments, ss.fingerprint_segments,
+		       ss.repeated_segments, ss.repeats, ss.body_bytes);
+	g_assert_cmpuint(ss.repeated_segments, >, ss.fingerprint_segments * 3 / 4);
+	g_assert_cmpuint(ss.repeats, <, ss.repeated_segments / 4);
+	g_assert_cmpuint(rs.repeats, ==, ss.repeats);
+	g_assert_cmpuint(rs.segments, ==, ss.segments);
+	g_assert_cmpuint(rs.cache_hits, ==, ss.fingerprint_segments);
+	g_assert_cmpuint(rs.corrections, ==, 0);
+	g_assert_cmpuint(rs.checks, ==, ss.checks);
+	/* Every group holds group_size segments but the update's last. */
+	g_assert_cmpuint(ss.checks, <=, ss.fingerprint_segments / VG_GROUP_DEFAULT + ss.updates);
+	/* An empty update leaves the window as it was: the next one repeats. */
+	g_assert_cmpint(send_segs(&p, segs, 0, NULL), ==, 0);
+	{
+		size_t n = scroll_update(&p, heights, patterns, G_N_ELEMENTS(heights), update, segs);
+		uint64_t before = ss.repeats;
+
+		g_assert_cmpint(exchange(&p, segs, n), ==, 0);
+		g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+		vg_sender_get_stats(p.s, &ss);
+		g_assert_cmpuint(ss.repeats, >, before);
+	}
+	pair_clear(&p);
+	g_rand_free(rng);
+}
+
+/* Repeats with 8- to 16-bit fingerprints against a viewer cache seeded
+ * with wrong pixels under the keys: the groups they join find every
+ * collision, and repairs (which the window remembers too) end exact. */
+static void test_repeat_collisions(void)
+{
+	static const unsigned widths[] = { 8, 12, 16 };
+	size_t wi;
+
+	for (wi = 0; wi < G_N_ELEMENTS(widths); wi++) {
+		GRand *rng = g_rand_new_with_seed(41 + (guint32)wi);
+		guint32 heights[61], patterns[61];
+		vg_segdesc segs[4096];
+		vg_sender_stats ss;
+		vg_receiver_stats rs;
+		vg_pixbuf *junk = vg_pixbuf_new(16, 24);
+		pair p;
+		int update;
+
+		make_document(rng, heights, patterns, G_N_ELEMENTS(heights));
+		pair_init_group(&p, 64, 160, widths[wi], 8);
+		for (update = 0; update < 150; update++) {
+			size_t n = scroll_update(&p, heights, patterns, G_N_ELEMENTS(heights), update, segs), k;
+
+			for (k = 0; k < n; k++) {
+				vg_pixbuf v;
+
+				if (g_rand_int_range(rng, 0, 8))
+					continue;
+				v = vg_pixbuf_view(junk, vg_rect_make(0, 0, 16, segs[k].rect.h));
+				paint_tile(junk, vg_pixbuf_rect(junk), g_rand_int(rng));
+				vg_receiver_seed_cache(p.r, vg_fp_key(segs[k].hash, widths[wi]), &v);
+			}
+			exchange(&p, segs, n);
+			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+		}
+		vg_sender_get_stats(p.s, &ss);
+		vg_receiver_get_stats(p.r, &rs);
+		g_test_message("%u bits: %" G_GUINT64_FORMAT " repeated in %" G_GUINT64_FORMAT
+			       " REPEATs, %" G_GUINT64_FORMAT " SHA-1 mismatches, %" G_GUINT64_FORMAT
+			       " corrected", widths[wi], ss.repeated_segments, ss.repeats,
+			       rs.check_failures, rs.corrections);
+		g_assert_cmpuint(ss.repeated_segments, >, ss.fingerprint_segments / 2);
+		g_assert_cmpuint(rs.check_failures, >, 0);
+		g_assert_cmpuint(rs.corrections, >, 0);
+		vg_pixbuf_free(junk);
+		pair_clear(&p);
+		g_rand_free(rng);
+	}
+}
+
+/* Hand-made REPEATs after a first update of two literal rows (4 + 4
+ * rows of an 8 x 8 frame, one colour each): the window then holds two
+ * items. The well-formed one is accepted (its digest is wrong: a repair,
+ * not an error); every malformed one is refused by the parser. */
+static void test_repeat_malformed(void)
+{
+	static const guint8 first[] = { 1, 0, 0, 8, 8, 0, 2, 16, 16 };
+	static const guint8 first_pix[] = { 2, 0, 1, 2, 3, 2, 0, 4, 5, 6 };
+	static const struct {
+		const char *name;
+		guint8 bytes[24];
+		size_t n;
+		unsigned group;
+		int expect;
+	} cases[] = {
+		{ "well formed", { 1, 0, 0, 8, 8, 0, 2, 11, 0, 2 }, 10, 20, 0 },
+		{ "count zero", { 1, 0, 0, 8, 8, 0, 1, 3, 0, 2 }, 10, 20, VG_ECORRUPT },
+		{ "offset past the window", { 1, 0, 0, 8, 8, 0, 1, 7, 4, 2 }, 10, 20, VG_ERANGE },
+		{ "offset before the window", { 1, 0, 0, 8, 8, 0, 1, 7, 1, 2 }, 10, 20, VG_ERANGE },
+		{ "huge offset", { 1, 0, 0, 8, 8, 0, 1, 7, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+				   0xff, 0x01, 2 }, 19, 20, VG_ERANGE },
+		{ "huge negative offset", { 1, 0, 0, 8, 8, 0, 1, 7, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					    0xff, 0xff, 0x01, 2 }, 19, 20, VG_ERANGE },
+		{ "huge count", { 1, 0, 0, 8, 8, 0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+				  0x01, 0, 2 }, 19, 20, VG_ECORRUPT },
+		{ "count past the window", { 1, 0, 0, 8, 8, 0, 3, 15, 0, 2 }, 10, 20, VG_ERANGE },
+		{ "second item past the window", { 1, 0, 0, 8, 8, 0, 2, 11, 2, 2 }, 10, 20, VG_ERANGE },
+		{ "count past the run's segments", { 1, 0, 0, 8, 8, 0, 1, 11, 0, 2 }, 10, 20, VG_ECORRUPT },
+		{ "lengths cross the run's end", { 1, 0, 0, 8, 6, 0, 2, 11, 0, 2 }, 10, 20, VG_ERANGE },
+		{ "lengths short of the run's end", { 1, 0, 0, 8, 8, 0, 1, 7, 0, 2 }, 10, 20, VG_ECORRUPT },
+		{ "past the group size", { 1, 0, 0, 8, 8, 0, 2, 11, 0, 2 }, 10, 1, VG_ECORRUPT },
+	};
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+		z_stream zs = { 0 }, zpix = { 0 };
+		vg_writer msg;
+		pair p;
+		int err;
+
+		pair_init_group(&p, 8, 8, VG_FP_BITS_DEFAULT, cases[i].group);
+		g_assert_cmpint(deflateInit(&zs, 6), ==, Z_OK);
+		g_assert_cmpint(deflateInit(&zpix, 6), ==, Z_OK);
+		vg_writer_init(&msg);
+		deflate_msg(&zs, &zpix, 0, first, sizeof first, first_pix, sizeof first_pix, &msg);
+		g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply), ==, 0);
+		deflate_msg(&zs, &zpix, 1, cases[i].bytes, cases[i].n, NULL, 0, &msg);
+		err = vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply);
+		g_test_message("%s: %s", cases[i].name, vg_receiver_error_text(p.r));
+		g_assert_cmpint(err, ==, cases[i].expect);
+		if (err) {
+			g_assert_nonnull(strstr(vg_receiver_error_text(p.r), "update: run 0"));
+		} else {
+			vg_receiver_stats rs;
+
+			vg_receiver_get_stats(p.r, &rs);
+			g_assert_cmpuint(rs.cache_hits, ==, 2);
+			g_assert_cmpuint(rs.check_failures, ==, 1);
+		}
+		deflateEnd(&zs);
+		deflateEnd(&zpix);
+		vg_writer_clear(&msg);
+		pair_clear(&p);
+	}
+}
+
 /* Known answers: FIPS 180 "abc" and the empty message. */
 static void test_sha1_vectors(void)
 {
@@ -678,6 +891,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/protocol/round-trip", test_round_trip);
 	g_test_add_func("/protocol/forced-collisions", test_forced_collisions);
 	g_test_add_func("/protocol/cache-loss", test_cache_loss);
+	g_test_add_func("/protocol/repeat-round-trip", test_repeat_round_trip);
+	g_test_add_func("/protocol/repeat-collisions", test_repeat_collisions);
+	g_test_add_func("/protocol/repeat-malformed", test_repeat_malformed);
 	g_test_add_func("/protocol/sender-refuses", test_sender_refuses);
 	g_test_add_func("/protocol/ping-pong", test_ping_pong);
 	g_test_add_func("/protocol/malformed", test_malformed);

@@ -146,10 +146,12 @@ static void print_tables(const char *path, const vg_ratio_result *r, const vg_ra
 	printf("  segments %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " as pixels (%" G_GUINT64_FORMAT
 	       " bytes at 3 a pixel, coded to %" G_GUINT64_FORMAT "), %" G_GUINT64_FORMAT
 	       " as fingerprints (%" G_GUINT64_FORMAT
-	       " pixel bytes saved), %" G_GUINT64_FORMAT " SHA-1 checks, %" G_GUINT64_FORMAT
+	       " pixel bytes saved; %" G_GUINT64_FORMAT " of them in %" G_GUINT64_FORMAT
+	       " REPEATs), %" G_GUINT64_FORMAT " SHA-1 checks, %" G_GUINT64_FORMAT
 	       " repair rects; viewer: %s\n\n",
 	       t->sender.segments, t->sender.literal_segments, t->sender.literal_bytes,
-	       t->sender.literal_coded_bytes, t->sender.fingerprint_segments, t->sender.fingerprinted_bytes, t->sender.checks,
+	       t->sender.literal_coded_bytes, t->sender.fingerprint_segments, t->sender.fingerprinted_bytes,
+	       t->sender.repeated_segments, t->sender.repeats, t->sender.checks,
 	       t->repair_rects, t->exact ? "exact" : "DIFFERS");
 
 	printf("Table 9: time per update, ms (mean / 90th percentile)\n");

@@ -1,11 +1,15 @@
 /* libFuzzer target for the viewer's Varg parser. The first byte picks the
  * mode: 0 feeds the input as a raw message body (after a valid hello);
- * otherwise the fuzzer reaches the update parser and the literal decoder
- * behind zlib: byte 1 is the number of SHA-1 digests (0..3), bytes 2-3 a
- * big-endian split, then come the digests (20 bytes each), then the plain
- * structure (up to the split) and the plain literal pixels (the rest),
- * each deflated into its own stream and framed as the sender frames an
- * UPDATE. Fingerprints are 16 bits and groups of 4, so that fingerprint
+ * 2 feeds a sequence of updates, so that REPEATs find earlier segments to
+ * point at: each is a byte of digest count (0..3), a big-endian u16
+ * structure length and u16 pixel length, then the digests (20 bytes
+ * each), the plain structure and the plain literal pixels, lengths cut to
+ * what the input holds; any other value feeds one update: byte 1 is the
+ * number of SHA-1 digests (0..3), bytes 2-3 a big-endian split, then come
+ * the digests, then the plain structure (up to the split) and the plain
+ * literal pixels (the rest). The plain parts go through the connection's
+ * two deflate streams and are framed as the sender frames an UPDATE.
+ * Fingerprints are 16 bits and groups of 4, so that fingerprint, repeat
  * and check items are short enough to be found. The frame is 64 x 48.
  */
 #include <stdint.h>
@@ -18,23 +22,39 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Appends in[0..len) to out as one sync-flushed chunk of a new stream. */
-static void deflated(const uint8_t *in, size_t len, vg_writer *out)
+/* Appends in[0..len) to out as one sync-flushed chunk of zs. */
+static void deflated(z_stream *zs, const uint8_t *in, size_t len, vg_writer *out)
 {
-	z_stream zs;
-	uLong bound;
+	uLong bound = deflateBound(zs, (uLong)len) + 16;
 
-	memset(&zs, 0, sizeof zs);
-	if (deflateInit(&zs, 1) != Z_OK)
-		return;
-	bound = deflateBound(&zs, (uLong)len) + 16;
-	zs.next_in = (Bytef *)in;
-	zs.avail_in = (uInt)len;
-	zs.next_out = vg_writer_reserve(out, bound);
-	zs.avail_out = (uInt)bound;
-	deflate(&zs, Z_SYNC_FLUSH);
-	out->len -= zs.avail_out;
-	deflateEnd(&zs);
+	zs->next_in = (Bytef *)in;
+	zs->avail_in = (uInt)len;
+	zs->next_out = vg_writer_reserve(out, bound);
+	zs->avail_out = (uInt)bound;
+	deflate(zs, Z_SYNC_FLUSH);
+	out->len -= zs->avail_out;
+}
+
+/* Frames one update of n_checks digests, s_len bytes of structure and
+ * p_len of pixels, read from data in that order. */
+static void frame_update(z_stream *zs, z_stream *zpix, const uint8_t *data, size_t n_checks,
+			 size_t s_len, size_t p_len, vg_writer *body, vg_writer *chunk)
+{
+	vg_writer_reset(body);
+	vg_writer_reset(chunk);
+	vg_writer_u8(body, VG_MSG_UPDATE);
+	vg_writer_uleb(body, n_checks);
+	vg_writer_bytes(body, data, n_checks * 20);
+	deflated(zs, data + n_checks * 20, s_len, chunk);
+	vg_writer_uleb(body, chunk->len);
+	vg_writer_bytes(body, chunk->data, chunk->len);
+	if (p_len)
+		deflated(zpix, data + n_checks * 20 + s_len, p_len, body);
+}
+
+static size_t at_most(size_t want, size_t have)
+{
+	return want < have ? want : have;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -44,11 +64,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vg_receiver *r;
 	vg_pixbuf *fb;
 	vg_writer reply, body, chunk;
+	z_stream zs, zpix;
 
 	vg_receiver_config_init(&cfg);
-	cfg.memory_budget = 8u << 20;
+	cfg.memory_budget = 16u << 20; /* the smallest that opens a cache */
 	if (size < 1 || vg_receiver_new(&cfg, &r))
 		return 0;
+	memset(&zs, 0, sizeof zs);
+	memset(&zpix, 0, sizeof zpix);
+	if (deflateInit(&zs, 1) != Z_OK || deflateInit(&zpix, 1) != Z_OK)
+		goto out_streams;
 	fb = vg_pixbuf_new(64, 48);
 	vg_writer_init(&reply);
 	vg_writer_init(&body);
@@ -56,30 +81,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vg_receiver_handle(r, hello, sizeof hello, fb, &reply);
 	if (data[0] == 0) {
 		vg_writer_bytes(&body, data + 1, size - 1);
-	} else if (size >= 4) {
-		size_t n_checks = data[1] % 4, split = (size_t)data[2] << 8 | data[3], at = 4;
-		size_t digests = (size - at) / 20 < n_checks ? (size - at) / 20 : n_checks, s_len, p_len;
+		vg_receiver_handle(r, body.data, body.len, fb, &reply);
+	} else if (data[0] == 2) {
+		size_t at = 1;
 
-		vg_writer_u8(&body, VG_MSG_UPDATE);
-		vg_writer_uleb(&body, digests);
-		vg_writer_bytes(&body, data + at, digests * 20);
-		at += digests * 20;
-		s_len = split < size - at ? split : size - at;
-		p_len = size - at - s_len;
-		deflated(data + at, s_len, &chunk);
-		vg_writer_uleb(&body, chunk.len);
-		vg_writer_bytes(&body, chunk.data, chunk.len);
-		vg_writer_reset(&chunk);
-		if (p_len) {
-			deflated(data + at + s_len, p_len, &chunk);
-			vg_writer_bytes(&body, chunk.data, chunk.len);
+		/* Updates until the input ends or one is refused (the viewer
+		 * closes the connection after any error). */
+		while (size - at >= 5) {
+			size_t n_checks = data[at] % 4, s_len, p_len;
+
+			s_len = (size_t)data[at + 1] << 8 | data[at + 2];
+			p_len = (size_t)data[at + 3] << 8 | data[at + 4];
+			at += 5;
+			n_checks = at_most(n_checks, (size - at) / 20);
+			s_len = at_most(s_len, size - at - n_checks * 20);
+			p_len = at_most(p_len, size - at - n_checks * 20 - s_len);
+			frame_update(&zs, &zpix, data + at, n_checks, s_len, p_len, &body, &chunk);
+			at += n_checks * 20 + s_len + p_len;
+			vg_writer_reset(&reply);
+			if (vg_receiver_handle(r, body.data, body.len, fb, &reply))
+				break;
 		}
+	} else if (size >= 4) {
+		size_t n_checks = at_most(data[1] % 4, (size - 4) / 20), s_len;
+
+		s_len = at_most((size_t)data[2] << 8 | data[3], size - 4 - n_checks * 20);
+		frame_update(&zs, &zpix, data + 4, n_checks, s_len, size - 4 - n_checks * 20 - s_len,
+			     &body, &chunk);
+		vg_receiver_handle(r, body.data, body.len, fb, &reply);
 	}
-	vg_receiver_handle(r, body.data, body.len, fb, &reply);
 	vg_writer_clear(&reply);
 	vg_writer_clear(&body);
 	vg_writer_clear(&chunk);
 	vg_pixbuf_free(fb);
+out_streams:
+	deflateEnd(&zs);
+	deflateEnd(&zpix);
 	vg_receiver_free(r);
 	return 0;
 }
