@@ -405,26 +405,28 @@ int main(int argc, char **argv)
 	int port, err, status = EXIT_FAILED;
 
 	vg_log_set_prefix("varg-viewer");
+	status = EXIT_USAGE;
 	if (parse_options(argc, argv, &o))
-		return EXIT_USAGE;
+		goto out;
 	vg_log_set_level(o.quiet ? VG_LOG_ERROR : o.verbose ? VG_LOG_DEBUG : VG_LOG_WARN);
 	if (vg_address_parse(o.rest[0], &host, &port)) {
 		vg_error("'%s' is not a server address (HOST:DISPLAY or HOST::PORT)", o.rest[0]);
-		return EXIT_USAGE;
+		goto out;
 	}
 	if (o.cache_size && parse_size(o.cache_size, &cache_size)) {
 		vg_error("--cache-size: '%s' is not a size such as 500M or 20G", o.cache_size);
-		return EXIT_USAGE;
+		goto out;
 	}
 	if (o.no_persistent_cache && o.cache_dir) {
 		vg_error("--cache-dir and --no-persistent-cache exclude each other");
-		return EXIT_USAGE;
+		goto out;
 	}
 	if (o.passwd && (err = vg_passwd_read_file(o.passwd, &password))) {
 		vg_error("-passwd %s: %s", o.passwd,
 			 err == VG_EFORMAT ? "not a VNC password file (vncpasswd writes them)" : "cannot read the file");
-		return EXIT_USAGE;
+		goto out;
 	}
+	status = EXIT_FAILED;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
