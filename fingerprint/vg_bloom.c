@@ -34,6 +34,15 @@ static inline uint64_t remix(uint64_t h)
 	return h;
 }
 
+/* The bit position of probe i in a block: nine bits of g at a time, g
+ * re-mixed once its seven 9-bit fields are used up. */
+static inline unsigned block_bit(uint64_t *g, unsigned i)
+{
+	if (i == 7)
+		*g = remix(*g + 1);
+	return (unsigned)(*g >> ((i % 7) * 9)) & (BLOCK_BITS - 1);
+}
+
 int vg_bloom_new(uint64_t entries, unsigned bits_per_entry, unsigned hashes,
 		 vg_bloom_layout layout, vg_bloom **out)
 {
@@ -84,11 +93,8 @@ void vg_bloom_add(vg_bloom *b, uint64_t h)
 		uint64_t g = remix(h);
 
 		for (i = 0; i < b->hashes; i++) {
-			unsigned p;
+			unsigned p = block_bit(&g, i);
 
-			if (i == 7)
-				g = remix(g + 1);
-			p = (unsigned)(g >> ((i % 7) * 9)) & (BLOCK_BITS - 1);
 			blk[p >> 6] |= UINT64_C(1) << (p & 63);
 		}
 	} else {
@@ -110,11 +116,8 @@ bool vg_bloom_has(const vg_bloom *b, uint64_t h)
 		uint64_t g = remix(h);
 
 		for (i = 0; i < b->hashes; i++) {
-			unsigned p;
+			unsigned p = block_bit(&g, i);
 
-			if (i == 7)
-				g = remix(g + 1);
-			p = (unsigned)(g >> ((i % 7) * 9)) & (BLOCK_BITS - 1);
 			if (!(blk[p >> 6] & (UINT64_C(1) << (p & 63))))
 				return false;
 		}

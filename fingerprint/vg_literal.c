@@ -239,19 +239,11 @@ static inline int predict(const uint32_t *row, const uint32_t *up, int32_t x, un
 		   (int)(up[x - 1] >> shift & 0xff));
 }
 
-/* How far a byte is from zero, read as signed: PNG's filter heuristic. */
-static inline unsigned magnitude(uint8_t b)
-{
-	return b < 128 ? b : 256u - b;
-}
-
 /* Writes 3 bytes a pixel: the residuals of green, then of blue and red
  * minus green's (neighbouring channels move together on anti-aliased and
- * smooth content). Also sums how large these and the plain bytes are;
- * returns true when the residuals are smaller. */
-static bool put_predicted(const vg_pixbuf *f, vg_rect r, uint8_t *p)
+ * smooth content). */
+static void put_predicted(const vg_pixbuf *f, vg_rect r, uint8_t *p)
 {
-	uint64_t pred_sum = 0, raw_sum = 0;
 	int32_t x, y;
 
 	for (y = r.y; y < r.y + r.h; y++) {
@@ -267,12 +259,8 @@ static bool put_predicted(const vg_pixbuf *f, vg_rect r, uint8_t *p)
 			p[0] = g;
 			p[1] = (uint8_t)(b - g);
 			p[2] = (uint8_t)(rd - g);
-			pred_sum += magnitude(p[0]) + magnitude(p[1]) + magnitude(p[2]);
-			raw_sum += magnitude((uint8_t)v) + magnitude((uint8_t)(v >> 8)) +
-				   magnitude((uint8_t)(v >> 16));
 		}
 	}
-	return pred_sum < raw_sum;
 }
 
 static void put_raw(const vg_pixbuf *f, vg_rect r, uint8_t *p)
@@ -299,10 +287,10 @@ static void count(vg_literal *lc, vg_lit_method m, size_t bytes, vg_rect r)
 	lc->stats.pixels[m] += (uint64_t)r.w * (uint64_t)r.h;
 }
 
-/* Writes the block with method m, or with the cheaper of raw and predict
- * when m is VG_LIT_PREDICT and either_raw is set. */
+/* Writes the block with method m; a palette method needs the block's
+ * palette, built by measure_block(). */
 static void put_block(vg_literal *lc, const vg_pixbuf *f, vg_rect r, vg_lit_method m,
-		      bool either_raw, vg_writer *w)
+		      vg_writer *w)
 {
 	size_t start = w->len, n = (size_t)r.w * (size_t)r.h * 3;
 	uint8_t *p;
@@ -320,12 +308,7 @@ static void put_block(vg_literal *lc, const vg_pixbuf *f, vg_rect r, vg_lit_meth
 	case VG_LIT_PREDICT:
 		p = vg_writer_reserve(w, 1 + n);
 		p[0] = VG_LIT_PREDICT;
-		if (!put_predicted(f, r, p + 1) && either_raw) {
-			/* The plain bytes were smaller: write them over. */
-			p[0] = VG_LIT_RAW;
-			put_raw(f, r, p + 1);
-			m = VG_LIT_RAW;
-		}
+		put_predicted(f, r, p + 1);
 		break;
 	case VG_LIT_RAW:
 	default:
@@ -404,11 +387,11 @@ int vg_literal_encode_list(vg_literal *lc, const vg_pixbuf *frame, const vg_rect
 	many = same * 5 < many_px * 2 && rich * 4 > many_px ? VG_LIT_PREDICT : VG_LIT_RAW;
 	for (i = 0; i < n; i++) {
 		if (lc->plan[i] == VG_LIT_RAW) {
-			put_block(lc, frame, rects[i], many, false, out);
+			put_block(lc, frame, rects[i], many, out);
 			continue;
 		}
 		measure_block(lc, frame, rects[i], &m);
-		put_block(lc, frame, rects[i], (vg_lit_method)lc->plan[i], false, out);
+		put_block(lc, frame, rects[i], (vg_lit_method)lc->plan[i], out);
 	}
 	return VG_OK;
 }
@@ -433,7 +416,7 @@ int vg_literal_encode_as(vg_literal *lc, const vg_pixbuf *frame, vg_rect rect,
 		    (method == VG_LIT_PALETTE_RLE && lc->n_colours > VG_LIT_RLE_PALETTE_MAX))
 			return VG_EINVAL;
 	}
-	put_block(lc, frame, rect, method, false, out);
+	put_block(lc, frame, rect, method, out);
 	return VG_OK;
 }
 

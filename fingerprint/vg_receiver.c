@@ -519,11 +519,19 @@ static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr
 	return VG_OK;
 }
 
+/* Fails naming the run, formatted only when something went wrong. */
+static int fail_run(vg_receiver *r, int err, uint64_t run, const char *part)
+{
+	char what[96];
+
+	snprintf(what, sizeof what, "update: run %" G_GUINT64_FORMAT "%s", run, part);
+	return fail(r, err, what);
+}
+
 static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 {
 	vg_reader *rd = &in->s;
 	uint64_t nruns, run, nseg, k, item;
-	char what[96];
 	int err;
 
 	if ((err = vg_reader_uleb(rd, &nruns)))
@@ -533,58 +541,54 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 		uint8_t orient;
 		int32_t pos, end;
 
-		snprintf(what, sizeof what, "update: run %" G_GUINT64_FORMAT, run);
 		if ((err = read_dim(rd, &rr.x)) || (err = read_dim(rd, &rr.y)) ||
 		    (err = read_dim(rd, &rr.w)) || (err = read_dim(rd, &rr.h)) ||
 		    (err = vg_reader_u8(rd, &orient)) || (err = vg_reader_uleb(rd, &nseg)))
-			return fail(r, err, what);
+			return fail_run(r, err, run, "");
 		if (vg_rect_is_empty(rr) || !vg_rect_contains(vg_pixbuf_rect(fb), rr) ||
 		    orient > VG_ORIENT_COLS)
-			return fail(r, VG_ERANGE, what);
+			return fail_run(r, VG_ERANGE, run, "");
 		pos = orient == VG_ORIENT_ROWS ? rr.y : rr.x;
 		end = orient == VG_ORIENT_ROWS ? rr.y + rr.h : rr.x + rr.w;
 		if (nseg == 0 || nseg > (uint64_t)(end - pos))
-			return fail(r, VG_ECORRUPT, what);
+			return fail_run(r, VG_ECORRUPT, run, "");
 		for (k = 0; k < nseg;) {
 			uint64_t len;
 			unsigned op;
 			vg_rect s;
 
 			if ((err = vg_reader_uleb(rd, &item)))
-				return fail(r, err, what);
+				return fail_run(r, err, run, "");
 			op = (unsigned)(item & 3);
 			len = item >> 2;
 			if (op == VG_OP_CHECK) {
 				if (len != 0 || r->group->len == 0)
 					return fail(r, VG_ECORRUPT, "update: check without a group");
 				if ((err = read_check(r, in, fb)))
-					return fail(r, err, what);
+					return fail_run(r, err, run, "");
 				continue;
 			}
 			if (op == VG_OP_REPEAT) {
 				/* The length field counts segments here. */
 				if ((err = parse_repeat(r, rd, fb, rr, orient, &pos, end, len,
-							nseg - k))) {
-					snprintf(what, sizeof what,
-						 "update: run %" G_GUINT64_FORMAT ": repeat", run);
-					return fail(r, err, what);
-				}
+							nseg - k)))
+					return fail_run(r, err, run, ": repeat");
 				r->stats.segments += len;
 				k += len;
 				continue;
 			}
 			if (len < 1 || len > (uint64_t)(end - pos))
-				return fail(r, VG_ERANGE, what);
+				return fail_run(r, VG_ERANGE, run, "");
 			s = orient == VG_ORIENT_ROWS ? vg_rect_make(rr.x, pos, rr.w, (int32_t)len)
 						     : vg_rect_make(pos, rr.y, (int32_t)len, rr.h);
 			pos += (int32_t)len;
 			if ((err = parse_segment(r, in, fb, s, orient, op, (int32_t)len)))
-				return fail(r, err, what);
+				return fail_run(r, err, run, "");
 			r->stats.segments++;
 			k++;
 		}
 		if (pos != end)
-			return fail(r, VG_ECORRUPT, what);
+			return fail_run(r, VG_ECORRUPT, run, "");
 	}
 	/* The last group's check may follow the last run's last segment. */
 	while (vg_reader_remaining(rd)) {

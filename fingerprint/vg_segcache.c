@@ -838,10 +838,7 @@ static ctr *ctr_by_seq(const vg_segcache *c, uint64_t seq)
 	return NULL;
 }
 
-/* Finds the container holding the latest record of key: first where the
- * hint says, else newest to oldest. 0 with *where set, VG_ENOENT, or
- * VG_ECORRUPT (a damaged container was dropped on the way: report a miss
- * rather than risk an older record of the key). */
+/* Points ht at the record of key at off, entry slot of t's table. */
 static void hint_set(hint *ht, uint64_t key, const ctr *t, uint32_t slot, uint64_t off)
 {
 	ht->key = key;
@@ -880,10 +877,9 @@ static int hint_find(vg_segcache *c, ctr *t, uint64_t key, const hint *ht, found
 /* Finds the container holding the latest record of key: first where the
  * hint says, else newest to oldest. 0 with *where set, VG_ENOENT, or
  * VG_ECORRUPT (a damaged container was dropped on the way: report a miss
- * rather than risk an older record of the key). */
-static int locate(vg_segcache *c, uint64_t key, found *f, ctr **where)
+ * rather than risk an older record of the key). h is mix(key). */
+static int locate(vg_segcache *c, uint64_t key, uint64_t h, found *f, ctr **where)
 {
-	uint64_t h = mix(key);
 	hint *ht = &c->hints[h >> c->hint_shift];
 	guint i;
 	int err;
@@ -921,6 +917,7 @@ static int locate(vg_segcache *c, uint64_t key, found *f, ctr **where)
 int vg_segcache_lookup(vg_segcache *c, uint64_t key, vg_segcache_view *out)
 {
 	uint32_t crc = 0;
+	uint64_t h;
 	bool verified;
 	found f;
 	ctr *t;
@@ -930,13 +927,14 @@ int vg_segcache_lookup(vg_segcache *c, uint64_t key, vg_segcache_view *out)
 		return VG_EINVAL;
 	/* A hit needs the hint's line next: start fetching it while the
 	 * Bloom filter is read. */
-	__builtin_prefetch(&c->hints[mix(key) >> c->hint_shift]);
+	h = mix(key);
+	__builtin_prefetch(&c->hints[h >> c->hint_shift]);
 	if (!vg_bloom_has(c->bloom, bloom_hash(key))) {
 		c->st.misses++;
 		c->st.bloom_misses++;
 		return VG_ENOENT;
 	}
-	err = locate(c, key, &f, &t);
+	err = locate(c, key, h, &f, &t);
 	if (err == VG_ENOENT)
 		c->st.bloom_false_positives++;
 	if (err == 0 && (f.rec.flags & VG_CONTAINER_FLAG_TOMBSTONE))
@@ -1047,7 +1045,7 @@ int vg_segcache_drop(vg_segcache *c, uint64_t key)
 		return VG_EINVAL;
 	if (!vg_bloom_has(c->bloom, bloom_hash(key)))
 		return 0;
-	err = locate(c, key, &f, &t);
+	err = locate(c, key, mix(key), &f, &t);
 	if (err == VG_ENOENT || (err == 0 && (f.rec.flags & VG_CONTAINER_FLAG_TOMBSTONE)))
 		return 0;
 	/* A damaged container was dropped on the way: older records of key

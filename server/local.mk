@@ -4,6 +4,7 @@ server_varg_server_SOURCES = \
 	server/varg_server.c \
 	server/vg_server.c server/vg_server.h \
 	server/vg_tracesource.c server/vg_tracesource.h \
+	server/vg_inputqueue.c server/vg_inputqueue.h \
 	server/vg_xsource.c server/vg_xsource.h \
 	server/vg_vncsource.c server/vg_vncsource.h
 server_varg_server_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) $(X11_CFLAGS)

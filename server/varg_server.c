@@ -304,10 +304,10 @@ static int run_trace(vg_tracesource *src, vg_server *srv, const options *o, FILE
 
 int main(int argc, char **argv)
 {
-	options o = { .speed = 1.0, .port = 5900, .zlib_level = 6, .fp_bits = 40,
-		      .group_size = 20, .pace_timeout_ms = 2000, .beliefs_viewers = 64,
-		      .beliefs_file_mb = 16, .fps = 30, .stats_interval = -1 };
+	options o = { .beliefs_viewers = 64, .beliefs_file_mb = 16, .stats_interval = -1 };
 	vg_server_config cfg;
+	vg_xsource_options xo;
+	vg_tracesource_options play;
 	vg_tracesource *src = NULL;
 	vg_xsource *xsrc = NULL;
 	vg_vncsource *vsrc = NULL;
@@ -322,6 +322,17 @@ int main(int argc, char **argv)
 	int err, status = 1;
 
 	vg_log_set_prefix("varg-server");
+	/* Options not given keep the defaults of the parts they set. */
+	vg_server_config_init(&cfg);
+	vg_xsource_options_init(&xo);
+	vg_tracesource_options_init(&play);
+	o.port = cfg.port;
+	o.zlib_level = cfg.zlib_level;
+	o.fp_bits = (int)cfg.fp_bits;
+	o.group_size = (int)cfg.group_size;
+	o.fps = xo.fps;
+	o.speed = play.speed;
+	o.pace_timeout_ms = play.pace_timeout_ms;
 	if (parse_options(argc, argv, &o)) {
 		status = 2;
 		goto out;
@@ -331,7 +342,6 @@ int main(int argc, char **argv)
 		o.stats_interval = o.verbose ? 10 : 0;
 	install_signals();
 
-	vg_server_config_init(&cfg);
 	if (o.password_file && !(password = read_password(o.password_file, "--password-file")))
 		goto out;
 	if (o.view_password_file &&
@@ -347,9 +357,6 @@ int main(int argc, char **argv)
 		width = vg_tracesource_width(src);
 		height = vg_tracesource_height(src);
 	} else if (o.display) {
-		vg_xsource_options xo;
-
-		vg_xsource_options_init(&xo);
 		xo.fps = o.fps;
 		xo.use_damage = !o.no_damage;
 		xo.use_shm = !o.no_shm;

@@ -280,9 +280,6 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 
 	c->server = s;
 	pthread_mutex_init(&c->lock, NULL);
-	pthread_mutex_lock(&s->stats_lock);
-	s->live_conns++;
-	pthread_mutex_unlock(&s->stats_lock);
 	vg_writer_init(&c->out);
 	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->todo = g_array_new(FALSE, FALSE, sizeof(vg_rect));
@@ -294,6 +291,7 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	if (s->cfg.view_only)
 		cl->viewOnly = TRUE;
 	pthread_mutex_lock(&s->stats_lock);
+	s->live_conns++;
 	s->stats.clients_total++;
 	pthread_mutex_unlock(&s->stats_lock);
 	return RFB_CLIENT_ACCEPT;
@@ -377,32 +375,43 @@ static void unpark(rfbClientPtr cl, vg_conn *c)
 	UNLOCK(cl->sendMutex);
 }
 
+/* Writes the start of a FramebufferUpdate holding one Varg rectangle r and
+ * returns where its body length goes (patched once the body is written). */
+static size_t begin_update(vg_writer *w, vg_rect r)
+{
+	size_t len_at;
+
+	vg_writer_u8(w, rfbFramebufferUpdate);
+	vg_writer_u8(w, 0);
+	vg_writer_u16be(w, 1);
+	vg_writer_u16be(w, (uint16_t)r.x);
+	vg_writer_u16be(w, (uint16_t)r.y);
+	vg_writer_u16be(w, (uint16_t)r.w);
+	vg_writer_u16be(w, (uint16_t)r.h);
+	vg_writer_u32be(w, (uint32_t)VG_ENCODING);
+	len_at = w->len;
+	vg_writer_u32be(w, 0);
+	return len_at;
+}
+
 /* Answers a PING at once, from the input thread, as an update of its own
  * holding one empty Varg rectangle. sendMutex keeps it whole between the
  * output thread's updates; nothing else is locked, so the lock order holds. */
 static int send_pong(rfbClientPtr cl, uint32_t token)
 {
-	uint8_t msg[4 + 12 + 4 + VG_PING_LEN];
 	vg_writer w;
+	size_t len_at;
 	int n;
 
 	vg_writer_init(&w);
-	vg_writer_u8(&w, rfbFramebufferUpdate);
-	vg_writer_u8(&w, 0);
-	vg_writer_u16be(&w, 1);
-	vg_writer_u16be(&w, 0);
-	vg_writer_u16be(&w, 0);
-	vg_writer_u16be(&w, 0);
-	vg_writer_u16be(&w, 0);
-	vg_writer_u32be(&w, (uint32_t)VG_ENCODING);
-	vg_writer_u32be(&w, VG_PING_LEN);
+	len_at = begin_update(&w, vg_rect_make(0, 0, 0, 0));
 	vg_sender_pong(token, &w);
-	assert(w.len == sizeof msg);
-	memcpy(msg, w.data, sizeof msg);
-	vg_writer_clear(&w);
+	vg_writer_patch_u32be(&w, len_at, (uint32_t)(w.len - len_at - 4));
+	assert(w.len == 4 + 12 + 4 + VG_PING_LEN);
 	LOCK(cl->sendMutex);
-	n = rfbWriteExact(cl, (const char *)msg, (int)sizeof msg);
+	n = rfbWriteExact(cl, (const char *)w.data, (int)w.len);
 	UNLOCK(cl->sendMutex);
+	vg_writer_clear(&w);
 	return n < 0 ? VG_EIO : VG_OK;
 }
 
@@ -464,15 +473,6 @@ static rfbProtocolExtension varg_extension = {
 	.enablePseudoEncoding = enable_varg,
 	.handleMessage = handle_varg_message,
 };
-
-static void put_rect_header(vg_writer *w, vg_rect r)
-{
-	vg_writer_u16be(w, (uint16_t)r.x);
-	vg_writer_u16be(w, (uint16_t)r.y);
-	vg_writer_u16be(w, (uint16_t)r.w);
-	vg_writer_u16be(w, (uint16_t)r.h);
-	vg_writer_u32be(w, (uint32_t)VG_ENCODING);
-}
 
 /* Takes (modified | copy) & requested from the client under its lock,
  * empties what LibVNCServer would look at and uses up one credit. Returns
@@ -602,12 +602,7 @@ static bool hello_first(rfbClientPtr cl, vg_conn *c)
 	UNLOCK(cl->updateMutex);
 	if (requested && !c->hello_sent) {
 		vg_writer_reset(&c->out);
-		vg_writer_u8(&c->out, rfbFramebufferUpdate);
-		vg_writer_u8(&c->out, 0);
-		vg_writer_u16be(&c->out, 1);
-		put_rect_header(&c->out, vg_rect_make(0, 0, 0, 0));
-		len_at = c->out.len;
-		vg_writer_u32be(&c->out, 0);
+		len_at = begin_update(&c->out, vg_rect_make(0, 0, 0, 0));
 		vg_sender_hello(c->sender, &c->out);
 		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - len_at - 4));
 		c->hello_sent = true;
@@ -671,12 +666,7 @@ static void display_hook(rfbClientPtr cl)
 	for (i = 0; i < n_segs; i++)
 		bounds = vg_rect_bounds(bounds, segs[i].rect);
 	vg_writer_reset(&c->out);
-	vg_writer_u8(&c->out, rfbFramebufferUpdate);
-	vg_writer_u8(&c->out, 0);
-	vg_writer_u16be(&c->out, 1);
-	put_rect_header(&c->out, bounds);
-	len_at = c->out.len;
-	vg_writer_u32be(&c->out, 0);
+	len_at = begin_update(&c->out, bounds);
 	body_at = c->out.len;
 	vg_sender_get_stats(c->sender, &before);
 	err = vg_sender_update(c->sender, c->snapshot, segs, n_segs, c->repair, &c->out);
@@ -1191,6 +1181,16 @@ void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n)
 	 * updateMutex), so no send finds new pixels outside its region. */
 	vg_server_frame_mark(s, changed, n);
 	pthread_rwlock_unlock(&s->frame_lock);
+}
+
+void vg_server_frame_copy(vg_server *s, const vg_pixbuf *src, const vg_rect *changed, size_t n)
+{
+	vg_pixbuf *frame = vg_server_frame_lock(s);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		vg_pixbuf_copy_rect(frame, src, changed[i]);
+	vg_server_frame_unlock(s, changed, n);
 }
 
 int vg_server_client_count(vg_server *s)

@@ -71,6 +71,11 @@ void vg_server_frame_mark(vg_server *s, const vg_rect *changed, size_t n);
 /* Marks rects (may be NULL, 0) and unlocks. */
 void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n);
 
+/* Copies the changed rects of src (a frame of the server's size) into the
+ * framebuffer and marks them, under the lock: a source that reads the
+ * screen into its own frame holds the lock for the copy only. */
+void vg_server_frame_copy(vg_server *s, const vg_pixbuf *src, const vg_rect *changed, size_t n);
+
 /* Number of clients past their handshake. */
 int vg_server_client_count(vg_server *s);
 

@@ -5,6 +5,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
+#include "server/vg_inputqueue.h"
 #include "server/vg_mirror.h"
 #include "server/vg_vncsource.h"
 
@@ -12,18 +13,6 @@
 #define TILE 32
 /* Lossless encodings only: what is proxied must be exact. */
 #define ENCODINGS "tight zrle zlib hextile raw"
-
-typedef enum { EV_POINTER, EV_KEY, EV_CUT } ev_kind;
-
-typedef struct {
-	ev_kind kind;
-	int32_t x, y;
-	uint8_t buttons;
-	uint32_t keysym;
-	bool down;
-	char *text;
-	size_t len;
-} client_event;
 
 struct vg_vncsource {
 	char *host;
@@ -33,17 +22,9 @@ struct vg_vncsource {
 	vg_pixbuf *fb;
 	vg_rect *rects;
 	size_t rects_cap;
-	GAsyncQueue *events;      /* client_event *, from clients' threads */
+	vg_inputqueue *input;     /* clients' events, from their threads */
 	char error[160];
 };
-
-static void event_free(gpointer p)
-{
-	client_event *e = p;
-
-	g_free(e->text);
-	g_free(e);
-}
 
 static int open_mirror(vg_vncsource *v)
 {
@@ -99,8 +80,12 @@ int vg_vncsource_open(const char *addr, const char *password, vg_vncsource **out
 
 	*out = NULL;
 	v = g_new0(vg_vncsource, 1);
-	v->events = g_async_queue_new_full(event_free);
 	v->password = g_strdup(password);
+	if ((err = vg_inputqueue_new(true, &v->input))) {
+		vg_error("cannot make a pipe");
+		vg_vncsource_free(v);
+		return err;
+	}
 	if (!parse_addr(addr, &v->host, &v->port)) {
 		vg_error("--vnc '%s': expected HOST:PORT (or HOST:N for display N)", addr);
 		vg_vncsource_free(v);
@@ -130,82 +115,44 @@ const char *vg_vncsource_error_text(const vg_vncsource *v)
 	return v->error;
 }
 
-static void on_pointer(void *user, int32_t x, int32_t y, uint8_t buttons)
-{
-	client_event *e = g_new0(client_event, 1);
-
-	e->kind = EV_POINTER;
-	e->x = x;
-	e->y = y;
-	e->buttons = buttons;
-	g_async_queue_push(((vg_vncsource *)user)->events, e);
-}
-
-static void on_key(void *user, uint32_t keysym, bool down)
-{
-	client_event *e = g_new0(client_event, 1);
-
-	e->kind = EV_KEY;
-	e->keysym = keysym;
-	e->down = down;
-	g_async_queue_push(((vg_vncsource *)user)->events, e);
-}
-
-static void on_cut_text(void *user, const char *utf8, size_t len)
-{
-	client_event *e = g_new0(client_event, 1);
-
-	e->kind = EV_CUT;
-	e->text = g_strndup(utf8, len);
-	e->len = len;
-	g_async_queue_push(((vg_vncsource *)user)->events, e);
-}
-
 void vg_vncsource_input(vg_vncsource *v, vg_server_input *in)
 {
-	in->pointer = on_pointer;
-	in->key = on_key;
-	in->cut_text = on_cut_text;
-	in->user = v;
+	vg_inputqueue_attach(v->input, in);
 }
 
 /* Passes what clients sent since the last turn to the server. The
  * mirror is used from this thread only, so events wait in the queue. */
 static int forward_events(vg_vncsource *v)
 {
-	client_event *e;
+	vg_input_event *e;
 	int err = VG_OK;
 
-	while (!err && (e = g_async_queue_try_pop(v->events))) {
+	while (!err && (e = vg_inputqueue_pop(v->input))) {
 		switch (e->kind) {
-		case EV_POINTER:
+		case VG_INPUT_POINTER:
 			err = vg_mirror_pointer(v->mirror, e->x, e->y, e->buttons);
 			break;
-		case EV_KEY:
+		case VG_INPUT_KEY:
 			err = vg_mirror_key(v->mirror, e->keysym, e->down);
 			break;
-		case EV_CUT:
+		case VG_INPUT_CUT_TEXT:
 			err = vg_mirror_cut_text(v->mirror, e->text, e->len);
 			if (err == VG_EINVAL)
 				err = VG_OK;
 			break;
 		}
-		event_free(e);
+		vg_input_event_free(e);
 	}
 	return err;
 }
 
 static void grab(vg_vncsource *v, vg_server *srv)
 {
-	vg_pixbuf *frame;
-	size_t n = 0, i;
+	size_t n = 0;
 
 	if (vg_mirror_grab(v->mirror, v->fb, v->rects, v->rects_cap, &n) || n == 0)
 		return;
-	frame = vg_server_frame_lock(srv);
-	for (i = 0; i < n; i++)
-		vg_pixbuf_copy_rect(frame, v->fb, v->rects[i]);
-	vg_server_frame_unlock(srv, v->rects, n);
+	vg_server_frame_copy(srv, v->fb, v->rects, n);
 }
 
 int vg_vncsource_run(vg_vncsource *v, vg_server *srv, const volatile sig_atomic_t *stop)
@@ -252,7 +199,7 @@ void vg_vncsource_free(vg_vncsource *v)
 	if (!v)
 		return;
 	close_mirror(v);
-	g_async_queue_unref(v->events);
+	vg_inputqueue_free(v->input);
 	g_free(v->host);
 	g_free(v->password);
 	g_free(v);

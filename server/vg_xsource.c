@@ -1,32 +1,18 @@
 #include <X11/Xlib.h>
 #include <errno.h>
-#include <glib-unix.h>
 #include <glib.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "common/vg_time.h"
+#include "server/vg_inputqueue.h"
 #include "server/vg_xcapture.h"
 #include "server/vg_xinject.h"
 #include "server/vg_xselection.h"
 #include "server/vg_xsource.h"
-
-/* One client event on its way from a client's thread to the source's. */
-typedef enum { EV_POINTER, EV_KEY, EV_CUT } ev_kind;
-
-typedef struct {
-	ev_kind kind;
-	int32_t x, y;
-	uint8_t buttons;
-	uint32_t keysym;
-	bool down;
-	char *text;
-	size_t len;
-} client_event;
 
 struct vg_xsource {
 	char *display;
@@ -39,8 +25,7 @@ struct vg_xsource {
 	vg_pixbuf *fb;            /* the last grab */
 	vg_rect *rects;
 	size_t rects_cap;
-	GAsyncQueue *events;      /* client_event *, from clients' threads */
-	int wake[2];              /* written when an event is queued */
+	vg_inputqueue *input;     /* clients' events, from their threads */
 	uint64_t frames;
 	char error[160];
 };
@@ -64,14 +49,6 @@ static int log_x_error(Display *dpy, XErrorEvent *ev)
 	XGetErrorText(dpy, ev->error_code, text, sizeof text);
 	vg_debug("X error: %s (request %u.%u)", text, ev->request_code, ev->minor_code);
 	return 0;
-}
-
-static void event_free(gpointer p)
-{
-	client_event *e = p;
-
-	g_free(e->text);
-	g_free(e);
 }
 
 /* Opens the capture at the display's current size and a frame for it. */
@@ -112,10 +89,8 @@ int vg_xsource_open(const char *display, const vg_xsource_options *o, vg_xsource
 	int err;
 
 	*out = NULL;
-	x->wake[0] = x->wake[1] = -1;
 	x->opt = *o;
 	x->display = g_strdup(display);
-	x->events = g_async_queue_new_full(event_free);
 	if (o->fps < 1 || o->fps > 240) {
 		snprintf(x->error, sizeof x->error, "the frame rate must be between 1 and 240");
 		err = VG_EINVAL;
@@ -143,8 +118,7 @@ int vg_xsource_open(const char *display, const vg_xsource_options *o, vg_xsource
 	}
 	XSelectInput(x->watch, DefaultRootWindow(x->watch), StructureNotifyMask);
 	XFlush(x->watch);
-	if (!g_unix_open_pipe(x->wake, FD_CLOEXEC, NULL) || !g_unix_set_fd_nonblocking(x->wake[0], TRUE, NULL) ||
-	    !g_unix_set_fd_nonblocking(x->wake[1], TRUE, NULL)) {
+	if ((err = vg_inputqueue_new(x->sel != NULL, &x->input))) {
 		snprintf(x->error, sizeof x->error, "cannot make a pipe");
 		err = VG_EIO;
 		goto fail;
@@ -177,84 +151,33 @@ uint64_t vg_xsource_frames(const vg_xsource *x)
 	return x->frames;
 }
 
-static void queue_event(vg_xsource *x, client_event *e)
-{
-	char one = 1;
-
-	g_async_queue_push(x->events, e);
-	/* A full pipe already wakes the loop. */
-	if (write(x->wake[1], &one, 1) < 0 && errno != EAGAIN)
-		vg_debug("wake pipe: %s", g_strerror(errno));
-}
-
-static void on_pointer(void *user, int32_t px, int32_t py, uint8_t buttons)
-{
-	client_event *e = g_new0(client_event, 1);
-
-	e->kind = EV_POINTER;
-	e->x = px;
-	e->y = py;
-	e->buttons = buttons;
-	queue_event(user, e);
-}
-
-static void on_key(void *user, uint32_t keysym, bool down)
-{
-	client_event *e = g_new0(client_event, 1);
-
-	e->kind = EV_KEY;
-	e->keysym = keysym;
-	e->down = down;
-	queue_event(user, e);
-}
-
-static void on_cut_text(void *user, const char *utf8, size_t len)
-{
-	vg_xsource *x = user;
-	client_event *e;
-
-	if (!x->sel)
-		return;
-	e = g_new0(client_event, 1);
-	e->kind = EV_CUT;
-	e->text = g_strndup(utf8, len);
-	e->len = len;
-	queue_event(x, e);
-}
-
 void vg_xsource_input(vg_xsource *x, vg_server_input *in)
 {
-	in->pointer = on_pointer;
-	in->key = on_key;
-	in->cut_text = on_cut_text;
-	in->user = x;
+	vg_inputqueue_attach(x->input, in);
 }
 
 /* Injects what clients sent since the last turn. */
 static void inject_events(vg_xsource *x)
 {
-	client_event *e;
-	char buf[64];
+	vg_input_event *e;
 	int err;
 
-	while (read(x->wake[0], buf, sizeof buf) > 0)
-		;
-	while ((e = g_async_queue_try_pop(x->events))) {
+	while ((e = vg_inputqueue_pop(x->input))) {
 		switch (e->kind) {
-		case EV_POINTER:
+		case VG_INPUT_POINTER:
 			vg_xinject_pointer(x->inject, CLAMP(e->x, 0, x->width - 1),
 					   CLAMP(e->y, 0, x->height - 1), e->buttons);
 			break;
-		case EV_KEY:
+		case VG_INPUT_KEY:
 			if ((err = vg_xinject_key(x->inject, e->keysym, e->down)))
 				vg_debug("keysym 0x%x: no key makes it", e->keysym);
 			break;
-		case EV_CUT:
+		case VG_INPUT_CUT_TEXT:
 			if (vg_xselection_set(x->sel, e->text, e->len))
 				vg_debug("clipboard text of %zu bytes is too large", e->len);
 			break;
 		}
-		event_free(e);
+		vg_input_event_free(e);
 	}
 }
 
@@ -312,8 +235,7 @@ static int resize(vg_xsource *x, vg_server *srv, int32_t w, int32_t h)
 /* Reads the screen and hands what changed to the server. */
 static int grab(vg_xsource *x, vg_server *srv)
 {
-	vg_pixbuf *frame;
-	size_t n = 0, i;
+	size_t n = 0;
 	int err;
 
 	if ((err = vg_xcapture_grab(x->cap, x->fb, x->rects, x->rects_cap, &n)))
@@ -321,10 +243,7 @@ static int grab(vg_xsource *x, vg_server *srv)
 	if (n == 0)
 		return VG_OK;
 	/* The server's frame is locked only for the copy, not the read. */
-	frame = vg_server_frame_lock(srv);
-	for (i = 0; i < n; i++)
-		vg_pixbuf_copy_rect(frame, x->fb, x->rects[i]);
-	vg_server_frame_unlock(srv, x->rects, n);
+	vg_server_frame_copy(srv, x->fb, x->rects, n);
 	x->frames++;
 	return VG_OK;
 }
@@ -346,7 +265,7 @@ int vg_xsource_run(vg_xsource *x, vg_server *srv, const volatile sig_atomic_t *s
 
 		fds[nfds++] = (struct pollfd){ .fd = vg_xcapture_fd(x->cap), .events = POLLIN };
 		fds[nfds++] = (struct pollfd){ .fd = ConnectionNumber(x->watch), .events = POLLIN };
-		fds[nfds++] = (struct pollfd){ .fd = x->wake[0], .events = POLLIN };
+		fds[nfds++] = (struct pollfd){ .fd = vg_inputqueue_fd(x->input), .events = POLLIN };
 		if (x->sel)
 			fds[nfds++] = (struct pollfd){ .fd = vg_xselection_fd(x->sel), .events = POLLIN };
 		now = vg_time_ns();
@@ -394,11 +313,7 @@ void vg_xsource_free(vg_xsource *x)
 	vg_xselection_free(x->sel);
 	if (x->watch)
 		XCloseDisplay(x->watch);
-	if (x->wake[0] >= 0)
-		close(x->wake[0]);
-	if (x->wake[1] >= 0)
-		close(x->wake[1]);
-	g_async_queue_unref(x->events);
+	vg_inputqueue_free(x->input);
 	g_free(x->display);
 	g_free(x);
 }

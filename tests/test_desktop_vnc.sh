@@ -5,7 +5,6 @@
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
-tmp=$work
 probe=$B/tests/vg_xprobe
 input=$B/tests/vg_vncinput
 
@@ -16,31 +15,12 @@ if ! command -v Xvnc >/dev/null || ! command -v xwd >/dev/null || ! command -v x
 	for i in $(seq 1 6); do tap_skip "Xvnc, xwd and xclip are needed (scripts/setup)"; done
 	exit 0
 fi
-n=""
-for _ in 1 2 3 4 5 6 7 8; do
-	vnc_port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
-	rm -f "$work/displayfd"
-	Xvnc -displayfd 3 -rfbport "$vnc_port" -SecurityTypes None -geometry 400x300 -depth 24 \
-		-localhost -nolisten tcp 3>"$work/displayfd" >"$work/xvnc.log" 2>&1 &
-	xvnc=$!
-	for _ in $(seq 1 50); do
-		grep -q '[0-9]' "$work/displayfd" 2>/dev/null && break
-		kill -0 "$xvnc" 2>/dev/null || break
-		sleep 0.1
-	done
-	sleep 0.3
-	if kill -0 "$xvnc" 2>/dev/null && grep -q '[0-9]' "$work/displayfd"; then
-		pids="$pids $xvnc"
-		n=$(tr -dc 0-9 <"$work/displayfd")
-		break
-	fi
-	wait "$xvnc" 2>/dev/null
-done
-export DISPLAY=":$n"
+start_xvnc 400x300 || exit 1
+export DISPLAY=$XDPY
 "$probe" log >"$work/probe.log" &
 pids="$pids $!"
 wait_line "$work/probe.log" ready
-start_server proxy --vnc "127.0.0.1:$vnc_port" || exit 1
+start_server proxy --vnc "127.0.0.1:$VNC_PORT" || exit 1
 IDLE=2 viewer v1
 wait "$pid_v1"
 xwd -root -silent | xwdtopnm >"$work/screen.ppm" 2>/dev/null

@@ -6,7 +6,7 @@
 # viewer's. Damaged and foreign files give one clear error.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
-tmp=$work
+. "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
 vt=$B/traces/varg-trace
 encodings="raw copyrect rre hextile zlib zrle tight"
 
@@ -17,29 +17,8 @@ if ! command -v Xvnc >/dev/null || ! command -v xwd >/dev/null; then
 	exit 0
 fi
 
-# Xvnc on a free display, and a VNC port tried at random until one is free.
-n=""
-for _ in 1 2 3 4 5 6 7 8; do
-	vnc_port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
-	rm -f "$work/displayfd"
-	Xvnc -displayfd 3 -rfbport "$vnc_port" -SecurityTypes None -geometry 480x320 -depth 24 \
-		-localhost -nolisten tcp 3>"$work/displayfd" >"$work/xvnc.log" 2>&1 &
-	xvnc=$!
-	for _ in $(seq 1 50); do
-		grep -q '[0-9]' "$work/displayfd" 2>/dev/null && break
-		kill -0 "$xvnc" 2>/dev/null || break
-		sleep 0.1
-	done
-	sleep 0.3
-	if kill -0 "$xvnc" 2>/dev/null && grep -q '[0-9]' "$work/displayfd"; then
-		pids="$pids $xvnc"
-		n=$(tr -dc 0-9 <"$work/displayfd")
-		break
-	fi
-	wait "$xvnc" 2>/dev/null
-done
-[ -n "$n" ] || { echo "Bail out! Xvnc did not start"; sed 's/^/# /' "$work/xvnc.log"; exit 1; }
-export DISPLAY=":$n"
+start_xvnc 480x320 || { echo "Bail out! Xvnc did not start"; exit 1; }
+export DISPLAY=$XDPY
 
 # capture NAME ENC PORT: records a viewer's session with the server on
 # PORT (showing $DISPLAY) through the proxy while the probe scrolls;
@@ -88,34 +67,17 @@ check() {
 }
 
 for enc in $encodings; do
-	capture "xvnc-$enc" "$enc" "$vnc_port"
+	capture "xvnc-$enc" "$enc" "$VNC_PORT"
 	check "xvnc-$enc" "$enc"
 done
 
 # TigerVNC has no Zlib encoding; x11vnc (LibVNCServer) on Xvfb has, and
 # its own Tight and its own pseudo-encodings.
 if command -v x11vnc >/dev/null && command -v Xvfb >/dev/null; then
-	. "$S/tests/vg_xvfb.sh"
 	start_xvfb 480x320 || exit 1
 	export DISPLAY=$XDPY
 	x_port=""
-	for _ in 1 2 3 4 5 6 7 8; do
-		p=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
-		x11vnc -display "$XDPY" -rfbport "$p" -localhost -nopw -forever -shared -quiet -nocursor \
-			>"$work/x11vnc.log" 2>&1 &
-		xpid=$!
-		for _ in $(seq 1 50); do
-			grep -q "PORT=$p" "$work/x11vnc.log" && break
-			kill -0 "$xpid" 2>/dev/null || break
-			sleep 0.1
-		done
-		if grep -q "PORT=$p" "$work/x11vnc.log"; then
-			pids="$pids $xpid"
-			x_port=$p
-			break
-		fi
-		kill "$xpid" 2>/dev/null; wait "$xpid" 2>/dev/null
-	done
+	start_x11vnc "$XDPY" -nocursor && x_port=$X11VNC_PORT
 	for enc in zlib tight; do
 		if [ -n "$x_port" ]; then
 			capture "x11vnc-$enc" "$enc" "$x_port"

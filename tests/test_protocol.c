@@ -240,6 +240,18 @@ static void test_round_trip(void)
 	g_rand_free(rng);
 }
 
+/* Seeds the viewer's cache under key with junk's pixels, freshly painted,
+ * when junk is tall enough to stand in for r: wrong pixels that only the
+ * group's SHA-1 can tell apart. */
+static void plant_junk(pair *p, vg_pixbuf *junk, GRand *rng, uint64_t key, vg_rect r)
+{
+	vg_pixbuf v = vg_pixbuf_view(junk, vg_rect_make(0, 0, r.w, r.h));
+
+	paint_tile(junk, vg_pixbuf_rect(junk), g_rand_int(rng));
+	if (v.height == r.h)
+		vg_receiver_seed_cache(p->r, key, &v);
+}
+
 /* With 8- to 16-bit fingerprints and a viewer cache seeded with other
  * content under every key, the server's bookkeeping cannot hide the
  * collisions: only the viewer's SHA-1 check finds them. */
@@ -264,14 +276,10 @@ static void test_forced_collisions(void)
 			/* Before each update, plant wrong pixels of the right size
 			 * under the keys the server will send as fingerprints. */
 			for (k = 0; k < n; k++) {
-				vg_pixbuf v;
 				key = vg_fp_key(segs[k].hash, widths[wi]);
 				if (g_rand_int_range(rng, 0, 3))
 					continue;
-				v = vg_pixbuf_view(junk, vg_rect_make(0, 0, segs[k].rect.w, MIN(segs[k].rect.h, 24)));
-				paint_tile(junk, vg_pixbuf_rect(junk), g_rand_int(rng));
-				if (v.height == segs[k].rect.h)
-					vg_receiver_seed_cache(p.r, key, &v);
+				plant_junk(&p, junk, rng, key, segs[k].rect);
 			}
 			exchange(&p, segs, n);
 			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
@@ -693,13 +701,9 @@ static void test_repeat_collisions(void)
 			size_t n = scroll_update(&p, heights, patterns, G_N_ELEMENTS(heights), update, segs), k;
 
 			for (k = 0; k < n; k++) {
-				vg_pixbuf v;
-
 				if (g_rand_int_range(rng, 0, 8))
 					continue;
-				v = vg_pixbuf_view(junk, vg_rect_make(0, 0, 16, segs[k].rect.h));
-				paint_tile(junk, vg_pixbuf_rect(junk), g_rand_int(rng));
-				vg_receiver_seed_cache(p.r, vg_fp_key(segs[k].hash, widths[wi]), &v);
+				plant_junk(&p, junk, rng, vg_fp_key(segs[k].hash, widths[wi]), segs[k].rect);
 			}
 			exchange(&p, segs, n);
 			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));

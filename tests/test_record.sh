@@ -6,7 +6,6 @@
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
-tmp=$work
 vt=$B/traces/varg-trace
 probe=$B/tests/vg_xprobe
 

@@ -6,7 +6,7 @@
 # frame equals the server's screen as xwd reads it.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
-tmp=$work
+. "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
 vt=$B/traces/varg-trace
 dump=$B/tests/vg_tracedump
 sample=$S/traces/samples/heatmap-scroll.vtr
@@ -46,28 +46,9 @@ tap_check "with slow copies, no recorded frame mixes two ($other of $n mixed)" \
 if ! command -v Xvnc >/dev/null || ! command -v xwd >/dev/null; then
 	for i in 1 2 3; do tap_skip "Xvnc and xwd are needed (scripts/setup)"; done
 else
-	n=""
-	for _ in 1 2 3 4 5 6 7 8; do
-		vnc_port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
-		rm -f "$work/displayfd"
-		Xvnc -displayfd 3 -rfbport "$vnc_port" -SecurityTypes None -geometry 400x300 -depth 24 \
-			-localhost -nolisten tcp 3>"$work/displayfd" >"$work/xvnc.log" 2>&1 &
-		xvnc=$!
-		for _ in $(seq 1 50); do
-			grep -q '[0-9]' "$work/displayfd" 2>/dev/null && break
-			kill -0 "$xvnc" 2>/dev/null || break
-			sleep 0.1
-		done
-		sleep 0.3
-		if kill -0 "$xvnc" 2>/dev/null && grep -q '[0-9]' "$work/displayfd"; then
-			pids="$pids $xvnc"
-			n=$(tr -dc 0-9 <"$work/displayfd")
-			break
-		fi
-		wait "$xvnc" 2>/dev/null
-	done
-	export DISPLAY=":$n"
-	"$vt" record --vnc "localhost:$vnc_port" -o "$work/xvnc.vtr" -q 2>"$work/xvnc.err" &
+	start_xvnc 400x300 || exit 1
+	export DISPLAY=$XDPY
+	"$vt" record --vnc "localhost:$VNC_PORT" -o "$work/xvnc.vtr" -q 2>"$work/xvnc.err" &
 	rec=$!
 	sleep 0.7
 	"$B/tests/vg_xprobe" draw 20 80 >"$work/probe.out" &

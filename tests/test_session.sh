@@ -5,7 +5,6 @@
 # no varg-server is left behind.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
-tmp=$work
 session=$S/server/varg-session
 VARG_SERVER=$B/server/varg-server
 export VARG_SERVER

@@ -5,7 +5,6 @@
 # sending fewer bytes than Zlib and Hextile. No timing is asserted.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
-tmp=$work
 lat=$S/scripts/wan-latency
 bench=$S/scripts/wan-bench
 tap_plan 10

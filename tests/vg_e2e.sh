@@ -3,6 +3,8 @@
 B=${VG_TOP_BUILDDIR:-.}
 S=${VG_TOP_SRCDIR:-.}
 work=$(mktemp -d "${TMPDIR:-/tmp}/varg-e2e.XXXXXX")
+# fails_cleanly (tap.sh) keeps its scratch files in $tmp.
+tmp=$work
 # Servers keep their beliefs about viewers here, not in the real state dir.
 XDG_STATE_HOME=$work/state
 export XDG_STATE_HOME

@@ -1,5 +1,7 @@
-# Sourced by tests that need an X display: start_xvfb WIDTHxHEIGHT starts
-# a private Xvfb and sets XDPY (":N"); the caller's cleanup kills $pids.
+# Sourced by tests that need an X display: private Xvfb, Xvnc and x11vnc
+# servers, each added to $pids for the caller's cleanup (vg_e2e.sh).
+
+# start_xvfb WIDTHxHEIGHT: a private Xvfb; sets XDPY (":N").
 start_xvfb() {
 	rm -f "$work/displayfd"
 	Xvfb -displayfd 3 -screen 0 "${1}x24" -nolisten tcp -noreset \
@@ -22,5 +24,63 @@ wait_line() {
 		sleep 0.1
 	done
 	echo "# no '$2' in $1"
+	return 1
+}
+
+# random_port: a TCP port to try for a VNC server; the caller checks that
+# the server could take it.
+random_port() { echo $((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000)); }
+
+# start_xvnc WIDTHxHEIGHT: TigerVNC's Xvnc, no authentication, on a free
+# display and a random VNC port, tried until one is free; sets XDPY (":N")
+# and VNC_PORT.
+start_xvnc() {
+	for _ in 1 2 3 4 5 6 7 8; do
+		VNC_PORT=$(random_port)
+		rm -f "$work/displayfd"
+		Xvnc -displayfd 3 -rfbport "$VNC_PORT" -SecurityTypes None -geometry "$1" -depth 24 \
+			-localhost -nolisten tcp 3>"$work/displayfd" >"$work/xvnc.log" 2>&1 &
+		xvnc=$!
+		for _ in $(seq 1 50); do
+			grep -q '[0-9]' "$work/displayfd" 2>/dev/null && break
+			kill -0 "$xvnc" 2>/dev/null || break
+			sleep 0.1
+		done
+		# A VNC port already taken ends Xvnc just after it names its display.
+		sleep 0.3
+		if kill -0 "$xvnc" 2>/dev/null && grep -q '[0-9]' "$work/displayfd"; then
+			pids="$pids $xvnc"
+			XDPY=":$(tr -dc 0-9 <"$work/displayfd")"
+			return 0
+		fi
+		kill "$xvnc" 2>/dev/null
+		wait "$xvnc" 2>/dev/null
+	done
+	echo "# Xvnc did not start:"; sed 's/^/#   /' "$work/xvnc.log"
+	return 1
+}
+
+# start_x11vnc DISPLAY ARGS...: x11vnc, no password, sharing DISPLAY on a
+# random port, tried until one is free; sets X11VNC_PORT.
+start_x11vnc() {
+	xd=$1; shift
+	for _ in 1 2 3 4 5 6 7 8; do
+		X11VNC_PORT=$(random_port)
+		x11vnc -display "$xd" -rfbport "$X11VNC_PORT" -localhost -nopw -forever -shared -quiet "$@" \
+			>"$work/x11vnc.log" 2>&1 &
+		xpid=$!
+		for _ in $(seq 1 100); do
+			grep -q "PORT=$X11VNC_PORT" "$work/x11vnc.log" && break
+			kill -0 "$xpid" 2>/dev/null || break
+			sleep 0.1
+		done
+		if grep -q "PORT=$X11VNC_PORT" "$work/x11vnc.log"; then
+			pids="$pids $xpid"
+			return 0
+		fi
+		kill "$xpid" 2>/dev/null
+		wait "$xpid" 2>/dev/null
+	done
+	echo "# x11vnc did not start:"; sed 's/^/#   /' "$work/x11vnc.log"
 	return 1
 }

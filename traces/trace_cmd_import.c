@@ -217,16 +217,7 @@ static bool import_frames(const char *dir, GPtrArray *names, const uint64_t *t_n
 			vg_error("%s: %s", path, vg_strerror(err));
 			goto out;
 		}
-		/* Too many small changes for one record: store their bounds. */
-		if (n > VG_TRACE_MAX_RECTS) {
-			vg_rect b = rects[0];
-			size_t j;
-
-			for (j = 1; j < n; j++)
-				b = vg_rect_bounds(b, rects[j]);
-			rects[0] = b;
-			n = 1;
-		}
+		n = vg_trace_fit_rects(rects, n);
 		if ((err = vg_trace_writer_frame(w, t_ns[i], cur, rects, n))) {
 			vg_error("%s: %s", out, vg_strerror(err));
 			goto out;

@@ -35,14 +35,7 @@ static int store_update(vg_trace_writer *w, const vg_pixbuf *cur, vg_pixbuf *pre
 	}
 	if (n == 0)
 		return VG_OK;
-	if (n > VG_TRACE_MAX_RECTS) {
-		vg_rect b = rects[0];
-
-		for (i = 1; i < n; i++)
-			b = vg_rect_bounds(b, rects[i]);
-		rects[0] = b;
-		n = 1;
-	}
+	n = vg_trace_fit_rects(rects, n);
 	if ((err = vg_trace_writer_frame(w, t_ns, cur, rects, n)))
 		return err;
 	for (i = 0; i < n; i++)

@@ -223,15 +223,7 @@ static int grab_frame(source *src, vg_trace_writer *w, vg_pixbuf *fb, vg_rect *r
 		return err;
 	if (n == 0)
 		return VG_OK;
-	if (n > VG_TRACE_MAX_RECTS) {
-		vg_rect b = rects[0];
-		size_t i;
-
-		for (i = 1; i < n; i++)
-			b = vg_rect_bounds(b, rects[i]);
-		rects[0] = b;
-		n = 1;
-	}
+	n = vg_trace_fit_rects(rects, n);
 	if ((err = vg_trace_writer_frame(w, t_ns, fb, rects, n)))
 		return err;
 	s->frames++;

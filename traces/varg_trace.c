@@ -12,7 +12,6 @@
 
 #include "common/vg_log.h"
 #include "traces/trace_cmd.h"
-#include "traces/vg_ratio.h"
 
 typedef int (*command_cb)(int argc, char **argv);
 
@@ -72,7 +71,12 @@ int main(int argc, char **argv)
 
 	vg_log_set_prefix("varg-trace");
 	if (argc < 2) {
-		vg_error("no command given: import, info, export or ratio (try --help)");
+		GString *names = g_string_new(NULL);
+
+		for (i = 0; i < G_N_ELEMENTS(commands); i++)
+			g_string_append_printf(names, "%s%s", i ? ", " : "", commands[i].name);
+		vg_error("no command given: %s (try --help)", names->str);
+		g_string_free(names, TRUE);
 		return VG__EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

@@ -166,13 +166,14 @@ static int feed_replies(vg_ratio_variant *v)
 	return VG_OK;
 }
 
-/* Hands one body to the receiver, then its replies to the sender. */
-static int deliver(vg_ratio_variant *v, const uint8_t *body, size_t len)
+/* Hands one body (what names it in an error) to the receiver, then its
+ * replies to the sender. */
+static int deliver(vg_ratio_variant *v, const uint8_t *body, size_t len, const char *what)
 {
 	int err = vg_receiver_handle(v->receiver, body, len, v->view, &v->reply);
 
 	if (err) {
-		vg_error("%s: the receiver refused an update: %s", v->name,
+		vg_error("%s: the receiver refused %s: %s", v->name, what,
 			 vg_receiver_error_text(v->receiver));
 		return err;
 	}
@@ -235,7 +236,7 @@ static int send_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_reg
 		return err;
 	*wire += RECT_HEADER + BODY_LENGTH + v->out.len;
 	v->t.rect_bytes += BODY_LENGTH + v->out.len;
-	return deliver(v, v->out.data, v->out.len);
+	return deliver(v, v->out.data, v->out.len, "an update");
 }
 
 /* Segments rects of frame into v->segs. */
@@ -290,13 +291,7 @@ static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_
 		vg_sender_hello(v->sender, &v->out);
 		wire += FBU_HEADER + RECT_HEADER + BODY_LENGTH + v->out.len;
 		v->t.rect_bytes += BODY_LENGTH + v->out.len;
-		if ((err = vg_receiver_handle(v->receiver, v->out.data, v->out.len, v->view,
-					      &v->reply))) {
-			vg_error("%s: the receiver refused the hello: %s", v->name,
-				 vg_receiver_error_text(v->receiver));
-			return err;
-		}
-		if ((err = feed_replies(v)))
+		if ((err = deliver(v, v->out.data, v->out.len, "the hello")))
 			return err;
 		v->hello_sent = true;
 	}
@@ -312,7 +307,6 @@ static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_
 		}
 		rr = vg_region_rects(v->repair, &nr);
 		v->t.repair_rects += nr;
-		g_array_set_size(v->segs, 0);
 		/* Repairs go out as the segmenter cuts them, all as pixels. */
 		if ((err = segment(v, frame, rr, nr)))
 			return err;

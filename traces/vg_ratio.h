@@ -91,8 +91,4 @@ void vg_ratio_result_clear(vg_ratio_result *res);
 const char *vg_ratio_variant_name(const vg_ratio_variant *v);
 const vg_ratio_totals *vg_ratio_variant_totals(const vg_ratio_variant *v);
 
-/* The `varg-trace ratio` command (trace_cmd_ratio.c): argv[0] is the
- * command name; returns the exit status as the other commands do. */
-int vg__trace_ratio(int argc, char **argv);
-
 #endif

@@ -399,10 +399,16 @@ static int zrle_tile(vg_rfbstream *s, vg_reader *r, int32_t x, int32_t y, int32_
 	if ((err = vg_reader_u8(r, &sub)))
 		return err;
 	if (sub == 0) {
-		for (j = 0; j < h; j++)
-			for (i = 0; i < w; i++)
-				if ((err = read_cpixel(s, r, vg_pixbuf_row(s->fb, y + j) + x + i)))
-					return err;
+		const uint8_t *p;
+
+		if ((err = vg_reader_ptr(r, (size_t)n * (size_t)s->cbypp, &p)))
+			return err;
+		for (j = 0; j < h; j++) {
+			uint32_t *row = vg_pixbuf_row(s->fb, y + j) + x;
+
+			for (i = 0; i < w; i++, p += s->cbypp)
+				row[i] = cpixel_at(s, p);
+		}
 		return VG_OK;
 	}
 	if (sub == 1) {

@@ -71,7 +71,7 @@ static gpointer drain_main(gpointer data)
 {
 	vg_stockenc *e = data;
 	struct pollfd pfd[VG_STOCKENC_COUNT + 1];
-	static char buf[1 << 16];
+	char buf[1 << 16];        /* per thread: encoders may run side by side */
 	int i;
 
 	for (;;) {

@@ -45,15 +45,18 @@ int vg_tilediff(const vg_pixbuf *prev, const vg_pixbuf *cur, int32_t tile, vg_re
 			size_t i;
 			bool merged = false;
 
-			while (tx < cur->width &&
-			       !tile_differs(prev, cur, vg_rect_make(tx, ty, tile, th)))
+			if (!tile_differs(prev, cur, vg_rect_make(tx, ty, tile, th))) {
 				tx += tile;
-			if (tx >= cur->width)
-				break;
+				continue;
+			}
 			run = vg_rect_make(tx, ty, 0, th);
-			while (tx < cur->width && tile_differs(prev, cur, vg_rect_make(tx, ty, tile, th)))
+			do
 				tx += tile;
+			while (tx < cur->width && tile_differs(prev, cur, vg_rect_make(tx, ty, tile, th)));
 			run.w = (tx < cur->width ? tx : cur->width) - run.x;
+			/* Each tile is compared once: the one at tx (if any) ended
+			 * the run, so it is unchanged. */
+			tx += tile;
 			/* Same columns as a run ending just above: grow that one. */
 			for (i = above_start; i < above_end; i++) {
 				if (dst[i].x == run.x && dst[i].w == run.w && dst[i].y + dst[i].h == ty) {

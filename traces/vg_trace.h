@@ -155,6 +155,11 @@ int vg_trace_writer_set_level(vg_trace_writer *w, int level);
 int vg_trace_writer_frame(vg_trace_writer *w, uint64_t t_ns, const vg_pixbuf *frame,
 			  const vg_rect *rects, size_t n_rects);
 
+/* Makes a recorder's changed rectangles fit one frame record: more than
+ * VG_TRACE_MAX_RECTS become their bounds, in rects[0]. Returns the count
+ * to store (n itself when it fits). */
+size_t vg_trace_fit_rects(vg_rect *rects, size_t n);
+
 /* Appends a pointer event (x, y inside the frame, else VG_EINVAL). */
 int vg_trace_writer_pointer(vg_trace_writer *w, uint64_t t_ns, int32_t x, int32_t y, uint8_t buttons);
 

@@ -190,6 +190,18 @@ int vg_trace_writer_frame(vg_trace_writer *w, uint64_t t_ns, const vg_pixbuf *fr
 	return finish_record(w, t_ns);
 }
 
+size_t vg_trace_fit_rects(vg_rect *rects, size_t n)
+{
+	size_t i;
+
+	if (n <= VG_TRACE_MAX_RECTS)
+		return n;
+	/* Too many small changes for one record: store their bounds. */
+	for (i = 1; i < n; i++)
+		rects[0] = vg_rect_bounds(rects[0], rects[i]);
+	return 1;
+}
+
 int vg_trace_writer_pointer(vg_trace_writer *w, uint64_t t_ns, int32_t x, int32_t y, uint8_t buttons)
 {
 	int err;

@@ -465,29 +465,29 @@ static void pointer_event(vg_window *w, vg_session *s, int x, int y)
 	vg_session_pointer(s, fx, fy, w->buttons);
 }
 
+/* RFB has no wheel: each notch is a press and release of button 4/5
+ * (vertical) or 6/7 (horizontal). */
+static void wheel_clicks(vg_window *w, vg_session *s, int x, int y, int n, int up_bit, int down_bit)
+{
+	int bit = n > 0 ? up_bit : down_bit, i;
+
+	for (i = 0; i < abs(n); i++) {
+		w->buttons |= bit;
+		pointer_event(w, s, x, y);
+		w->buttons &= ~bit;
+		pointer_event(w, s, x, y);
+	}
+}
+
 static void wheel_event(vg_window *w, vg_session *s, const SDL_MouseWheelEvent *e)
 {
-	int x, y, i, n, bit;
+	int flip = e->direction == SDL_MOUSEWHEEL_FLIPPED ? -1 : 1, x, y;
 
 	if (w->cfg.view_only)
 		return;
 	SDL_GetMouseState(&x, &y);
-	n = e->direction == SDL_MOUSEWHEEL_FLIPPED ? -e->y : e->y;
-	bit = n > 0 ? 8 : 16;
-	for (i = 0; i < abs(n); i++) {
-		w->buttons |= bit;
-		pointer_event(w, s, x, y);
-		w->buttons &= ~bit;
-		pointer_event(w, s, x, y);
-	}
-	n = e->direction == SDL_MOUSEWHEEL_FLIPPED ? -e->x : e->x;
-	bit = n > 0 ? 64 : 32;
-	for (i = 0; i < abs(n); i++) {
-		w->buttons |= bit;
-		pointer_event(w, s, x, y);
-		w->buttons &= ~bit;
-		pointer_event(w, s, x, y);
-	}
+	wheel_clicks(w, s, x, y, flip * e->y, 8, 16);
+	wheel_clicks(w, s, x, y, flip * e->x, 64, 32);
 }
 
 static void set_title_state(vg_window *w, vg_session *s)
