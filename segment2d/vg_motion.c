@@ -548,3 +548,65 @@ int vg_motion_estimate(vg_motion *m, const vg_pixbuf *frame, const vg_rect *chan
 	m->primed = true;
 	return VG_OK;
 }
+
+/* ---- the remembered frame, for sharing between estimators ---------------
+ * Layout: width, height, strip, sample, primed (one uint32_t each), then
+ * rowfp and colfp. The lookup tables are rebuilt from these on the next
+ * estimate (round moves on), so they need not travel. */
+
+enum { STATE_HEADER = 5 };
+
+size_t vg_motion_state_size(const vg_motion *m)
+{
+	return (STATE_HEADER + (size_t)m->nsx * (size_t)m->height +
+		(size_t)m->nby * (size_t)m->width) * sizeof(uint32_t);
+}
+
+void vg_motion_state_save(const vg_motion *m, void *buf)
+{
+	uint32_t *w = buf;
+	const size_t nrow = (size_t)m->nsx * (size_t)m->height;
+
+	w[0] = (uint32_t)m->width;
+	w[1] = (uint32_t)m->height;
+	w[2] = (uint32_t)m->strip;
+	w[3] = (uint32_t)m->sample;
+	w[4] = m->primed;
+	memcpy(w + STATE_HEADER, m->rowfp, nrow * sizeof *w);
+	memcpy(w + STATE_HEADER + nrow, m->colfp, (size_t)m->nby * (size_t)m->width * sizeof *w);
+}
+
+bool vg_motion_state_equal(const vg_motion *m, const void *buf, size_t len)
+{
+	const uint32_t *w = buf;
+	const size_t nrow = (size_t)m->nsx * (size_t)m->height;
+
+	if (len != vg_motion_state_size(m))
+		return false;
+	if (w[0] != (uint32_t)m->width || w[1] != (uint32_t)m->height ||
+	    w[2] != (uint32_t)m->strip || w[3] != (uint32_t)m->sample || w[4] != m->primed)
+		return false;
+	return memcmp(w + STATE_HEADER, m->rowfp, nrow * sizeof *w) == 0 &&
+	       memcmp(w + STATE_HEADER + nrow, m->colfp,
+		      (size_t)m->nby * (size_t)m->width * sizeof *w) == 0;
+}
+
+int vg_motion_state_load(vg_motion *m, const void *buf, size_t len)
+{
+	const uint32_t *w = buf;
+	const size_t nrow = (size_t)m->nsx * (size_t)m->height;
+
+	if (len != vg_motion_state_size(m) || w[0] != (uint32_t)m->width ||
+	    w[1] != (uint32_t)m->height || w[2] != (uint32_t)m->strip ||
+	    w[3] != (uint32_t)m->sample || w[4] > 1)
+		return VG_EINVAL;
+	m->primed = w[4] != 0;
+	memcpy(m->rowfp, w + STATE_HEADER, nrow * sizeof *w);
+	memcpy(m->colfp, w + STATE_HEADER + nrow, (size_t)m->nby * (size_t)m->width * sizeof *w);
+	return VG_OK;
+}
+
+bool vg_motion_is_primed(const vg_motion *m)
+{
+	return m->primed;
+}

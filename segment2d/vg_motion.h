@@ -17,6 +17,7 @@
 #ifndef VG_MOTION_H
 #define VG_MOTION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +65,23 @@ int vg_motion_estimate(vg_motion *m, const vg_pixbuf *frame, const vg_rect *chan
 
 /* Forgets the previous frame: the next estimate reports VG_MOTION_NONE. */
 void vg_motion_reset(vg_motion *m);
+
+/* The remembered previous frame as bytes, so that an estimator fed the
+ * same frames can take another's memory instead of computing it (the
+ * server shares estimates between viewers in step, server/vg_segshare.h).
+ * vg_motion_state_save() writes vg_motion_state_size() bytes; two
+ * estimators with equal state bytes give the same direction and leave the
+ * same state for the same frame pixels inside the changed rectangles.
+ * vg_motion_state_load() takes bytes saved from an estimator of the same
+ * size, strip and sample (else VG_EINVAL, nothing changed). */
+size_t vg_motion_state_size(const vg_motion *m);
+void vg_motion_state_save(const vg_motion *m, void *buf);
+bool vg_motion_state_equal(const vg_motion *m, const void *buf, size_t len);
+int vg_motion_state_load(vg_motion *m, const void *buf, size_t len);
+
+/* Whether a previous frame is remembered: before that, an estimate reads
+ * the whole frame, not just the changed rectangles. */
+bool vg_motion_is_primed(const vg_motion *m);
 
 /* A static name for dir: "none", "vertical", "horizontal". */
 const char *vg_motion_dir_name(vg_motion_dir dir);

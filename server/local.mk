@@ -3,6 +3,8 @@ bin_PROGRAMS += server/varg-server
 server_varg_server_SOURCES = \
 	server/varg_server.c \
 	server/vg_server.c server/vg_server.h \
+	server/vg_segshare.c server/vg_segshare.h \
+	server/vg_monitor.c server/vg_monitor.h \
 	server/vg_tracesource.c server/vg_tracesource.h \
 	server/vg_inputqueue.c server/vg_inputqueue.h \
 	server/vg_xsource.c server/vg_xsource.h \

@@ -1,11 +1,15 @@
 /* varg-server: shares a framebuffer with Varg viewers and any VNC client. */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
+#include <poll.h>
 #include <rfb/rfb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
@@ -16,10 +20,26 @@
 
 static volatile sig_atomic_t stop_requested;
 
+/* SIGUSR1 writes a byte here; the status thread reads it and prints the
+ * summary (printing is not async-signal-safe). */
+static int status_pipe[2] = { -1, -1 };
+
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
+}
+
+static void on_usr1(int sig)
+{
+	int saved = errno;
+	char b = 's';
+
+	(void)sig;
+	if (status_pipe[1] >= 0 && write(status_pipe[1], &b, 1) < 0) {
+		/* Full pipe: a summary is already due. */
+	}
+	errno = saved;
 }
 
 static void install_signals(void)
@@ -30,6 +50,10 @@ static void install_signals(void)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_flags = 0;
 	/* A client that vanishes mid-write must not kill the server. */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
@@ -211,14 +235,100 @@ static bool is_loopback(const char *addr)
 	return inet_pton(AF_INET, addr, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
 }
 
+static double ms(double ns)
+{
+	return ns / 1e6;
+}
+
+/* Share of fingerprinted segments the viewers' caches held, in %. */
+static double belief_hit_rate(uint64_t fingerprints, uint64_t misses)
+{
+	return fingerprints ? 100.0 * (double)(fingerprints - MIN(misses, fingerprints)) /
+				      (double)fingerprints : 0.0;
+}
+
 static void print_stats_line(vg_server *srv)
 {
 	vg_server_stats st;
+	vg_monitor_summary sum;
+	char extra[160] = "";
 
 	vg_server_get_stats(srv, &st);
+	if (vg_server_get_summary(srv, &sum) && sum.varg[VG_STAGE_LATENCY].n)
+		g_snprintf(extra, sizeof extra, "; Varg: ratio %.1f:1, latency p50 %.1f ms, p99 %.1f ms",
+			   sum.window_sent ? (double)sum.window_raw / (double)sum.window_sent : 0.0,
+			   ms((double)sum.varg[VG_STAGE_LATENCY].p50_ns),
+			   ms((double)sum.varg[VG_STAGE_LATENCY].p99_ns));
 	vg_info("status: %" G_GUINT64_FORMAT " clients (%" G_GUINT64_FORMAT " so far, %" G_GUINT64_FORMAT
-		" Varg), %" G_GUINT64_FORMAT " updates, %" G_GUINT64_FORMAT " bytes sent",
-		st.clients_now, st.clients_total, st.varg_clients, st.updates_sent, st.bytes_sent);
+		" Varg), %" G_GUINT64_FORMAT " updates, %" G_GUINT64_FORMAT " bytes sent, shared %"
+		G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "%s",
+		st.clients_now, st.clients_total, st.varg_clients, st.updates_sent, st.bytes_sent,
+		st.shared_hits, st.shared_hits + st.shared_misses, extra);
+}
+
+/* The SIGUSR1 summary, on stderr as one block. */
+static void print_summary(vg_server *srv)
+{
+	g_autoptr(GString) out = g_string_new("varg-server: summary\n");
+	vg_server_viewer viewers[64];
+	vg_monitor_summary sum;
+	vg_server_stats st;
+	size_t n, i;
+	int k;
+
+	vg_server_get_stats(srv, &st);
+	g_string_append_printf(out, "  clients: %" G_GUINT64_FORMAT " now, %" G_GUINT64_FORMAT
+			       " so far (%" G_GUINT64_FORMAT " Varg); %" G_GUINT64_FORMAT
+			       " updates, %" G_GUINT64_FORMAT " bytes sent\n",
+			       st.clients_now, st.clients_total, st.varg_clients, st.updates_sent,
+			       st.bytes_sent);
+	g_string_append_printf(out, "  cache beliefs: %" G_GUINT64_FORMAT " fingerprinted segments, %"
+			       G_GUINT64_FORMAT " misses, hit rate %.2f %%\n",
+			       st.fingerprints, st.repairs, belief_hit_rate(st.fingerprints, st.repairs));
+	g_string_append_printf(out, "  shared segmentation: %" G_GUINT64_FORMAT " hits, %" G_GUINT64_FORMAT
+			       " misses, %" G_GUINT64_FORMAT " unshared, %" G_GUINT64_FORMAT
+			       " waits (%.1f ms), %" G_GUINT64_FORMAT " evictions\n",
+			       st.shared_hits, st.shared_misses, st.unshared, st.shared_waits,
+			       ms((double)st.shared_wait_ns), st.shared_evictions);
+	if (vg_server_get_summary(srv, &sum)) {
+		g_string_append_printf(out, "  last %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+				       " updates, ms: mean / p50 / p99 / max\n", sum.window, sum.updates);
+		for (k = 0; k < VG_STAGE_COUNT; k++) {
+			const vg_stage_summary *v = &sum.varg[k];
+
+			if (v->n)
+				g_string_append_printf(out, "    varg  %-9s %8.3f %8.3f %8.3f %8.3f\n",
+						       vg_stage_name((vg_stage)k), ms(v->mean_ns),
+						       ms((double)v->p50_ns), ms((double)v->p99_ns),
+						       ms((double)v->max_ns));
+		}
+		for (k = VG_STAGE_WRITE; k <= VG_STAGE_LATENCY; k++) {
+			const vg_stage_summary *v = &sum.stock[k];
+
+			if (v->n)
+				g_string_append_printf(out, "    stock %-9s %8.3f %8.3f %8.3f %8.3f\n",
+						       k == VG_STAGE_WRITE ? "encode" : vg_stage_name((vg_stage)k),
+						       ms(v->mean_ns), ms((double)v->p50_ns),
+						       ms((double)v->p99_ns), ms((double)v->max_ns));
+		}
+		g_string_append_printf(out, "  Varg ratio raw/sent: %.1f:1 now (%" G_GUINT64_FORMAT
+				       " of the last updates shared), %.1f:1 since the start\n",
+				       sum.window_sent ? (double)sum.window_raw / (double)sum.window_sent : 0.0,
+				       sum.window_shared,
+				       sum.sent_bytes ? (double)sum.raw_bytes / (double)sum.sent_bytes : 0.0);
+	}
+	n = vg_server_list_viewers(srv, viewers, G_N_ELEMENTS(viewers));
+	for (i = 0; i < n; i++) {
+		g_string_append_printf(out, "  viewer %s: %s, %" G_GUINT64_FORMAT " bytes, %"
+				       G_GUINT64_FORMAT " updates", viewers[i].host, viewers[i].encoding,
+				       viewers[i].bytes_sent, viewers[i].updates);
+		if (viewers[i].varg)
+			g_string_append_printf(out, ", belief hit rate %.2f %%",
+					       belief_hit_rate(viewers[i].fingerprints, viewers[i].misses));
+		g_string_append_c(out, '\n');
+	}
+	fputs(out->str, stderr);
+	fflush(stderr);
 }
 
 /* The counts at exit, as one JSON object (keys in varg-server(1)). */
@@ -236,22 +346,23 @@ static int write_stats_json(const char *path, vg_server *srv, uint64_t frames)
 		",\n  \"bytes_sent\": %" G_GUINT64_FORMAT ",\n  \"varg_updates\": %" G_GUINT64_FORMAT
 		",\n  \"varg_bytes\": %" G_GUINT64_FORMAT ",\n  \"fingerprints\": %" G_GUINT64_FORMAT
 		",\n  \"literals\": %" G_GUINT64_FORMAT ",\n  \"repairs\": %" G_GUINT64_FORMAT
-		",\n  \"resizes\": %" G_GUINT64_FORMAT "\n}\n",
+		",\n  \"resizes\": %" G_GUINT64_FORMAT ",\n  \"shared_updates\": %" G_GUINT64_FORMAT
+		",\n  \"shared_hits\": %" G_GUINT64_FORMAT ",\n  \"shared_misses\": %" G_GUINT64_FORMAT
+		",\n  \"shared_waits\": %" G_GUINT64_FORMAT "\n}\n",
 		st.clients_total, st.varg_clients, frames, st.updates_sent, st.bytes_sent, st.varg_updates,
-		st.varg_bytes, st.fingerprints, st.literals, st.repairs, st.resizes);
+		st.varg_bytes, st.fingerprints, st.literals, st.repairs, st.resizes, st.shared_updates,
+		st.shared_hits, st.shared_misses, st.shared_waits);
 	if (fclose(f) != 0)
 		return VG_EIO;
 	return VG_OK;
 }
 
-/* Prints the status line every interval seconds until *stop; a thread,
- * so that every source gets it without its loop knowing. */
+/* Prints the status line every interval seconds (0: never) and the
+ * summary on each SIGUSR1 byte, until a 'q' arrives on the pipe; a
+ * thread, so that every source gets it without its loop knowing. */
 typedef struct {
 	vg_server *srv;
 	int interval;
-	GMutex lock;
-	GCond cond;
-	bool done;
 } status_printer;
 
 static gpointer status_thread(gpointer data)
@@ -259,14 +370,27 @@ static gpointer status_thread(gpointer data)
 	status_printer *p = data;
 	gint64 next = g_get_monotonic_time() + (gint64)p->interval * G_TIME_SPAN_SECOND;
 
-	g_mutex_lock(&p->lock);
-	while (!p->done) {
-		if (!g_cond_wait_until(&p->cond, &p->lock, next)) {
+	for (;;) {
+		struct pollfd pfd = { .fd = status_pipe[0], .events = POLLIN };
+		gint64 now = g_get_monotonic_time();
+		int timeout = -1;
+		char b;
+
+		if (p->interval > 0)
+			timeout = now >= next ? 0 : (int)((next - now + 999) / 1000);
+		if (poll(&pfd, 1, timeout) > 0) {
+			if (read(status_pipe[0], &b, 1) == 1) {
+				if (b == 'q')
+					break;
+				print_summary(p->srv);
+			}
+			continue;
+		}
+		if (p->interval > 0 && g_get_monotonic_time() >= next) {
 			print_stats_line(p->srv);
 			next += (gint64)p->interval * G_TIME_SPAN_SECOND;
 		}
 	}
-	g_mutex_unlock(&p->lock);
 	return NULL;
 }
 
@@ -410,12 +534,13 @@ int main(int argc, char **argv)
 	if (password && strlen(password) >= 8)
 		vg_info("VNC authentication uses only the first 8 characters of the password");
 	fflush(stdout);
-	if (o.stats_interval > 0) {
+	if (pipe(status_pipe) == 0) {
+		fcntl(status_pipe[1], F_SETFL, O_NONBLOCK);
 		printer.srv = srv;
 		printer.interval = o.stats_interval;
-		g_mutex_init(&printer.lock);
-		g_cond_init(&printer.cond);
 		printer_thread = g_thread_new("status", status_thread, &printer);
+	} else {
+		vg_warn("cannot make a pipe: no status lines and no SIGUSR1 summary");
 	}
 
 	status = 0;
@@ -434,13 +559,14 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	if (printer_thread) {
-		g_mutex_lock(&printer.lock);
-		printer.done = true;
-		g_cond_signal(&printer.cond);
-		g_mutex_unlock(&printer.lock);
+		char q = 'q';
+		int fd = status_pipe[1];
+
+		/* Blocking again: the 'q' must not be lost to a full pipe. */
+		fcntl(fd, F_SETFL, 0);
+		while (write(fd, &q, 1) < 0 && errno == EINTR)
+			;
 		g_thread_join(printer_thread);
-		g_mutex_clear(&printer.lock);
-		g_cond_clear(&printer.cond);
 	}
 	vg_server_get_stats(srv, &st);
 	vg_info("%" G_GUINT64_FORMAT " clients (%" G_GUINT64_FORMAT " Varg), %" G_GUINT64_FORMAT
@@ -454,6 +580,13 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 out:
+	if (status_pipe[0] >= 0) {
+		int fds[2] = { status_pipe[0], status_pipe[1] };
+
+		status_pipe[0] = status_pipe[1] = -1;
+		close(fds[0]);
+		close(fds[1]);
+	}
 	if (frame_log && fclose(frame_log) != 0) {
 		vg_error("%s: write failed", o.frame_log);
 		status = 1;

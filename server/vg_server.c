@@ -45,6 +45,8 @@
 #include "segment2d/vg_differ.h"
 #include "segment2d/vg_motion.h"
 #include "segment2d/vg_segmenter.h"
+#include "server/vg_monitor.h"
+#include "server/vg_segshare.h"
 #include "server/vg_server.h"
 
 struct vg_server {
@@ -52,6 +54,11 @@ struct vg_server {
 	rfbScreenInfoPtr screen;
 	vg_pixbuf *frame;         /* shared with LibVNCServer as frameBuffer */
 	pthread_rwlock_t frame_lock;       /* written by the source; read by every send */
+	uint64_t serial;          /* bumped by every write to the frame (under frame_lock) */
+	uint64_t frame_ns;        /* when the frame last changed (under frame_lock) */
+	vg_segshare *share;       /* motion and segments of viewers in step */
+	vg_monitor *monitor;      /* per-stage records; NULL: not kept */
+	int varg_now;             /* Varg viewers connected (atomic) */
 	uint8_t server_id[16];
 	vg_beliefstore *beliefs;  /* NULL: beliefs die with the connection */
 	int send_delay_ms;        /* testing aid: widens the request race */
@@ -81,6 +88,12 @@ typedef struct {
 	vg_differ *differ;        /* what the viewer was sent */
 	vg_motion *motion;
 	vg_segmenter *segmenter;
+	GArray *shared_segs;      /* vg_segdesc: segments taken from the share */
+	uint64_t snap_serial;     /* the frame the snapshot's due pixels come from */
+	uint64_t snap_frame_ns;   /* ... and when it changed */
+	/* Under the server's stats_lock: */
+	uint64_t sent_bytes;      /* Varg bytes written to this viewer */
+	uint64_t sent_updates;
 	/* Under cl->updateMutex: */
 	int credits;              /* requests not yet answered (update credits) */
 	sraRegion *wanted;        /* what those requests asked for */
@@ -89,6 +102,9 @@ typedef struct {
 	bool reading;             /* this pass holds frame_lock for reading */
 	bool lib_pass;            /* LibVNCServer sends its size marker now */
 	int lib_sent;             /* its FramebufferUpdate count at the pass's start */
+	int lib_bytes;            /* its byte count at the pass's start (stock clients) */
+	uint64_t pass_ns;         /* when a stock pass started */
+	uint64_t pass_frame_ns;   /* when the frame it reads changed */
 	bool persist;             /* beliefs are saved under cache_id */
 	uint8_t cache_id[16];
 	uint64_t saved_ns;        /* when beliefs were last saved */
@@ -102,6 +118,14 @@ static int varg_encodings[] = { VG_ENCODING, 0 };
 /* Most updates a viewer may have in flight (doc/protocol.md): requests
  * beyond this are not counted, so a viewer cannot make us queue more. */
 #define MAX_CREDITS 8
+
+/* Results kept for viewers in step: two per update in flight is plenty
+ * when viewers are in step; more only helps viewers that lag by several
+ * frames, whose motion memories then rarely match anyway. */
+#define SHARE_SLOTS 8
+
+/* Updates whose stage times the monitor keeps (72 bytes each). */
+#define MONITOR_RING 4096
 
 void vg_server_config_init(vg_server_config *cfg)
 {
@@ -212,6 +236,9 @@ static void conn_free(vg_conn *c)
 	vg_differ_free(c->differ);
 	vg_motion_free(c->motion);
 	vg_segmenter_free(c->segmenter);
+	g_array_free(c->shared_segs, TRUE);
+	if (c->varg)
+		g_atomic_int_dec_and_test(&s->varg_now);
 	pthread_mutex_destroy(&c->lock);
 	g_free(c);
 	/* Client threads that ended earlier are never joined by LibVNCServer:
@@ -283,6 +310,7 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	vg_writer_init(&c->out);
 	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->todo = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	c->shared_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	c->repair = vg_region_new();
 	c->wanted = sraRgnCreate();
 	cl->clientData = c;
@@ -328,6 +356,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	pthread_mutex_unlock(&c->lock);
 	if (!c->varg)
 		return FALSE;
+	g_atomic_int_inc(&s->varg_now);
 	pthread_mutex_lock(&s->stats_lock);
 	s->stats.varg_clients++;
 	pthread_mutex_unlock(&s->stats_lock);
@@ -514,6 +543,8 @@ static void snapshot_region(vg_conn *c, sraRegion *due)
 	sraRect sr;
 
 	g_array_set_size(c->rects, 0);
+	c->snap_serial = s->serial;
+	c->snap_frame_ns = s->frame_ns;
 	while (sraRgnIteratorNext(it, &sr)) {
 		vg_rect r = vg_rect_intersect(vg_rect_make(sr.x1, sr.y1, sr.x2 - sr.x1, sr.y2 - sr.y1),
 					      vg_pixbuf_rect(s->frame));
@@ -541,23 +572,32 @@ static void snapshot_region(vg_conn *c, sraRegion *due)
  * changed of the due rectangles (LibVNCServer's region is cut into bands,
  * and its damage is often wider than the change), repairs are added as
  * they are, movement estimation picks the orientation and the segmenter
- * cuts. Caller holds c->lock (for c->repair). */
-static int segment_due(vg_conn *c, const vg_segdesc **segs, size_t *n_segs)
+ * cuts. With other Varg viewers connected, movement estimation and
+ * segmentation are taken from the share when a viewer in step has done
+ * them for the same input (vg_segshare.h), and published for the others
+ * otherwise. Stage times go to u. Caller holds c->lock (for c->repair). */
+static int segment_due(vg_conn *c, vg_monitor_update *u, const vg_segdesc **segs,
+		       size_t *n_segs)
 {
+	vg_server *s = c->server;
 	const vg_rect *changed, *rs;
 	size_t n_changed, n_repair, i, k;
+	vg_segshare_claim *claim = NULL;
 	vg_motion_result mr;
+	vg_motion_dir dir;
+	uint64_t t0, t1;
 	int err;
 
 	*n_segs = 0;
 	*segs = NULL;
+	t0 = vg_time_ns();
 	if ((err = vg_differ_update(c->differ, c->snapshot, (const vg_rect *)c->rects->data,
 				    c->rects->len, &changed, &n_changed)))
 		return err;
+	t1 = vg_time_ns();
+	u->ns[VG_STAGE_DIFFER] = t1 - t0;
 	g_array_set_size(c->todo, 0);
 	g_array_append_vals(c->todo, changed, (guint)n_changed);
-	if ((err = vg_motion_estimate(c->motion, c->snapshot, changed, n_changed, &mr)))
-		return err;
 	rs = vg_region_rects(c->repair, &n_repair);
 	for (i = 0; i < c->rects->len; i++)
 		for (k = 0; k < n_repair; k++) {
@@ -566,12 +606,39 @@ static int segment_due(vg_conn *c, const vg_segdesc **segs, size_t *n_segs)
 			if (!vg_rect_is_empty(r))
 				g_array_append_val(c->todo, r);
 		}
-	if (c->todo->len == 0)
-		return VG_OK;
-	return vg_segmenter_run(c->segmenter, c->snapshot, (const vg_rect *)(void *)c->todo->data,
-				c->todo->len,
-				mr.dir == VG_MOTION_HORIZONTAL ? VG_ORIENT_COLS : VG_ORIENT_ROWS, segs,
-				n_segs);
+	/* One viewer alone computes as it always did. A NULL list would
+	 * make the estimator read the whole frame, beyond the snapshot. */
+	if (s->share && changed && g_atomic_int_get(&s->varg_now) > 1) {
+		vg_segshare_input in = { .serial = c->snap_serial,
+					 .rects = (const vg_rect *)(void *)c->todo->data,
+					 .n_rects = c->todo->len,
+					 .n_changed = n_changed };
+
+		if (vg_segshare_lookup(s->share, &in, c->motion, &dir, c->shared_segs, &claim) == VG_OK) {
+			u->shared = true;
+			*segs = (const vg_segdesc *)(void *)c->shared_segs->data;
+			*n_segs = c->shared_segs->len;
+			return VG_OK;
+		}
+	}
+	t0 = vg_time_ns();
+	if ((err = vg_motion_estimate(c->motion, c->snapshot, changed, n_changed, &mr)))
+		goto out;
+	t1 = vg_time_ns();
+	u->ns[VG_STAGE_MOTION] = t1 - t0;
+	dir = mr.dir;
+	if (c->todo->len > 0)
+		err = vg_segmenter_run(c->segmenter, c->snapshot,
+				       (const vg_rect *)(void *)c->todo->data, c->todo->len,
+				       dir == VG_MOTION_HORIZONTAL ? VG_ORIENT_COLS : VG_ORIENT_ROWS,
+				       segs, n_segs);
+	u->ns[VG_STAGE_SEGMENTER] = vg_time_ns() - t1;
+out:
+	if (claim && !err)
+		vg_segshare_publish(s->share, claim, c->motion, dir, *segs, *n_segs);
+	else
+		vg_segshare_abandon(s->share, claim);
+	return err;
 }
 
 /* Before the VIEWER HELLO: the first request is answered with the HELLO
@@ -624,7 +691,9 @@ static void display_hook(rfbClientPtr cl)
 	vg_rect bounds = vg_rect_make(0, 0, 0, 0);
 	const vg_segdesc *segs;
 	vg_sender_stats before, after;
+	vg_monitor_update u;
 	size_t n_segs, len_at, body_at, i;
+	uint64_t t0, t1;
 	int err;
 
 	if (!c)
@@ -635,6 +704,12 @@ static void display_hook(rfbClientPtr cl)
 		 * finished hook: no frame may be copied in meanwhile. */
 		pthread_rwlock_rdlock(&s->frame_lock);
 		c->reading = true;
+		if (s->monitor) {
+			c->pass_ns = vg_time_ns();
+			c->pass_frame_ns = s->frame_ns;
+			c->lib_sent = rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
+			c->lib_bytes = rfbStatGetSentBytes(cl);
+		}
 		return;
 	}
 	c->lib_sent = rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
@@ -644,18 +719,21 @@ static void display_hook(rfbClientPtr cl)
 		return;
 	if (hello_first(cl, c))
 		return;
+	memset(&u, 0, sizeof u);
 	pthread_rwlock_rdlock(&s->frame_lock);
 	due = take_due_region(cl, c);
 	if (!due) {
 		pthread_rwlock_unlock(&s->frame_lock);
 		return;
 	}
+	t0 = vg_time_ns();
 	snapshot_region(c, due);
+	u.ns[VG_STAGE_SNAPSHOT] = vg_time_ns() - t0;
 	pthread_rwlock_unlock(&s->frame_lock);
 	sraRgnDestroy(due);
 
 	pthread_mutex_lock(&c->lock);
-	if ((err = segment_due(c, &segs, &n_segs))) {
+	if ((err = segment_due(c, &u, &segs, &n_segs))) {
 		pthread_mutex_unlock(&c->lock);
 		vg_error("client %s: cannot segment update: %s", cl->host, vg_strerror(err));
 		rfbCloseClient(cl);
@@ -669,7 +747,9 @@ static void display_hook(rfbClientPtr cl)
 	len_at = begin_update(&c->out, bounds);
 	body_at = c->out.len;
 	vg_sender_get_stats(c->sender, &before);
+	t0 = vg_time_ns();
 	err = vg_sender_update(c->sender, c->snapshot, segs, n_segs, c->repair, &c->out);
+	u.ns[VG_STAGE_SENDER] = vg_time_ns() - t0;
 	if (err == 0) {
 		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - body_at));
 		/* What this update covered is repaired; repairs that arrived
@@ -684,11 +764,28 @@ static void display_hook(rfbClientPtr cl)
 		rfbCloseClient(cl);
 		return;
 	}
+	t0 = vg_time_ns();
 	if (rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0) {
 		rfbCloseClient(cl);
 		return;
 	}
+	t1 = vg_time_ns();
+	if (s->monitor) {
+		u.ns[VG_STAGE_WRITE] = t1 - t0;
+		u.ns[VG_STAGE_LATENCY] = t1 > c->snap_frame_ns ? t1 - c->snap_frame_ns : 0;
+		u.sent_bytes = c->out.len;
+		for (i = 0; i < c->rects->len; i++) {
+			vg_rect r = g_array_index(c->rects, vg_rect, i);
+
+			u.raw_bytes += 4 * (uint64_t)r.w * (uint64_t)r.h;
+		}
+		vg_monitor_record(s->monitor, &u);
+	}
 	pthread_mutex_lock(&s->stats_lock);
+	c->sent_bytes += c->out.len;
+	c->sent_updates++;
+	if (u.shared)
+		s->stats.shared_updates++;
 	s->stats.varg_updates++;
 	s->stats.varg_bytes += c->out.len;
 	s->stats.fingerprints += after.fingerprint_segments - before.fingerprint_segments;
@@ -717,6 +814,16 @@ static void display_finished_hook(rfbClientPtr cl, int result)
 	if (c->reading) {
 		c->reading = false;
 		pthread_rwlock_unlock(&c->server->frame_lock);
+		if (c->server->monitor &&
+		    rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate) != c->lib_sent) {
+			vg_monitor_update u = { .stock = true };
+			uint64_t now = vg_time_ns();
+
+			u.ns[VG_STAGE_WRITE] = now - c->pass_ns;
+			u.ns[VG_STAGE_LATENCY] = now > c->pass_frame_ns ? now - c->pass_frame_ns : 0;
+			u.sent_bytes = (uint64_t)(rfbStatGetSentBytes(cl) - c->lib_bytes);
+			vg_monitor_record(c->server->monitor, &u);
+		}
 	}
 	if (!c->varg || !c->server->race_fix || !format_is_native(&cl->format))
 		return;
@@ -896,6 +1003,7 @@ static void reset_conn(vg_conn *c, int32_t width, int32_t height)
 		/* Without state at the new size the viewer gets stock
 		 * encodings from now on. */
 		c->varg = false;
+		g_atomic_int_dec_and_test(&c->server->varg_now);
 	}
 	pthread_mutex_unlock(&c->lock);
 }
@@ -931,6 +1039,8 @@ int vg_server_resize(vg_server *s, int32_t width, int32_t height)
 	 * (a stock encoder between two reads): it lives until the end. */
 	g_ptr_array_add(s->old_frames, s->frame);
 	s->frame = frame;
+	s->serial++;
+	s->frame_ns = vg_time_ns();
 	screen->width = width;
 	screen->height = height;
 	screen->paddedWidthInBytes = width * 4;
@@ -1084,6 +1194,15 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	pthread_cond_init(&s->conns_gone, NULL);
 	s->frame = vg_pixbuf_new(width, height);
 	s->old_frames = g_ptr_array_new_with_free_func((GDestroyNotify)vg_pixbuf_free);
+	/* Testing aid: VARG_TEST_NO_MONITOR=1 measures the server without
+	 * its monitor, VARG_TEST_NO_SHARE=1 without shared segmentation. */
+	if ((!((env = g_getenv("VARG_TEST_NO_SHARE")) && *env == '1') &&
+	     vg_segshare_new(SHARE_SLOTS, &s->share)) ||
+	    (!((env = g_getenv("VARG_TEST_NO_MONITOR")) && *env == '1') &&
+	     vg_monitor_new(MONITOR_RING, &s->monitor))) {
+		vg_server_free(s);
+		return VG_EINVAL;
+	}
 
 	/* With port 0, another process may take the free port we found
 	 * before we listen on it: then try the next one. */
@@ -1142,6 +1261,8 @@ void vg_server_free(vg_server *s)
 		;
 	pthread_mutex_unlock(&s->stats_lock);
 	vg_beliefstore_free(s->beliefs);
+	vg_segshare_free(s->share);
+	vg_monitor_free(s->monitor);
 	vg_pixbuf_free(s->frame);
 	if (s->old_frames)
 		g_ptr_array_free(s->old_frames, TRUE);
@@ -1161,6 +1282,9 @@ int vg_server_port(const vg_server *s)
 vg_pixbuf *vg_server_frame_lock(vg_server *s)
 {
 	pthread_rwlock_wrlock(&s->frame_lock);
+	/* The writer may change any pixel: results shared for the old
+	 * serial never match a snapshot of the new one. */
+	s->serial++;
 	return s->frame;
 }
 
@@ -1180,6 +1304,7 @@ void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n)
 	/* Marked before readers come back (lock order: frame, then
 	 * updateMutex), so no send finds new pixels outside its region. */
 	vg_server_frame_mark(s, changed, n);
+	s->frame_ns = vg_time_ns();
 	pthread_rwlock_unlock(&s->frame_lock);
 }
 
@@ -1257,4 +1382,83 @@ void vg_server_get_stats(vg_server *s, vg_server_stats *st)
 	st->bytes_sent = s->gone_bytes + bytes + st->varg_bytes;
 	st->updates_sent = s->gone_updates + updates + st->varg_updates;
 	pthread_mutex_unlock(&s->stats_lock);
+	if (s->share) {
+		vg_segshare_stats sh;
+
+		vg_segshare_get_stats(s->share, &sh);
+		st->shared_hits = sh.hits;
+		st->shared_misses = sh.misses;
+		st->shared_waits = sh.waits;
+		st->shared_wait_ns = sh.wait_ns;
+		st->shared_evictions = sh.evictions;
+		st->unshared = sh.unshared;
+	}
+}
+
+bool vg_server_get_summary(vg_server *s, vg_monitor_summary *out)
+{
+	if (!s->monitor)
+		return false;
+	vg_monitor_summarize(s->monitor, out);
+	return true;
+}
+
+/* LibVNCServer's encodings by name, for the viewer list. */
+static const char *encoding_name(int enc)
+{
+	switch (enc) {
+	case rfbEncodingRaw: return "raw";
+	case rfbEncodingCopyRect: return "copyrect";
+	case rfbEncodingRRE: return "rre";
+	case rfbEncodingCoRRE: return "corre";
+	case rfbEncodingHextile: return "hextile";
+	case rfbEncodingZlib: return "zlib";
+	case rfbEncodingTight: return "tight";
+	case rfbEncodingZlibHex: return "zlibhex";
+	case rfbEncodingZRLE: return "zrle";
+	case rfbEncodingZYWRLE: return "zywrle";
+	case rfbEncodingUltra: return "ultra";
+	default: return "other";
+	}
+}
+
+size_t vg_server_list_viewers(vg_server *s, vg_server_viewer *out, size_t cap)
+{
+	rfbClientIteratorPtr it = rfbGetClientIterator(s->screen);
+	rfbClientPtr cl;
+	size_t n = 0;
+
+	while (n < cap && (cl = rfbClientIteratorNext(it))) {
+		vg_conn *c = cl->clientData;
+		vg_server_viewer *v = &out[n];
+
+		if (cl->state != RFB_NORMAL || !c)
+			continue;
+		memset(v, 0, sizeof *v);
+		g_strlcpy(v->host, cl->host ? cl->host : "?", sizeof v->host);
+		pthread_mutex_lock(&c->lock);
+		v->varg = c->varg && c->sender && format_is_native(&cl->format);
+		if (v->varg) {
+			vg_sender_stats st;
+
+			vg_sender_get_stats(c->sender, &st);
+			v->fingerprints = st.fingerprint_segments;
+			v->misses = st.repairs;
+		}
+		pthread_mutex_unlock(&c->lock);
+		if (v->varg) {
+			v->encoding = "varg";
+			pthread_mutex_lock(&s->stats_lock);
+			v->bytes_sent = c->sent_bytes;
+			v->updates = c->sent_updates;
+			pthread_mutex_unlock(&s->stats_lock);
+		} else {
+			v->encoding = encoding_name(cl->preferredEncoding);
+			v->bytes_sent = (uint64_t)rfbStatGetSentBytes(cl);
+			v->updates = (uint64_t)rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
+		}
+		n++;
+	}
+	rfbReleaseClientIterator(it);
+	return n;
 }

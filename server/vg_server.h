@@ -13,6 +13,7 @@
 
 #include "common/vg_pixbuf.h"
 #include "common/vg_rect.h"
+#include "server/vg_monitor.h"
 
 typedef struct vg_server vg_server;
 
@@ -123,8 +124,35 @@ typedef struct {
 	uint64_t bytes_sent;      /* RFB bytes written to all clients, Varg or not */
 	uint64_t updates_sent;    /* framebuffer updates written to all clients */
 	uint64_t resizes;         /* framebuffer size changes */
+	/* Shared segmentation (server/vg_segshare.h), with 2+ Varg viewers: */
+	uint64_t shared_updates;  /* Varg updates whose segments were shared */
+	uint64_t shared_hits;     /* results taken from another viewer */
+	uint64_t shared_misses;   /* results computed and offered to others */
+	uint64_t shared_waits;    /* lookups that waited for a result being computed */
+	uint64_t shared_wait_ns;  /* ... and how long they waited in all */
+	uint64_t shared_evictions; /* results dropped for newer ones */
+	uint64_t unshared;        /* computed without sharing (first update, no slot) */
 } vg_server_stats;
 
 void vg_server_get_stats(vg_server *s, vg_server_stats *st);
+
+/* Statistics of the monitor's last updates, computed now; false when the
+ * server keeps no monitor (VARG_TEST_NO_MONITOR=1). */
+bool vg_server_get_summary(vg_server *s, vg_monitor_summary *out);
+
+/* One connected client. */
+typedef struct {
+	char host[64];
+	const char *encoding;     /* "varg", or its preferred stock encoding; static */
+	bool varg;
+	uint64_t bytes_sent;      /* Varg: bytes of Varg updates; stock: all RFB bytes */
+	uint64_t updates;
+	uint64_t fingerprints;    /* Varg: segments sent as fingerprints */
+	uint64_t misses;          /* ... of which its cache did not hold (repairs) */
+} vg_server_viewer;
+
+/* Fills out[0..cap) with the clients past their handshake; returns how
+ * many. */
+size_t vg_server_list_viewers(vg_server *s, vg_server_viewer *out, size_t cap);
 
 #endif

@@ -15,6 +15,9 @@ dist_noinst_SCRIPTS += tests/test_fingerprint_e2e.sh
 EXTRA_DIST += tests/lsan.supp tests/tsan.supp tests/valgrind.supp
 TESTS += tests/test_beliefs_e2e.sh
 dist_noinst_SCRIPTS += tests/test_beliefs_e2e.sh
+# Several viewers on one server: shared segmentation, the monitor's summary.
+TESTS += tests/test_shared_viewers.sh tests/test_server_summary.sh
+dist_noinst_SCRIPTS += tests/test_shared_viewers.sh tests/test_server_summary.sh
 
 # Over an emulated WAN (scripts/wan-bench): the user-space link for kernels
 # without netem, and the benchmark's own short run.
