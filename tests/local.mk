@@ -63,3 +63,12 @@ TESTS += tests/test_bad_input.sh
 dist_noinst_SCRIPTS += tests/test_bad_input.sh
 TESTS += tests/test_stress.sh
 dist_noinst_SCRIPTS += tests/test_stress.sh
+
+# The server's shared segmentation and monitor, on their own.
+check_PROGRAMS += tests/test_segshare tests/test_monitor
+TESTS += tests/test_segshare tests/test_monitor
+tests_test_segshare_SOURCES = tests/test_segshare.c server/vg_segshare.c server/vg_segshare.h \
+	$(VG_TESTSCENE_SOURCES)
+tests_test_segshare_LDADD = $(VG_SEG_LIBS) -lpthread
+tests_test_monitor_SOURCES = tests/test_monitor.c server/vg_monitor.c server/vg_monitor.h
+tests_test_monitor_LDADD = $(VG_COMMON_LIBS) -lpthread
