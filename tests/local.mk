@@ -17,7 +17,7 @@ TESTS += tests/test_beliefs_e2e.sh
 dist_noinst_SCRIPTS += tests/test_beliefs_e2e.sh
 # Several viewers on one server: shared segmentation, the monitor's summary.
 TESTS += tests/test_shared_viewers.sh tests/test_server_summary.sh
-dist_noinst_SCRIPTS += tests/test_shared_viewers.sh tests/test_server_summary.sh
+dist_noinst_SCRIPTS += tests/test_shared_viewers.sh tests/test_server_summary.sh scripts/bench-viewers
 
 # Over an emulated WAN (scripts/wan-bench): the user-space link for kernels
 # without netem, and the benchmark's own short run.
