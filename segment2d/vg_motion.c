@@ -302,6 +302,10 @@ static size_t best_offsets(vg_motion *m, size_t first, size_t end, int32_t *cand
 	int32_t *v = m->votes + first, depth = 0, best_depth = 0;
 	size_t i, n = end - first, nc = 0;
 
+	/* No votes: votes may not even be allocated yet (an estimator that
+	 * took its state from another never voted). */
+	if (n == 0)
+		return 0;
 	/* Starts sort before ends at the same offset (2d < 2d + 1). */
 	qsort(v, n, sizeof *v, int32_cmp);
 	for (i = 0; i < n; i++) {
