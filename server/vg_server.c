@@ -167,13 +167,15 @@ static void load_beliefs(vg_conn *c, const char *host)
 	if (err == VG_ENOENT) {
 		vg_info("client %s: beliefs on disk are for another fingerprint width; starting cold",
 			host);
+	} else if (err == VG_ENOTSUP) {
+		vg_info("client %s: beliefs on disk are in an older format; starting cold", host);
 	} else if (err) {
 		vg_warn("client %s: belief file in %s is unusable (%s); starting cold", host,
 			vg_beliefstore_dir(s->beliefs), vg_strerror(err));
 	} else {
 		vg_sender_get_stats(c->sender, &st);
-		vg_info("client %s: %" G_GUINT64_FORMAT " beliefs from earlier sessions", host,
-			st.beliefs_loaded);
+		vg_info("client %s: %" G_GUINT64_FORMAT " beliefs from earlier sessions, %" G_GUINT64_FORMAT
+			" REPEAT window items", host, st.beliefs_loaded, st.window_restored);
 		pthread_mutex_lock(&s->stats_lock);
 		s->stats.warm_viewers++;
 		pthread_mutex_unlock(&s->stats_lock);
@@ -629,7 +631,7 @@ static void display_hook(rfbClientPtr cl)
 	vg_rect bounds = vg_rect_make(0, 0, 0, 0);
 	const vg_segdesc *segs;
 	vg_sender_stats before, after;
-	size_t n_segs, len_at, body_at, i;
+	size_t n_segs, len_at, body_at, n_rects_at, win_at, i;
 	int err;
 
 	if (!c)
@@ -673,7 +675,18 @@ static void display_hook(rfbClientPtr cl)
 	vg_writer_reset(&c->out);
 	vg_writer_u8(&c->out, rfbFramebufferUpdate);
 	vg_writer_u8(&c->out, 0);
+	n_rects_at = c->out.len;
 	vg_writer_u16be(&c->out, 1);
+	/* The restored REPEAT window is announced before the first UPDATE. */
+	win_at = c->out.len;
+	put_rect_header(&c->out, (vg_rect){ .x = 0, .y = 0, .w = 0, .h = 0 });
+	vg_writer_u32be(&c->out, 0);
+	if (vg_sender_take_window(c->sender, &c->out)) {
+		vg_writer_patch_u32be(&c->out, win_at + 12, (uint32_t)(c->out.len - win_at - 16));
+		c->out.data[n_rects_at + 1] = 2;
+	} else {
+		c->out.len = win_at;
+	}
 	put_rect_header(&c->out, bounds);
 	len_at = c->out.len;
 	vg_writer_u32be(&c->out, 0);
