@@ -26,6 +26,7 @@ enum {
 	VG_MSG_HELLO = 1,  /* protocol parameters; first Varg rectangle */
 	VG_MSG_UPDATE = 2, /* segments of an update, deflated */
 	VG_MSG_PONG = 3,   /* echoes a viewer's PING token */
+	VG_MSG_WINDOW = 4, /* the saved REPEAT window is restored */
 };
 
 /* Viewer-to-server message kinds (after VG_CLIENT_MSG). */

@@ -1,5 +1,6 @@
 #include <assert.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -13,6 +14,7 @@
 #include "fingerprint/vg_literal.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
+#include "fingerprint/vg_repeatwin.h"
 #include "fingerprint/vg_segcache.h"
 #include "fingerprint/vg_sha1.h"
 
@@ -25,11 +27,7 @@ typedef struct {
 
 /* One segment of an update as both ends remember it, so that the next
  * update may REPEAT it (doc/protocol.md). */
-typedef struct {
-	uint64_t key;    /* its optimistic fingerprint */
-	uint32_t len;    /* its height (rows) or width (columns) */
-	uint32_t keyed;  /* 0: a literal segment that was not fingerprinted */
-} list_item;
+typedef vg_repeat_item list_item;
 
 struct vg_receiver {
 	vg_receiver_config cfg;
@@ -55,6 +53,10 @@ struct vg_receiver {
 	GArray *group;        /* pending */
 	GArray *repairs;      /* vg_rect */
 	GArray *prev;         /* list_item: the window of earlier updates' segments */
+	GArray *saved;        /* list_item: the window saved by the last session */
+	uint64_t saved_digest; /* its digest, sent in the VIEWER HELLO; 0: none */
+	bool updated;         /* an UPDATE arrived: the saved window is out */
+	bool broken;          /* a message failed: the window is not the server's */
 	GArray *cur;          /* list_item: the segments of the update being read */
 	uint64_t expect;      /* where the update's previous REPEAT ended */
 	uint8_t *seg;         /* one segment's pixels, VG_MAX_CACHED_SEGMENT */
@@ -96,6 +98,7 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
 	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	r->prev = g_array_new(FALSE, FALSE, sizeof(list_item));
+	r->saved = g_array_new(FALSE, FALSE, sizeof(list_item));
 	r->cur = g_array_new(FALSE, FALSE, sizeof(list_item));
 	r->seg = g_malloc(VG_MAX_CACHED_SEGMENT);
 	*out = r;
@@ -106,6 +109,22 @@ void vg_receiver_free(vg_receiver *r)
 {
 	if (!r)
 		return;
+	/* The window as the server last saw it whole, for the next session.
+	 * After an error it may differ from the server's: keep nothing. */
+	if (r->hello && r->ns_dir && !r->ephemeral) {
+		int err = r->broken ? VG_EIO
+				    : vg_repeatwin_save(r->ns_dir, r->fp_bits,
+							(const list_item *)(const void *)r->prev->data,
+							r->prev->len);
+
+		if (err) {
+			g_autofree char *path = g_build_filename(r->ns_dir, VG_REPEATWIN_FILE, NULL);
+
+			g_unlink(path);
+		}
+	}
+	if (r->saved)
+		g_array_free(r->saved, TRUE);
 	if (r->zs_ok)
 		inflateEnd(&r->zs);
 	if (r->zpix_ok)
@@ -146,6 +165,8 @@ void vg_receiver_get_stats(const vg_receiver *r, vg_receiver_stats *st)
 		st->cache_memory = cs.memory_used;
 	}
 }
+
+static void load_window(vg_receiver *r);
 
 static int fail(vg_receiver *r, int err, const char *what)
 {
@@ -228,6 +249,23 @@ static void open_cache(vg_receiver *r, bool no_persist)
 	if (r->persistent)
 		r->ns_dir = g_strdup(dir);
 	choose_identity(r);
+	load_window(r);
+}
+
+/* The window the last session left, offered to the server by digest. A
+ * missing, damaged or other-width file offers nothing. */
+static void load_window(vg_receiver *r)
+{
+	unsigned bits = 0;
+
+	r->saved_digest = 0;
+	if (!r->persistent || r->ephemeral || !r->ns_dir ||
+	    vg_repeatwin_load(r->ns_dir, &bits, r->saved) != 0 || bits != r->fp_bits) {
+		g_array_set_size(r->saved, 0);
+		return;
+	}
+	r->saved_digest = vg_repeatwin_digest(bits, (const list_item *)(const void *)r->saved->data,
+					      r->saved->len);
 }
 
 static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
@@ -256,6 +294,7 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	vg_writer_bytes(&body, r->cache_id, sizeof r->cache_id);
 	vg_writer_u64be(&body, r->capacity);
 	vg_writer_u8(&body, r->ephemeral ? VG_VHELLO_EPHEMERAL : 0);
+	vg_writer_u64be(&body, r->saved_digest);
 	put_viewer_msg(reply, body.data, body.len);
 	vg_writer_clear(&body);
 	return VG_OK;
@@ -612,9 +651,23 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 	return VG_OK;
 }
 
+static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf *fb,
+		      vg_writer *reply);
+
 int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 		       vg_pixbuf *fb, vg_writer *reply)
 {
+	int err = handle_msg(r, body, len, fb, reply);
+
+	if (err)
+		r->broken = true;
+	return err;
+}
+
+static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf *fb,
+		      vg_writer *reply)
+{
+	uint64_t digest;
 	vg_reader rd;
 	parts in;
 	uint64_t n_checks, s_len;
@@ -632,6 +685,11 @@ int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 	case VG_MSG_UPDATE:
 		if (!r->hello)
 			return fail(r, VG_EPROTO, "update before hello");
+		/* No WINDOW before the first UPDATE: both ends start empty. */
+		if (!r->updated) {
+			r->updated = true;
+			g_array_set_size(r->saved, 0);
+		}
 		/* Literal pixels of the whole frame plus a generous allowance
 		 * for segment headers bound any honest update. */
 		cap = (size_t)fb->width * (size_t)fb->height * 4 + 65536;
@@ -656,6 +714,19 @@ int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 		if ((err = vg_sha1_reset(r->sha1)) || (err = parse_update(r, &in, fb)))
 			return err;
 		send_repairs(r, reply);
+		return VG_OK;
+	case VG_MSG_WINDOW:
+		if (!r->hello || r->updated)
+			return fail(r, VG_EPROTO, "window: not before the first update");
+		if (vg_reader_u64be(&rd, &digest) || vg_reader_remaining(&rd))
+			return fail(r, VG_ECORRUPT, "window");
+		if (digest == 0 || digest != r->saved_digest)
+			return fail(r, VG_EPROTO, "window: not the one this viewer saved");
+		g_array_set_size(r->prev, 0);
+		g_array_append_vals(r->prev, r->saved->data, r->saved->len);
+		g_array_set_size(r->saved, 0);
+		r->saved_digest = 0;
+		r->stats.window_restored = r->prev->len;
 		return VG_OK;
 	case VG_MSG_PONG:
 		if (!r->hello)

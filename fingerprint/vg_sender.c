@@ -6,6 +6,7 @@
 #include "common/vg_reader.h"
 #include "common/vg_time.h"
 #include "fingerprint/vg_beliefs.h"
+#include "fingerprint/vg_repeatwin.h"
 #include "fingerprint/vg_literal.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
@@ -13,11 +14,7 @@
 
 /* One segment of an update as both ends remember it, so that the next
  * update may REPEAT it (doc/protocol.md). */
-typedef struct {
-	uint64_t key;    /* its optimistic fingerprint */
-	uint32_t len;    /* its height (rows) or width (columns) */
-	uint32_t keyed;  /* 0: too large to be fingerprinted; never repeated */
-} list_item;
+typedef vg_repeat_item list_item;
 
 struct vg_sender {
 	vg_sender_config cfg;
@@ -39,6 +36,9 @@ struct vg_sender {
 	uint8_t viewer_version;
 	uint8_t viewer_flags;
 	uint8_t cache_id[16];
+	uint64_t viewer_window;   /* digest of the viewer's saved window; 0: none */
+	bool window_notice;       /* a restored window awaits its WINDOW message */
+	bool updated;             /* an UPDATE was written: too late to restore */
 	uint64_t believe_bytes;   /* budget: 80 % of the viewer's capacity */
 	bool ping_pending;        /* a PING awaits its PONG */
 	uint32_t ping_token;
@@ -416,6 +416,13 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 	}
 	if ((err = vg_sha1_reset(s->sha1)))
 		return err;
+	/* A restored window not announced is not the viewer's: forget it. */
+	if (s->window_notice) {
+		s->window_notice = false;
+		g_array_set_size(s->prev, 0);
+		s->stats.window_restored = 0;
+	}
+	s->updated = true;
 
 	vg_writer_reset(w);
 	vg_writer_reset(&s->pix);
@@ -521,7 +528,7 @@ int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		if (s->viewer_hello || vg_reader_u8(&r, &s->viewer_version) ||
 		    vg_reader_bytes(&r, s->cache_id, sizeof s->cache_id) ||
 		    vg_reader_u64be(&r, &capacity) || vg_reader_u8(&r, &s->viewer_flags) ||
-		    vg_reader_remaining(&r) || s->viewer_version < 1)
+		    vg_reader_u64be(&r, &s->viewer_window) || vg_reader_remaining(&r) || s->viewer_version < 1)
 			return VG_EPROTO;
 		s->viewer_hello = true;
 		/* Believe only the most recent 80 %: the viewer's eviction works
@@ -597,19 +604,47 @@ void vg_sender_save_beliefs(const vg_sender *s, size_t max_bytes, vg_writer *out
 	vg_beliefs_tag tag;
 
 	tag_of(s, &tag);
-	vg_beliefs_save(s->beliefs, &tag, max_bytes, out);
+	vg_beliefs_save(s->beliefs, &tag, max_bytes, (const list_item *)(const void *)s->prev->data,
+			s->prev->len, out);
 }
 
 int vg_sender_load_beliefs(vg_sender *s, const uint8_t *data, size_t len)
 {
 	vg_beliefs_tag tag;
+	GArray *win;
 	int err;
 
 	if (!s->viewer_hello)
 		return VG_EPROTO;
 	tag_of(s, &tag);
-	if ((err = vg_beliefs_load(s->beliefs, &tag, data, len)))
+	win = g_array_new(FALSE, FALSE, sizeof(list_item));
+	if ((err = vg_beliefs_load(s->beliefs, &tag, data, len, win))) {
+		g_array_free(win, TRUE);
 		return err;
+	}
 	s->stats.beliefs_loaded = vg_beliefs_count(s->beliefs);
+	/* The window comes back only if the viewer saved the very same one
+	 * (and no update has gone out yet); else both ends start empty. */
+	if (!s->updated && s->viewer_window != 0 &&
+	    vg_repeatwin_digest(s->cfg.fp_bits, (const list_item *)(const void *)win->data,
+				win->len) == s->viewer_window) {
+		GArray *t = s->prev;
+
+		s->prev = win;
+		win = t;
+		s->window_notice = true;
+		s->stats.window_restored = s->prev->len;
+	}
+	g_array_free(win, TRUE);
 	return VG_OK;
+}
+
+bool vg_sender_take_window(vg_sender *s, vg_writer *out)
+{
+	if (!s->window_notice)
+		return false;
+	s->window_notice = false;
+	vg_writer_u8(out, VG_MSG_WINDOW);
+	vg_writer_u64be(out, s->viewer_window);
+	return true;
 }
