@@ -14,7 +14,7 @@
 #include "fingerprint/vg_literal.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
-#include "fingerprint/vg_repeatwin.h"
+#include "fingerprint/vg_history.h"
 #include "fingerprint/vg_segcache.h"
 #include "fingerprint/vg_sha1.h"
 
@@ -53,10 +53,12 @@ struct vg_receiver {
 	GArray *group;        /* pending */
 	GArray *repairs;      /* vg_rect */
 	GArray *prev;         /* list_item: the window of earlier updates' segments */
-	GArray *saved;        /* list_item: the window saved by the last session */
+	vg_history *hist;     /* keyed literals from this server, across sessions */
+	GArray *cur_hist;     /* list_item: the update's keyed literals */
+	vg_history *saved;    /* the history saved by the last session */
 	uint64_t saved_digest; /* its digest, sent in the VIEWER HELLO; 0: none */
-	bool updated;         /* an UPDATE arrived: the saved window is out */
-	bool broken;          /* a message failed: the window is not the server's */
+	bool updated;         /* an UPDATE arrived: the saved history is out */
+	bool broken;          /* a message failed: the history is not the server's */
 	GArray *cur;          /* list_item: the segments of the update being read */
 	uint64_t expect;      /* where the update's previous REPEAT ended */
 	uint8_t *seg;         /* one segment's pixels, VG_MAX_CACHED_SEGMENT */
@@ -98,7 +100,9 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
 	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	r->prev = g_array_new(FALSE, FALSE, sizeof(list_item));
-	r->saved = g_array_new(FALSE, FALSE, sizeof(list_item));
+	r->hist = vg_history_new();
+	r->cur_hist = g_array_new(FALSE, FALSE, sizeof(list_item));
+	r->saved = vg_history_new();
 	r->cur = g_array_new(FALSE, FALSE, sizeof(list_item));
 	r->seg = g_malloc(VG_MAX_CACHED_SEGMENT);
 	*out = r;
@@ -109,22 +113,21 @@ void vg_receiver_free(vg_receiver *r)
 {
 	if (!r)
 		return;
-	/* The window as the server last saw it whole, for the next session.
+	/* The history as the server last saw it whole, for the next session.
 	 * After an error it may differ from the server's: keep nothing. */
 	if (r->hello && r->ns_dir && !r->ephemeral) {
-		int err = r->broken ? VG_EIO
-				    : vg_repeatwin_save(r->ns_dir, r->fp_bits,
-							(const list_item *)(const void *)r->prev->data,
-							r->prev->len);
+		int err = r->broken ? VG_EIO : vg_history_save(r->ns_dir, r->fp_bits, r->hist);
 
 		if (err) {
-			g_autofree char *path = g_build_filename(r->ns_dir, VG_REPEATWIN_FILE, NULL);
+			g_autofree char *path = g_build_filename(r->ns_dir, VG_HISTORY_FILE, NULL);
 
 			g_unlink(path);
 		}
 	}
-	if (r->saved)
-		g_array_free(r->saved, TRUE);
+	vg_history_free(r->hist);
+	vg_history_free(r->saved);
+	if (r->cur_hist)
+		g_array_free(r->cur_hist, TRUE);
 	if (r->zs_ok)
 		inflateEnd(&r->zs);
 	if (r->zpix_ok)
@@ -166,7 +169,7 @@ void vg_receiver_get_stats(const vg_receiver *r, vg_receiver_stats *st)
 	}
 }
 
-static void load_window(vg_receiver *r);
+static void load_history(vg_receiver *r);
 
 static int fail(vg_receiver *r, int err, const char *what)
 {
@@ -249,23 +252,22 @@ static void open_cache(vg_receiver *r, bool no_persist)
 	if (r->persistent)
 		r->ns_dir = g_strdup(dir);
 	choose_identity(r);
-	load_window(r);
+	load_history(r);
 }
 
-/* The window the last session left, offered to the server by digest. A
+/* The history the last session left, offered to the server by digest. A
  * missing, damaged or other-width file offers nothing. */
-static void load_window(vg_receiver *r)
+static void load_history(vg_receiver *r)
 {
 	unsigned bits = 0;
 
 	r->saved_digest = 0;
 	if (!r->persistent || r->ephemeral || !r->ns_dir ||
-	    vg_repeatwin_load(r->ns_dir, &bits, r->saved) != 0 || bits != r->fp_bits) {
-		g_array_set_size(r->saved, 0);
+	    vg_history_load(r->ns_dir, &bits, r->saved) != 0 || bits != r->fp_bits) {
+		vg_history_clear(r->saved);
 		return;
 	}
-	r->saved_digest = vg_repeatwin_digest(bits, (const list_item *)(const void *)r->saved->data,
-					      r->saved->len);
+	r->saved_digest = vg_history_digest(r->saved, bits);
 }
 
 static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
@@ -284,6 +286,7 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 		return fail(r, VG_ERANGE, "hello: fingerprint width or group size");
 	r->hello = true;
 	g_array_set_size(r->prev, 0);
+	vg_history_clear(r->hist);
 	r->fp_bits = fp_bits;
 	r->group_size = group;
 	open_cache(r, flags & VG_HELLO_NO_PERSIST);
@@ -504,6 +507,8 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 			return err;
 		keyed = remember(r, fb, s, orient, &key);
 		add_item(r, key, len, keyed);
+		if (keyed)
+			g_array_append_val(r->cur_hist, g_array_index(r->cur, list_item, r->cur->len - 1));
 		r->stats.literal_segments++;
 		return VG_OK;
 	case VG_OP_FINGERPRINT:
@@ -526,7 +531,7 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr,
 			uint8_t orient, int32_t *pos, int32_t end, uint64_t count, uint64_t left)
 {
-	uint64_t zz, m, n = r->prev->len;
+	uint64_t zz, m, n = r->prev->len + vg_history_len(r->hist);
 	int64_t delta;
 	size_t offset;
 	int err;
@@ -542,7 +547,9 @@ static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr
 		return VG_ERANGE;
 	offset = (size_t)((int64_t)r->expect + delta);
 	for (m = 0; m < count; m++) {
-		list_item it = g_array_index(r->prev, list_item, offset + m);
+		size_t at = offset + m;
+		list_item it = at < r->prev->len ? g_array_index(r->prev, list_item, at)
+						 : *vg_history_at(r->hist, at - r->prev->len);
 		vg_rect s;
 
 		if (it.len > (uint64_t)(end - *pos))
@@ -647,6 +654,8 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 	g_array_append_vals(r->prev, r->cur->data, r->cur->len);
 	if (r->prev->len > VG_REPEAT_WINDOW)
 		g_array_remove_range(r->prev, 0, r->prev->len - VG_REPEAT_WINDOW);
+	vg_history_append(r->hist, (const list_item *)(const void *)r->cur_hist->data,
+			  r->cur_hist->len);
 	r->stats.updates++;
 	return VG_OK;
 }
@@ -688,7 +697,7 @@ static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf
 		/* No WINDOW before the first UPDATE: both ends start empty. */
 		if (!r->updated) {
 			r->updated = true;
-			g_array_set_size(r->saved, 0);
+			vg_history_clear(r->saved);
 		}
 		/* Literal pixels of the whole frame plus a generous allowance
 		 * for segment headers bound any honest update. */
@@ -710,23 +719,23 @@ static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf
 		g_array_set_size(r->group, 0);
 		g_array_set_size(r->repairs, 0);
 		g_array_set_size(r->cur, 0);
+		g_array_set_size(r->cur_hist, 0);
 		r->expect = 0;
 		if ((err = vg_sha1_reset(r->sha1)) || (err = parse_update(r, &in, fb)))
 			return err;
 		send_repairs(r, reply);
 		return VG_OK;
-	case VG_MSG_WINDOW:
+	case VG_MSG_HISTORY:
 		if (!r->hello || r->updated)
-			return fail(r, VG_EPROTO, "window: not before the first update");
+			return fail(r, VG_EPROTO, "history: not before the first update");
 		if (vg_reader_u64be(&rd, &digest) || vg_reader_remaining(&rd))
-			return fail(r, VG_ECORRUPT, "window");
+			return fail(r, VG_ECORRUPT, "history");
 		if (digest == 0 || digest != r->saved_digest)
-			return fail(r, VG_EPROTO, "window: not the one this viewer saved");
-		g_array_set_size(r->prev, 0);
-		g_array_append_vals(r->prev, r->saved->data, r->saved->len);
-		g_array_set_size(r->saved, 0);
+			return fail(r, VG_EPROTO, "history: not the one this viewer saved");
+		vg_history_swap(r->hist, r->saved);
+		vg_history_clear(r->saved);
 		r->saved_digest = 0;
-		r->stats.window_restored = r->prev->len;
+		r->stats.history_restored = vg_history_len(r->hist);
 		return VG_OK;
 	case VG_MSG_PONG:
 		if (!r->hello)

@@ -175,7 +175,7 @@ static void load_beliefs(vg_conn *c, const char *host)
 	} else {
 		vg_sender_get_stats(c->sender, &st);
 		vg_info("client %s: %" G_GUINT64_FORMAT " beliefs from earlier sessions, %" G_GUINT64_FORMAT
-			" REPEAT window items", host, st.beliefs_loaded, st.window_restored);
+			" history items", host, st.beliefs_loaded, st.history_restored);
 		pthread_mutex_lock(&s->stats_lock);
 		s->stats.warm_viewers++;
 		pthread_mutex_unlock(&s->stats_lock);
@@ -674,10 +674,10 @@ static void display_hook(rfbClientPtr cl)
 	for (i = 0; i < n_segs; i++)
 		bounds = vg_rect_bounds(bounds, segs[i].rect);
 	vg_writer_reset(&c->out);
-	/* The restored window is announced before the first UPDATE, as a
+	/* The restored history is announced before the first UPDATE, as a
 	 * rectangle of the same FramebufferUpdate. */
 	len_at = begin_update(&c->out, vg_rect_make(0, 0, 0, 0));
-	if (vg_sender_take_window(c->sender, &c->out)) {
+	if (vg_sender_take_history(c->sender, &c->out)) {
 		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - len_at - 4));
 		c->out.data[3] = 2;
 		len_at = put_rect(&c->out, bounds);
