@@ -153,6 +153,7 @@ uint64_t vg_history_digest(const vg_history *h, unsigned fp_bits)
 		const vg_repeat_item *it = vg_history_at(h, i);
 
 		d = vg_seghash_fmix(d ^ it->key);
+		d = vg_seghash_fmix(d ^ it->hash);
 		d = vg_seghash_fmix(d ^ ((uint64_t)it->len << 1 | 1));
 	}
 	return d ? d : 1;
@@ -167,6 +168,7 @@ void vg_history_write(const vg_history *h, vg_writer *out)
 		const vg_repeat_item *it = vg_history_at(h, i);
 
 		vg_writer_u64le(out, it->key);
+		vg_writer_u64le(out, it->hash);
 		vg_writer_u32le(out, it->len);
 		vg_writer_u8(out, 1);
 	}
@@ -190,6 +192,7 @@ int vg_history_read(vg_reader *r, vg_history *h)
 
 		/* Cannot fail: the length was checked above. */
 		vg_reader_u64le(r, &it->key);
+		vg_reader_u64le(r, &it->hash);
 		vg_reader_u32le(r, &it->len);
 		vg_reader_u8(r, &keyed);
 		if (it->len == 0 || keyed != 1) {

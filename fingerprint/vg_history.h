@@ -17,12 +17,13 @@
 /* One segment as both ends remember it (window and history items). */
 typedef struct {
 	uint64_t key;    /* its optimistic fingerprint */
+	uint64_t hash;   /* its full 64-bit content hash */
 	uint32_t len;    /* its height (rows) or width (columns) */
-	uint32_t keyed;  /* 0: no key (not fingerprinted); never matched */
+	uint32_t keyed;  /* 0: no key, or content not known for sure; never matched */
 } vg_repeat_item;
 
 /* Bytes of one item in a saved block, and the viewer's file name. */
-#define VG_HISTORY_ITEM_BYTES 13
+#define VG_HISTORY_ITEM_BYTES 21
 #define VG_HISTORY_FILE "history"
 
 typedef struct vg_history vg_history;
@@ -51,7 +52,8 @@ void vg_history_swap(vg_history *a, vg_history *b);
  * an empty list and never 0 otherwise. */
 uint64_t vg_history_digest(const vg_history *h, unsigned fp_bits);
 
-/* Appends the block: u32le n, then n × (u64le key, u32le len, u8 1). */
+/* Appends the block: u32le n, then n × (u64le key, u64le content hash,
+ * u32le len, u8 1). */
 void vg_history_write(const vg_history *h, vg_writer *out);
 
 /* Reads a block into h (replacing its items). VG_ETRUNC if it ends

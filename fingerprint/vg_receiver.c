@@ -22,7 +22,7 @@
 typedef struct {
 	vg_rect rect;
 	uint64_t key;
-	bool keyed;           /* false: a repeated segment that had no key */
+	size_t item;          /* its item in cur, unsure until the check passes */
 } pending;
 
 /* One segment of an update as both ends remember it, so that the next
@@ -366,7 +366,7 @@ static size_t pack(vg_receiver *r, const vg_pixbuf *fb, vg_rect s)
 /* A literal segment enters the cache under the key of its content hash.
  * Returns false, leaving *key alone, when it is not cached. */
 static bool remember(vg_receiver *r, const vg_pixbuf *fb, vg_rect s, uint8_t orient,
-		     uint64_t *key)
+		     uint64_t *key, uint64_t *content_hash)
 {
 	vg_pixbuf view;
 	uint64_t hash;
@@ -378,28 +378,32 @@ static bool remember(vg_receiver *r, const vg_pixbuf *fb, vg_rect s, uint8_t ori
 	hash = vg_seghash(&view, (vg_orient)orient);
 	n = pack(r, fb, s);
 	*key = vg_fp_key(hash, r->fp_bits);
+	*content_hash = hash;
 	/* A failed write leaves a miss, which the protocol repairs. */
 	vg_segcache_put(r->cache, *key, hash, r->seg, n);
 	return true;
 }
 
-/* Draws a fingerprinted segment from the cache, if it is there: straight
- * from the cache's memory into the framebuffer, one copy. */
-static void recall(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key)
+/* Draws the segment cached under key from the cache, if it is there
+ * with s's size and, unless hash is 0, that content hash: straight from
+ * the cache's memory into the framebuffer, one copy. Returns the content
+ * hash drawn, or 0 for a miss (the pixels are left as they were). */
+static uint64_t recall(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key, uint64_t hash)
 {
 	size_t want = (size_t)s.w * (size_t)s.h * 4, row = (size_t)s.w * 4;
 	vg_segcache_view v;
 	int32_t y;
 
 	if (r->cache && want <= VG_MAX_CACHED_SEGMENT &&
-	    vg_segcache_lookup(r->cache, key, &v) == 0 && v.len == want) {
+	    vg_segcache_lookup(r->cache, key, &v) == 0 && v.len == want &&
+	    (hash == 0 || v.content_hash == hash)) {
 		for (y = 0; y < s.h; y++)
 			memcpy(vg_pixbuf_row(fb, s.y + y) + s.x, v.data + row * (size_t)y, row);
 		r->stats.cache_hits++;
-		return;
+		return v.content_hash ? v.content_hash : 1;
 	}
-	/* Left as it was; the group's SHA-1 will disagree and ask again. */
 	r->stats.cache_misses++;
+	return 0;
 }
 
 /* Compares the group just ended with the server's SHA-1. */
@@ -421,8 +425,10 @@ static int check_group(vg_receiver *r, const vg_pixbuf *fb, const uint8_t *expec
 		r->stats.check_failures++;
 		for (i = 0; i < r->group->len; i++) {
 			const pending *p = &g_array_index(r->group, pending, i);
-			if (r->cache && p->keyed)
+			if (r->cache)
 				vg_segcache_drop(r->cache, p->key);
+			/* Not what the server meant: never repeated as such. */
+			g_array_index(r->cur, list_item, p->item).keyed = 0;
 			g_array_append_val(r->repairs, p->rect);
 			r->stats.corrections++;
 		}
@@ -473,31 +479,49 @@ static void send_repairs(vg_receiver *r, vg_writer *reply)
 	g_array_set_size(r->repairs, 0);
 }
 
-static void add_item(vg_receiver *r, uint64_t key, int32_t len, bool keyed)
+/* An item of cur: keyed only for content this viewer holds for sure
+ * (hashed itself, or drawn from the cache and not refuted). */
+static void add_item(vg_receiver *r, uint64_t key, uint64_t hash, int32_t len, bool keyed)
 {
-	list_item it = { .key = keyed ? key : 0, .len = (uint32_t)len, .keyed = keyed };
+	list_item it = { .key = keyed ? key : 0, .hash = keyed ? hash : 0, .len = (uint32_t)len,
+			 .keyed = keyed };
 
 	g_array_append_val(r->cur, it);
 }
 
-/* A fingerprinted segment: drawn from the cache if there, and in the
- * group either way. */
-static void fingerprinted(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key, bool keyed)
+/* A FINGERPRINT: drawn from the cache if there, and in the group either
+ * way; a miss makes the group's check fail. */
+static void fingerprinted(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key, int32_t len)
 {
-	pending p = { .rect = s, .key = key, .keyed = keyed };
+	uint64_t hash = recall(r, fb, s, key, 0);
+	pending p = { .rect = s, .key = key, .item = r->cur->len };
 
-	if (keyed)
-		recall(r, fb, s, key);
-	else
-		r->stats.cache_misses++; /* no such fingerprint: the check fails */
+	add_item(r, key, hash, len, hash != 0);
 	g_array_append_val(r->group, p);
+}
+
+/* A repeated segment: the very content of an earlier item, which the
+ * viewer drew and verified, so it is drawn only if the cache still holds
+ * that content (same content hash) and needs no SHA-1; otherwise it is a
+ * miss, repaired at once. */
+static void repeated(vg_receiver *r, vg_pixbuf *fb, vg_rect s, const list_item *it)
+{
+	uint64_t hash = it->keyed ? recall(r, fb, s, it->key, it->hash) : 0;
+
+	if (!it->keyed)
+		r->stats.cache_misses++;
+	if (!hash) {
+		g_array_append_val(r->repairs, s);
+		r->stats.corrections++;
+	}
+	add_item(r, it->key, it->hash, (int32_t)it->len, hash != 0);
 }
 
 static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 			 uint8_t orient, unsigned op, int32_t len)
 {
 	vg_reader *rd = &in->s;
-	uint64_t key = 0;
+	uint64_t key = 0, hash = 0;
 	bool keyed;
 	int err;
 
@@ -505,8 +529,8 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 	case VG_OP_LITERAL:
 		if ((err = vg_literal_decode(&in->pix, fb, s)))
 			return err;
-		keyed = remember(r, fb, s, orient, &key);
-		add_item(r, key, len, keyed);
+		keyed = remember(r, fb, s, orient, &key, &hash);
+		add_item(r, key, hash, len, keyed);
 		if (keyed)
 			g_array_append_val(r->cur_hist, g_array_index(r->cur, list_item, r->cur->len - 1));
 		r->stats.literal_segments++;
@@ -518,8 +542,7 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 			return VG_ERANGE;
 		if (r->group->len >= r->group_size)
 			return VG_ECORRUPT;
-		fingerprinted(r, fb, s, key, true);
-		add_item(r, key, len, true);
+		fingerprinted(r, fb, s, key, len);
 		return VG_OK;
 	default:
 		return VG_ECORRUPT;
@@ -539,7 +562,7 @@ static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr
 	if ((err = vg_reader_uleb(rd, &zz)))
 		return err;
 	delta = vg_zigzag_decode(zz);
-	if (count < 1 || count > left || r->group->len + count > r->group_size)
+	if (count < 1 || count > left)
 		return VG_ECORRUPT;
 	/* Both bounds before adding, so nothing overflows. */
 	if (delta < -(int64_t)r->expect || delta > (int64_t)(n - r->expect) ||
@@ -557,8 +580,7 @@ static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr
 		s = orient == VG_ORIENT_ROWS ? vg_rect_make(rr.x, *pos, rr.w, (int32_t)it.len)
 					     : vg_rect_make(*pos, rr.y, (int32_t)it.len, rr.h);
 		*pos += (int32_t)it.len;
-		fingerprinted(r, fb, s, it.key, it.keyed);
-		g_array_append_val(r->cur, it);
+		repeated(r, fb, s, &it);
 	}
 	r->expect = offset + count;
 	r->stats.repeats++;

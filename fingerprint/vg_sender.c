@@ -290,7 +290,7 @@ static bool same_item(const vg_sender *s, size_t at, const vg_segdesc *d)
 {
 	const list_item *it = item_at(s, at);
 
-	return it && it->keyed && it->len == seg_len(d) && it->key == vg_fp_key(d->hash, s->cfg.fp_bits);
+	return it && it->keyed && it->len == seg_len(d) && it->hash == d->hash;
 }
 
 /* How many of segs[0 .. max) repeat prev from index at on, in order, each
@@ -341,14 +341,22 @@ static void push_window(GArray *window, const GArray *items)
 		g_array_remove_range(window, 0, window->len - VG_REPEAT_WINDOW);
 }
 
-static void add_item(vg_sender *s, uint64_t key, uint64_t len, bool keyed)
+static void add_item(vg_sender *s, uint64_t key, uint64_t hash, uint64_t len, bool keyed)
 {
-	list_item it = { .key = key, .len = (uint32_t)len, .keyed = keyed };
+	list_item it = { .key = key, .hash = hash, .len = (uint32_t)len, .keyed = keyed };
 
 	g_array_append_val(s->cur, it);
 }
 
-/* Hashes a fingerprinted segment into its group. */
+/* Counts a segment the viewer draws from its cache. */
+static void from_cache(vg_sender *s, const vg_segdesc *d)
+{
+	s->stats.fingerprint_segments++;
+	s->stats.fingerprinted_bytes += seg_bytes(d);
+	add_item(s, vg_fp_key(d->hash, s->cfg.fp_bits), d->hash, seg_len(d), true);
+}
+
+/* Hashes a FINGERPRINTed segment into its group. */
 static int fingerprinted(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *d)
 {
 	uint64_t t0 = vg_time_ns();
@@ -357,9 +365,7 @@ static int fingerprinted(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc 
 	s->stats.sha1_ns += vg_time_ns() - t0;
 	if (err)
 		return err;
-	s->stats.fingerprint_segments++;
-	s->stats.fingerprinted_bytes += seg_bytes(d);
-	add_item(s, vg_fp_key(d->hash, s->cfg.fp_bits), seg_len(d), true);
+	from_cache(s, d);
 	return VG_OK;
 }
 
@@ -383,20 +389,17 @@ static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg
 	if (*in_group == s->cfg.group_size && (err = close_group(s, w, in_group)))
 		return err;
 	if (fingerprintable(s, d, literal_only)) {
-		/* A REPEAT ends where the group fills, like the fingerprints
-		 * it stands for. */
-		count = find_repeat(s, segs, MIN(max, s->cfg.group_size - *in_group), literal_only,
-				    &offset);
+		/* A REPEAT names content the viewer drew and verified
+		 * before: it needs no SHA-1 and joins no group. */
+		count = find_repeat(s, segs, max, literal_only, &offset);
 		if (count > 0) {
 			vg_writer_uleb(w, (uint64_t)count * 4 + VG_OP_REPEAT);
 			vg_writer_uleb(w, vg_zigzag_encode((int64_t)offset - (int64_t)s->expect));
 			s->expect = offset + count;
 			for (m = 0; m < count; m++)
-				if ((err = fingerprinted(s, frame, &segs[m])))
-					return err;
+				from_cache(s, &segs[m]);
 			s->stats.repeats++;
 			s->stats.repeated_segments += count;
-			*in_group += (unsigned)count;
 			*used = count;
 			return VG_OK;
 		}
@@ -411,7 +414,7 @@ static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg
 	g_array_append_val(s->lit_rects, r);
 	s->stats.literal_segments++;
 	s->stats.literal_bytes += (uint64_t)r.w * (uint64_t)r.h * 3;
-	add_item(s, key, len, bytes <= VG_MAX_CACHED_SEGMENT);
+	add_item(s, key, d->hash, len, bytes <= VG_MAX_CACHED_SEGMENT);
 	if (s->believe_bytes > 0 && bytes <= VG_MAX_CACHED_SEGMENT) {
 		believe(s, key, d->hash, bytes);
 		g_array_append_val(s->cur_hist, g_array_index(s->cur, list_item, s->cur->len - 1));
