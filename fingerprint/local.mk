@@ -12,7 +12,8 @@ fingerprint_libvgfp_a_SOURCES = \
 	fingerprint/vg_segcache.c fingerprint/vg_segcache.h \
 	fingerprint/vg_beliefs.c fingerprint/vg_beliefs.h \
 	fingerprint/vg_beliefstore.c fingerprint/vg_beliefstore.h \
-	fingerprint/vg_cacheid.c fingerprint/vg_cacheid.h
+	fingerprint/vg_cacheid.c fingerprint/vg_cacheid.h \
+	fingerprint/vg_history.c fingerprint/vg_history.h
 fingerprint_libvgfp_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(CRYPTO_CFLAGS)
 
 VG_FP_LIBS = fingerprint/libvgfp.a $(VG_COMMON_LIBS) $(CRYPTO_LIBS)

@@ -8,7 +8,7 @@
 #include "fingerprint/vg_proto.h"
 
 #define MAGIC "VARGBELF"
-#define VERSION 1
+#define VERSION 2 /* 2: the history follows the entries */
 
 /* One belief; link.data points back to it, the FIFO runs oldest first. */
 typedef struct {
@@ -107,16 +107,18 @@ uint64_t vg_beliefs_bytes(const vg_beliefs *b)
 }
 
 void vg_beliefs_save(const vg_beliefs *b, const vg_beliefs_tag *tag, size_t max_bytes,
-		     vg_writer *out)
+		     const vg_history *hist, vg_writer *out)
 {
-	size_t start = out->len, room, n = b->fifo.length;
+	size_t start = out->len, room, n = b->fifo.length, n_hist = vg_history_len(hist);
+	size_t fixed = VG_BELIEFS_HEADER_BYTES + VG_BELIEFS_TRAILER_BYTES + 4;
 	const GList *l;
 	uint32_t crc;
 
-	room = max_bytes > VG_BELIEFS_HEADER_BYTES + VG_BELIEFS_TRAILER_BYTES
-		       ? (max_bytes - VG_BELIEFS_HEADER_BYTES - VG_BELIEFS_TRAILER_BYTES) /
-				 VG_BELIEFS_ENTRY_BYTES
-		       : 0;
+	/* The history goes whole or not at all: a part would never match. */
+	if (max_bytes < fixed + n_hist * VG_HISTORY_ITEM_BYTES)
+		n_hist = 0;
+	fixed += n_hist * VG_HISTORY_ITEM_BYTES;
+	room = max_bytes > fixed ? (max_bytes - fixed) / VG_BELIEFS_ENTRY_BYTES : 0;
 	if (n > room)
 		n = room;
 	vg_writer_bytes(out, MAGIC, 8);
@@ -136,17 +138,26 @@ void vg_beliefs_save(const vg_beliefs *b, const vg_beliefs_tag *tag, size_t max_
 		vg_writer_u64le(out, e->hash);
 		vg_writer_u32le(out, e->bytes);
 	}
+	if (n_hist)
+		vg_history_write(hist, out);
+	else
+		vg_writer_u32le(out, 0);
 	crc = (uint32_t)crc32(0L, out->data + start, (uInt)(out->len - start));
 	vg_writer_u32le(out, crc);
 }
 
-int vg_beliefs_load(vg_beliefs *b, const vg_beliefs_tag *tag, const uint8_t *data, size_t len)
+int vg_beliefs_load(vg_beliefs *b, const vg_beliefs_tag *tag, const uint8_t *data, size_t len,
+		    vg_history *hist)
 {
+	vg_reader wr;
+	int err;
+
 	vg_reader r;
 	uint8_t magic[8], bits, pad[3], server_id[16], cache_id[16];
 	uint32_t version, crc;
 	uint64_t count, i;
 
+	vg_history_clear(hist);
 	vg_reader_init(&r, data, len);
 	if (vg_reader_bytes(&r, magic, 8) || memcmp(magic, MAGIC, 8) != 0)
 		return VG_EFORMAT;
@@ -160,28 +171,39 @@ int vg_beliefs_load(vg_beliefs *b, const vg_beliefs_tag *tag, const uint8_t *dat
 		return VG_ETRUNC;
 	if (count > vg_reader_remaining(&r) / VG_BELIEFS_ENTRY_BYTES)
 		return VG_ETRUNC;
-	if (vg_reader_remaining(&r) != count * VG_BELIEFS_ENTRY_BYTES + VG_BELIEFS_TRAILER_BYTES)
-		return vg_reader_remaining(&r) < count * VG_BELIEFS_ENTRY_BYTES + VG_BELIEFS_TRAILER_BYTES
-			       ? VG_ETRUNC
-			       : VG_ECORRUPT;
+	if (vg_reader_remaining(&r) < count * VG_BELIEFS_ENTRY_BYTES + 4 + VG_BELIEFS_TRAILER_BYTES)
+		return VG_ETRUNC;
 	crc = (uint32_t)data[len - 4] | (uint32_t)data[len - 3] << 8 |
 	      (uint32_t)data[len - 2] << 16 | (uint32_t)data[len - 1] << 24;
 	if (crc != (uint32_t)crc32(0L, data, (uInt)(len - 4)))
 		return VG_ECORRUPT;
 	if (pad[0] || pad[1] || pad[2] || bits < VG_FP_BITS_MIN || bits > VG_FP_BITS_MAX)
 		return VG_ECORRUPT;
+	/* The history block sits between the entries and the trailer. */
+	vg_reader_init(&wr, data + r.pos + count * VG_BELIEFS_ENTRY_BYTES,
+		       len - r.pos - count * VG_BELIEFS_ENTRY_BYTES - VG_BELIEFS_TRAILER_BYTES);
+	if ((err = vg_history_read(&wr, hist)))
+		return err;
+	if (vg_reader_remaining(&wr) != 0) {
+		vg_history_clear(hist);
+		return VG_ECORRUPT;
+	}
 	/* Every entry is checked before the table is touched. */
 	for (i = 0; i < count; i++) {
 		const uint8_t *p = data + r.pos + i * VG_BELIEFS_ENTRY_BYTES + 8;
 		uint32_t bytes = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 				 (uint32_t)p[3] << 24;
 
-		if (bytes == 0 || bytes > VG_MAX_CACHED_SEGMENT)
+		if (bytes == 0 || bytes > VG_MAX_CACHED_SEGMENT) {
+			vg_history_clear(hist);
 			return VG_ECORRUPT;
+		}
 	}
 	if (bits != tag->fp_bits || memcmp(server_id, tag->server_id, 16) != 0 ||
-	    memcmp(cache_id, tag->cache_id, 16) != 0)
+	    memcmp(cache_id, tag->cache_id, 16) != 0) {
+		vg_history_clear(hist);
 		return VG_ENOENT;
+	}
 	vg_beliefs_clear(b);
 	for (i = 0; i < count; i++) {
 		uint64_t hash;

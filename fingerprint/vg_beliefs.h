@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "common/vg_writer.h"
+#include "fingerprint/vg_history.h"
 
 typedef struct vg_beliefs vg_beliefs;
 
@@ -63,19 +64,22 @@ void vg_beliefs_clear(vg_beliefs *b);
 size_t vg_beliefs_count(const vg_beliefs *b);
 uint64_t vg_beliefs_bytes(const vg_beliefs *b);
 
-/* Appends the image of b under tag: the newest beliefs that fit in
- * max_bytes of image (at least the header and trailer are written),
- * oldest first, with a CRC-32 over everything. */
+/* Appends the image of b under tag: the history hist if it fits whole in
+ * max_bytes, then the newest beliefs that fit (at least the header, an
+ * empty history and the trailer are written), oldest first, with a CRC-32
+ * over everything. */
 void vg_beliefs_save(const vg_beliefs *b, const vg_beliefs_tag *tag, size_t max_bytes,
-		     vg_writer *out);
+		     const vg_history *hist, vg_writer *out);
 
 /* Replaces b's beliefs by those of the image data[0..len), keeping the
  * current budget (the oldest entries are dropped if they do not fit).
+ * The saved history goes to hist (empty on error).
  * On any error b is left unchanged. Errors: VG_EFORMAT (not a belief
  * image), VG_ENOTSUP (another version), VG_ETRUNC (shorter than its
  * count says), VG_ECORRUPT (checksum, trailing bytes, a bad entry),
  * VG_ENOENT (a sound image, but for another tag: the server, viewer or
  * fingerprint width changed). */
-int vg_beliefs_load(vg_beliefs *b, const vg_beliefs_tag *tag, const uint8_t *data, size_t len);
+int vg_beliefs_load(vg_beliefs *b, const vg_beliefs_tag *tag, const uint8_t *data, size_t len,
+		    vg_history *hist);
 
 #endif

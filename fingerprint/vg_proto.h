@@ -26,6 +26,7 @@ enum {
 	VG_MSG_HELLO = 1,  /* protocol parameters; first Varg rectangle */
 	VG_MSG_UPDATE = 2, /* segments of an update, deflated */
 	VG_MSG_PONG = 3,   /* echoes a viewer's PING token */
+	VG_MSG_HISTORY = 4, /* the saved history is restored */
 };
 
 /* Viewer-to-server message kinds (after VG_CLIENT_MSG). */
@@ -57,6 +58,11 @@ enum {
 /* Both ends remember the (length, key) of the last VG_REPEAT_WINDOW
  * segments of earlier updates, oldest first, for REPEAT to point into. */
 #define VG_REPEAT_WINDOW 16384
+
+/* ... and of the last VG_HISTORY_MAX keyed LITERAL segments sent between
+ * one server and one viewer cache, across sessions (vg_history.h). REPEAT
+ * offsets from the window's length on point into it. */
+#define VG_HISTORY_MAX 262144
 
 /* REPEAT offsets travel as the zigzag-coded difference from the end of
  * the update's previous REPEAT, so the usual "carry on where the last one

@@ -1,5 +1,6 @@
 #include <assert.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -13,6 +14,7 @@
 #include "fingerprint/vg_literal.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
+#include "fingerprint/vg_history.h"
 #include "fingerprint/vg_segcache.h"
 #include "fingerprint/vg_sha1.h"
 
@@ -20,16 +22,12 @@
 typedef struct {
 	vg_rect rect;
 	uint64_t key;
-	bool keyed;           /* false: a repeated segment that had no key */
+	size_t item;          /* its item in cur, unsure until the check passes */
 } pending;
 
 /* One segment of an update as both ends remember it, so that the next
  * update may REPEAT it (doc/protocol.md). */
-typedef struct {
-	uint64_t key;    /* its optimistic fingerprint */
-	uint32_t len;    /* its height (rows) or width (columns) */
-	uint32_t keyed;  /* 0: a literal segment that was not fingerprinted */
-} list_item;
+typedef vg_repeat_item list_item;
 
 struct vg_receiver {
 	vg_receiver_config cfg;
@@ -55,6 +53,12 @@ struct vg_receiver {
 	GArray *group;        /* pending */
 	GArray *repairs;      /* vg_rect */
 	GArray *prev;         /* list_item: the window of earlier updates' segments */
+	vg_history *hist;     /* keyed literals from this server, across sessions */
+	GArray *cur_hist;     /* list_item: the update's keyed literals */
+	vg_history *saved;    /* the history saved by the last session */
+	uint64_t saved_digest; /* its digest, sent in the VIEWER HELLO; 0: none */
+	bool updated;         /* an UPDATE arrived: the saved history is out */
+	bool broken;          /* a message failed: the history is not the server's */
 	GArray *cur;          /* list_item: the segments of the update being read */
 	uint64_t expect;      /* where the update's previous REPEAT ended */
 	uint8_t *seg;         /* one segment's pixels, VG_MAX_CACHED_SEGMENT */
@@ -96,6 +100,9 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
 	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	r->prev = g_array_new(FALSE, FALSE, sizeof(list_item));
+	r->hist = vg_history_new();
+	r->cur_hist = g_array_new(FALSE, FALSE, sizeof(list_item));
+	r->saved = vg_history_new();
 	r->cur = g_array_new(FALSE, FALSE, sizeof(list_item));
 	r->seg = g_malloc(VG_MAX_CACHED_SEGMENT);
 	*out = r;
@@ -106,6 +113,21 @@ void vg_receiver_free(vg_receiver *r)
 {
 	if (!r)
 		return;
+	/* The history as the server last saw it whole, for the next session.
+	 * After an error it may differ from the server's: keep nothing. */
+	if (r->hello && r->ns_dir && !r->ephemeral) {
+		int err = r->broken ? VG_EIO : vg_history_save(r->ns_dir, r->fp_bits, r->hist);
+
+		if (err) {
+			g_autofree char *path = g_build_filename(r->ns_dir, VG_HISTORY_FILE, NULL);
+
+			g_unlink(path);
+		}
+	}
+	vg_history_free(r->hist);
+	vg_history_free(r->saved);
+	if (r->cur_hist)
+		g_array_free(r->cur_hist, TRUE);
 	if (r->zs_ok)
 		inflateEnd(&r->zs);
 	if (r->zpix_ok)
@@ -146,6 +168,8 @@ void vg_receiver_get_stats(const vg_receiver *r, vg_receiver_stats *st)
 		st->cache_memory = cs.memory_used;
 	}
 }
+
+static void load_history(vg_receiver *r);
 
 static int fail(vg_receiver *r, int err, const char *what)
 {
@@ -228,6 +252,22 @@ static void open_cache(vg_receiver *r, bool no_persist)
 	if (r->persistent)
 		r->ns_dir = g_strdup(dir);
 	choose_identity(r);
+	load_history(r);
+}
+
+/* The history the last session left, offered to the server by digest. A
+ * missing, damaged or other-width file offers nothing. */
+static void load_history(vg_receiver *r)
+{
+	unsigned bits = 0;
+
+	r->saved_digest = 0;
+	if (!r->persistent || r->ephemeral || !r->ns_dir ||
+	    vg_history_load(r->ns_dir, &bits, r->saved) != 0 || bits != r->fp_bits) {
+		vg_history_clear(r->saved);
+		return;
+	}
+	r->saved_digest = vg_history_digest(r->saved, bits);
 }
 
 static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
@@ -246,6 +286,7 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 		return fail(r, VG_ERANGE, "hello: fingerprint width or group size");
 	r->hello = true;
 	g_array_set_size(r->prev, 0);
+	vg_history_clear(r->hist);
 	r->fp_bits = fp_bits;
 	r->group_size = group;
 	open_cache(r, flags & VG_HELLO_NO_PERSIST);
@@ -256,6 +297,7 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	vg_writer_bytes(&body, r->cache_id, sizeof r->cache_id);
 	vg_writer_u64be(&body, r->capacity);
 	vg_writer_u8(&body, r->ephemeral ? VG_VHELLO_EPHEMERAL : 0);
+	vg_writer_u64be(&body, r->saved_digest);
 	put_viewer_msg(reply, body.data, body.len);
 	vg_writer_clear(&body);
 	return VG_OK;
@@ -324,7 +366,7 @@ static size_t pack(vg_receiver *r, const vg_pixbuf *fb, vg_rect s)
 /* A literal segment enters the cache under the key of its content hash.
  * Returns false, leaving *key alone, when it is not cached. */
 static bool remember(vg_receiver *r, const vg_pixbuf *fb, vg_rect s, uint8_t orient,
-		     uint64_t *key)
+		     uint64_t *key, uint64_t *content_hash)
 {
 	vg_pixbuf view;
 	uint64_t hash;
@@ -336,28 +378,32 @@ static bool remember(vg_receiver *r, const vg_pixbuf *fb, vg_rect s, uint8_t ori
 	hash = vg_seghash(&view, (vg_orient)orient);
 	n = pack(r, fb, s);
 	*key = vg_fp_key(hash, r->fp_bits);
+	*content_hash = hash;
 	/* A failed write leaves a miss, which the protocol repairs. */
 	vg_segcache_put(r->cache, *key, hash, r->seg, n);
 	return true;
 }
 
-/* Draws a fingerprinted segment from the cache, if it is there: straight
- * from the cache's memory into the framebuffer, one copy. */
-static void recall(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key)
+/* Draws the segment cached under key from the cache, if it is there
+ * with s's size and, unless hash is 0, that content hash: straight from
+ * the cache's memory into the framebuffer, one copy. Returns the content
+ * hash drawn, or 0 for a miss (the pixels are left as they were). */
+static uint64_t recall(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key, uint64_t hash)
 {
 	size_t want = (size_t)s.w * (size_t)s.h * 4, row = (size_t)s.w * 4;
 	vg_segcache_view v;
 	int32_t y;
 
 	if (r->cache && want <= VG_MAX_CACHED_SEGMENT &&
-	    vg_segcache_lookup(r->cache, key, &v) == 0 && v.len == want) {
+	    vg_segcache_lookup(r->cache, key, &v) == 0 && v.len == want &&
+	    (hash == 0 || v.content_hash == hash)) {
 		for (y = 0; y < s.h; y++)
 			memcpy(vg_pixbuf_row(fb, s.y + y) + s.x, v.data + row * (size_t)y, row);
 		r->stats.cache_hits++;
-		return;
+		return v.content_hash ? v.content_hash : 1;
 	}
-	/* Left as it was; the group's SHA-1 will disagree and ask again. */
 	r->stats.cache_misses++;
+	return 0;
 }
 
 /* Compares the group just ended with the server's SHA-1. */
@@ -379,8 +425,10 @@ static int check_group(vg_receiver *r, const vg_pixbuf *fb, const uint8_t *expec
 		r->stats.check_failures++;
 		for (i = 0; i < r->group->len; i++) {
 			const pending *p = &g_array_index(r->group, pending, i);
-			if (r->cache && p->keyed)
+			if (r->cache)
 				vg_segcache_drop(r->cache, p->key);
+			/* Not what the server meant: never repeated as such. */
+			g_array_index(r->cur, list_item, p->item).keyed = 0;
 			g_array_append_val(r->repairs, p->rect);
 			r->stats.corrections++;
 		}
@@ -431,31 +479,49 @@ static void send_repairs(vg_receiver *r, vg_writer *reply)
 	g_array_set_size(r->repairs, 0);
 }
 
-static void add_item(vg_receiver *r, uint64_t key, int32_t len, bool keyed)
+/* An item of cur: keyed only for content this viewer holds for sure
+ * (hashed itself, or drawn from the cache and not refuted). */
+static void add_item(vg_receiver *r, uint64_t key, uint64_t hash, int32_t len, bool keyed)
 {
-	list_item it = { .key = keyed ? key : 0, .len = (uint32_t)len, .keyed = keyed };
+	list_item it = { .key = keyed ? key : 0, .hash = keyed ? hash : 0, .len = (uint32_t)len,
+			 .keyed = keyed };
 
 	g_array_append_val(r->cur, it);
 }
 
-/* A fingerprinted segment: drawn from the cache if there, and in the
- * group either way. */
-static void fingerprinted(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key, bool keyed)
+/* A FINGERPRINT: drawn from the cache if there, and in the group either
+ * way; a miss makes the group's check fail. */
+static void fingerprinted(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key, int32_t len)
 {
-	pending p = { .rect = s, .key = key, .keyed = keyed };
+	uint64_t hash = recall(r, fb, s, key, 0);
+	pending p = { .rect = s, .key = key, .item = r->cur->len };
 
-	if (keyed)
-		recall(r, fb, s, key);
-	else
-		r->stats.cache_misses++; /* no such fingerprint: the check fails */
+	add_item(r, key, hash, len, hash != 0);
 	g_array_append_val(r->group, p);
+}
+
+/* A repeated segment: the very content of an earlier item, which the
+ * viewer drew and verified, so it is drawn only if the cache still holds
+ * that content (same content hash) and needs no SHA-1; otherwise it is a
+ * miss, repaired at once. */
+static void repeated(vg_receiver *r, vg_pixbuf *fb, vg_rect s, const list_item *it)
+{
+	uint64_t hash = it->keyed ? recall(r, fb, s, it->key, it->hash) : 0;
+
+	if (!it->keyed)
+		r->stats.cache_misses++;
+	if (!hash) {
+		g_array_append_val(r->repairs, s);
+		r->stats.corrections++;
+	}
+	add_item(r, it->key, it->hash, (int32_t)it->len, hash != 0);
 }
 
 static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 			 uint8_t orient, unsigned op, int32_t len)
 {
 	vg_reader *rd = &in->s;
-	uint64_t key = 0;
+	uint64_t key = 0, hash = 0;
 	bool keyed;
 	int err;
 
@@ -463,8 +529,10 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 	case VG_OP_LITERAL:
 		if ((err = vg_literal_decode(&in->pix, fb, s)))
 			return err;
-		keyed = remember(r, fb, s, orient, &key);
-		add_item(r, key, len, keyed);
+		keyed = remember(r, fb, s, orient, &key, &hash);
+		add_item(r, key, hash, len, keyed);
+		if (keyed)
+			g_array_append_val(r->cur_hist, g_array_index(r->cur, list_item, r->cur->len - 1));
 		r->stats.literal_segments++;
 		return VG_OK;
 	case VG_OP_FINGERPRINT:
@@ -474,8 +542,7 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 			return VG_ERANGE;
 		if (r->group->len >= r->group_size)
 			return VG_ECORRUPT;
-		fingerprinted(r, fb, s, key, true);
-		add_item(r, key, len, true);
+		fingerprinted(r, fb, s, key, len);
 		return VG_OK;
 	default:
 		return VG_ECORRUPT;
@@ -487,7 +554,7 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr,
 			uint8_t orient, int32_t *pos, int32_t end, uint64_t count, uint64_t left)
 {
-	uint64_t zz, m, n = r->prev->len;
+	uint64_t zz, m, n = r->prev->len + vg_history_len(r->hist);
 	int64_t delta;
 	size_t offset;
 	int err;
@@ -495,7 +562,7 @@ static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr
 	if ((err = vg_reader_uleb(rd, &zz)))
 		return err;
 	delta = vg_zigzag_decode(zz);
-	if (count < 1 || count > left || r->group->len + count > r->group_size)
+	if (count < 1 || count > left)
 		return VG_ECORRUPT;
 	/* Both bounds before adding, so nothing overflows. */
 	if (delta < -(int64_t)r->expect || delta > (int64_t)(n - r->expect) ||
@@ -503,7 +570,9 @@ static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr
 		return VG_ERANGE;
 	offset = (size_t)((int64_t)r->expect + delta);
 	for (m = 0; m < count; m++) {
-		list_item it = g_array_index(r->prev, list_item, offset + m);
+		size_t at = offset + m;
+		list_item it = at < r->prev->len ? g_array_index(r->prev, list_item, at)
+						 : *vg_history_at(r->hist, at - r->prev->len);
 		vg_rect s;
 
 		if (it.len > (uint64_t)(end - *pos))
@@ -511,8 +580,7 @@ static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr
 		s = orient == VG_ORIENT_ROWS ? vg_rect_make(rr.x, *pos, rr.w, (int32_t)it.len)
 					     : vg_rect_make(*pos, rr.y, (int32_t)it.len, rr.h);
 		*pos += (int32_t)it.len;
-		fingerprinted(r, fb, s, it.key, it.keyed);
-		g_array_append_val(r->cur, it);
+		repeated(r, fb, s, &it);
 	}
 	r->expect = offset + count;
 	r->stats.repeats++;
@@ -608,13 +676,29 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 	g_array_append_vals(r->prev, r->cur->data, r->cur->len);
 	if (r->prev->len > VG_REPEAT_WINDOW)
 		g_array_remove_range(r->prev, 0, r->prev->len - VG_REPEAT_WINDOW);
+	vg_history_append(r->hist, (const list_item *)(const void *)r->cur_hist->data,
+			  r->cur_hist->len);
 	r->stats.updates++;
 	return VG_OK;
 }
 
+static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf *fb,
+		      vg_writer *reply);
+
 int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 		       vg_pixbuf *fb, vg_writer *reply)
 {
+	int err = handle_msg(r, body, len, fb, reply);
+
+	if (err)
+		r->broken = true;
+	return err;
+}
+
+static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf *fb,
+		      vg_writer *reply)
+{
+	uint64_t digest;
 	vg_reader rd;
 	parts in;
 	uint64_t n_checks, s_len;
@@ -632,6 +716,11 @@ int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 	case VG_MSG_UPDATE:
 		if (!r->hello)
 			return fail(r, VG_EPROTO, "update before hello");
+		/* No WINDOW before the first UPDATE: both ends start empty. */
+		if (!r->updated) {
+			r->updated = true;
+			vg_history_clear(r->saved);
+		}
 		/* Literal pixels of the whole frame plus a generous allowance
 		 * for segment headers bound any honest update. */
 		cap = (size_t)fb->width * (size_t)fb->height * 4 + 65536;
@@ -652,10 +741,23 @@ int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 		g_array_set_size(r->group, 0);
 		g_array_set_size(r->repairs, 0);
 		g_array_set_size(r->cur, 0);
+		g_array_set_size(r->cur_hist, 0);
 		r->expect = 0;
 		if ((err = vg_sha1_reset(r->sha1)) || (err = parse_update(r, &in, fb)))
 			return err;
 		send_repairs(r, reply);
+		return VG_OK;
+	case VG_MSG_HISTORY:
+		if (!r->hello || r->updated)
+			return fail(r, VG_EPROTO, "history: not before the first update");
+		if (vg_reader_u64be(&rd, &digest) || vg_reader_remaining(&rd))
+			return fail(r, VG_ECORRUPT, "history");
+		if (digest == 0 || digest != r->saved_digest)
+			return fail(r, VG_EPROTO, "history: not the one this viewer saved");
+		vg_history_swap(r->hist, r->saved);
+		vg_history_clear(r->saved);
+		r->saved_digest = 0;
+		r->stats.history_restored = vg_history_len(r->hist);
 		return VG_OK;
 	case VG_MSG_PONG:
 		if (!r->hello)

@@ -81,6 +81,7 @@ typedef struct {
 	uint64_t cache_hits;      /* fingerprints found in the cache */
 	uint64_t cache_misses;    /* fingerprints not found (repaired) */
 	uint64_t repeats;         /* REPEAT items read */
+	uint64_t history_restored; /* history items kept from the last session */
 	uint64_t corrections;     /* segments repaired after a SHA-1 mismatch or miss */
 	uint64_t checks;          /* SHA-1 groups verified */
 	uint64_t check_failures;

@@ -6,6 +6,7 @@
 #include "common/vg_reader.h"
 #include "common/vg_time.h"
 #include "fingerprint/vg_beliefs.h"
+#include "fingerprint/vg_history.h"
 #include "fingerprint/vg_literal.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
@@ -13,11 +14,7 @@
 
 /* One segment of an update as both ends remember it, so that the next
  * update may REPEAT it (doc/protocol.md). */
-typedef struct {
-	uint64_t key;    /* its optimistic fingerprint */
-	uint32_t len;    /* its height (rows) or width (columns) */
-	uint32_t keyed;  /* 0: too large to be fingerprinted; never repeated */
-} list_item;
+typedef vg_repeat_item list_item;
 
 struct vg_sender {
 	vg_sender_config cfg;
@@ -32,6 +29,8 @@ struct vg_sender {
 	GArray *lit_rects;    /* vg_rect: the update's literal segments */
 	GArray *prev;         /* list_item: the window of earlier updates' segments */
 	GArray *cur;          /* list_item: the segments of the update being written */
+	vg_history *hist;     /* keyed literals sent to this cache, across sessions */
+	GArray *cur_hist;     /* list_item: the update's keyed literals */
 	uint32_t *map;        /* open addressing, key -> index + 1 in prev */
 	size_t map_cap;       /* a power of two, or 0 */
 	uint64_t expect;      /* where the update's previous REPEAT ended */
@@ -39,6 +38,9 @@ struct vg_sender {
 	uint8_t viewer_version;
 	uint8_t viewer_flags;
 	uint8_t cache_id[16];
+	uint64_t viewer_history;  /* digest of the viewer's saved history; 0: none */
+	bool history_notice;      /* a restored history awaits its HISTORY message */
+	bool updated;             /* an UPDATE was written: too late to restore */
 	uint64_t believe_bytes;   /* budget: 80 % of the viewer's capacity */
 	bool ping_pending;        /* a PING awaits its PONG */
 	uint32_t ping_token;
@@ -88,6 +90,8 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 	s->lit_rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	s->prev = g_array_new(FALSE, FALSE, sizeof(list_item));
 	s->cur = g_array_new(FALSE, FALSE, sizeof(list_item));
+	s->cur_hist = g_array_new(FALSE, FALSE, sizeof(list_item));
+	s->hist = vg_history_new();
 	s->beliefs = vg_beliefs_new();
 	*out = s;
 	return VG_OK;
@@ -108,6 +112,8 @@ void vg_sender_free(vg_sender *s)
 	g_array_free(s->lit_rects, TRUE);
 	g_array_free(s->prev, TRUE);
 	g_array_free(s->cur, TRUE);
+	g_array_free(s->cur_hist, TRUE);
+	vg_history_free(s->hist);
 	g_free(s->map);
 	vg_beliefs_free(s->beliefs);
 	g_free(s);
@@ -123,8 +129,9 @@ void vg_sender_hello(vg_sender *s, vg_writer *out)
 	vg_writer_u8(out, (uint8_t)s->cfg.fp_bits);
 	vg_writer_u8(out, (uint8_t)s->cfg.group_size);
 	vg_writer_u8(out, s->cfg.no_persist ? VG_HELLO_NO_PERSIST : 0);
-	/* The viewer starts with an empty list too. */
+	/* The viewer starts with an empty window and history too. */
 	g_array_set_size(s->prev, 0);
+	vg_history_clear(s->hist);
 	s->stats.body_bytes += out->len - start;
 }
 
@@ -270,14 +277,20 @@ static size_t map_find(const vg_sender *s, uint64_t key)
 	return s->prev->len;
 }
 
+/* Item at of what REPEAT points into: the window, then the history. */
+static const list_item *item_at(const vg_sender *s, size_t at)
+{
+	if (at < s->prev->len)
+		return &g_array_index(s->prev, list_item, at);
+	at -= s->prev->len;
+	return at < vg_history_len(s->hist) ? vg_history_at(s->hist, at) : NULL;
+}
+
 static bool same_item(const vg_sender *s, size_t at, const vg_segdesc *d)
 {
-	const list_item *it;
+	const list_item *it = item_at(s, at);
 
-	if (at >= s->prev->len)
-		return false;
-	it = &g_array_index(s->prev, list_item, at);
-	return it->keyed && it->len == seg_len(d) && it->key == vg_fp_key(d->hash, s->cfg.fp_bits);
+	return it && it->keyed && it->len == seg_len(d) && it->hash == d->hash;
 }
 
 /* How many of segs[0 .. max) repeat prev from index at on, in order, each
@@ -294,22 +307,29 @@ static size_t match_len(vg_sender *s, size_t at, const vg_segdesc *segs, size_t 
 }
 
 /* The longest REPEAT for segs[0 .. max), segs[0] fingerprintable: carrying
- * on where the last REPEAT ended, or from where the key first occurs in
- * the previous list. Returns its count (0: none) and offset. */
+ * on where the last REPEAT ended, from the newest item of its key in the
+ * window, or from the newest in the history. Returns its count (0: none)
+ * and offset. */
 static size_t find_repeat(vg_sender *s, const vg_segdesc *segs, size_t max,
 			  const vg_region *literal_only, size_t *offset)
 {
-	size_t a = (size_t)s->expect, b, la, lb;
+	uint64_t key = vg_fp_key(segs[0].hash, s->cfg.fp_bits);
+	size_t at[3], best = 0, len, h, k;
 
-	la = match_len(s, a, segs, max, literal_only);
-	if (la == max) {
-		*offset = a;
-		return la;
+	at[0] = (size_t)s->expect;
+	at[1] = map_find(s, key);
+	at[2] = vg_history_find(s->hist, key, &h) ? s->prev->len + h : at[0];
+	*offset = at[0];
+	for (k = 0; k < 3 && best < max; k++) {
+		if ((k > 0 && at[k] == at[0]) || (k > 1 && at[k] == at[1]))
+			continue;
+		len = match_len(s, at[k], segs, max, literal_only);
+		if (len > best) {
+			best = len;
+			*offset = at[k];
+		}
 	}
-	b = map_find(s, vg_fp_key(segs[0].hash, s->cfg.fp_bits));
-	lb = b == a ? 0 : match_len(s, b, segs, max, literal_only);
-	*offset = lb > la ? b : a;
-	return lb > la ? lb : la;
+	return best;
 }
 
 /* Appends an update's items to the window, which keeps the newest
@@ -321,14 +341,22 @@ static void push_window(GArray *window, const GArray *items)
 		g_array_remove_range(window, 0, window->len - VG_REPEAT_WINDOW);
 }
 
-static void add_item(vg_sender *s, uint64_t key, uint64_t len, bool keyed)
+static void add_item(vg_sender *s, uint64_t key, uint64_t hash, uint64_t len, bool keyed)
 {
-	list_item it = { .key = key, .len = (uint32_t)len, .keyed = keyed };
+	list_item it = { .key = key, .hash = hash, .len = (uint32_t)len, .keyed = keyed };
 
 	g_array_append_val(s->cur, it);
 }
 
-/* Hashes a fingerprinted segment into its group. */
+/* Counts a segment the viewer draws from its cache. */
+static void from_cache(vg_sender *s, const vg_segdesc *d)
+{
+	s->stats.fingerprint_segments++;
+	s->stats.fingerprinted_bytes += seg_bytes(d);
+	add_item(s, vg_fp_key(d->hash, s->cfg.fp_bits), d->hash, seg_len(d), true);
+}
+
+/* Hashes a FINGERPRINTed segment into its group. */
 static int fingerprinted(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *d)
 {
 	uint64_t t0 = vg_time_ns();
@@ -337,9 +365,7 @@ static int fingerprinted(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc 
 	s->stats.sha1_ns += vg_time_ns() - t0;
 	if (err)
 		return err;
-	s->stats.fingerprint_segments++;
-	s->stats.fingerprinted_bytes += seg_bytes(d);
-	add_item(s, vg_fp_key(d->hash, s->cfg.fp_bits), seg_len(d), true);
+	from_cache(s, d);
 	return VG_OK;
 }
 
@@ -363,20 +389,17 @@ static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg
 	if (*in_group == s->cfg.group_size && (err = close_group(s, w, in_group)))
 		return err;
 	if (fingerprintable(s, d, literal_only)) {
-		/* A REPEAT ends where the group fills, like the fingerprints
-		 * it stands for. */
-		count = find_repeat(s, segs, MIN(max, s->cfg.group_size - *in_group), literal_only,
-				    &offset);
+		/* A REPEAT names content the viewer drew and verified
+		 * before: it needs no SHA-1 and joins no group. */
+		count = find_repeat(s, segs, max, literal_only, &offset);
 		if (count > 0) {
 			vg_writer_uleb(w, (uint64_t)count * 4 + VG_OP_REPEAT);
 			vg_writer_uleb(w, vg_zigzag_encode((int64_t)offset - (int64_t)s->expect));
 			s->expect = offset + count;
 			for (m = 0; m < count; m++)
-				if ((err = fingerprinted(s, frame, &segs[m])))
-					return err;
+				from_cache(s, &segs[m]);
 			s->stats.repeats++;
 			s->stats.repeated_segments += count;
-			*in_group += (unsigned)count;
 			*used = count;
 			return VG_OK;
 		}
@@ -391,9 +414,11 @@ static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg
 	g_array_append_val(s->lit_rects, r);
 	s->stats.literal_segments++;
 	s->stats.literal_bytes += (uint64_t)r.w * (uint64_t)r.h * 3;
-	add_item(s, key, len, bytes <= VG_MAX_CACHED_SEGMENT);
-	if (s->believe_bytes > 0 && bytes <= VG_MAX_CACHED_SEGMENT)
+	add_item(s, key, d->hash, len, bytes <= VG_MAX_CACHED_SEGMENT);
+	if (s->believe_bytes > 0 && bytes <= VG_MAX_CACHED_SEGMENT) {
 		believe(s, key, d->hash, bytes);
+		g_array_append_val(s->cur_hist, g_array_index(s->cur, list_item, s->cur->len - 1));
+	}
 	return VG_OK;
 }
 
@@ -416,12 +441,20 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 	}
 	if ((err = vg_sha1_reset(s->sha1)))
 		return err;
+	/* A restored history not announced is not the viewer's: forget it. */
+	if (s->history_notice) {
+		s->history_notice = false;
+		vg_history_clear(s->hist);
+		s->stats.history_restored = 0;
+	}
+	s->updated = true;
 
 	vg_writer_reset(w);
 	vg_writer_reset(&s->pix);
 	vg_writer_reset(&s->checks);
 	g_array_set_size(s->lit_rects, 0);
 	g_array_set_size(s->cur, 0);
+	g_array_set_size(s->cur_hist, 0);
 	s->expect = 0;
 	if (s->believe_bytes > 0)
 		build_map(s);
@@ -475,6 +508,8 @@ out:
 		return err;
 	}
 	push_window(s->prev, s->cur);
+	vg_history_append(s->hist, (const list_item *)(const void *)s->cur_hist->data,
+			  s->cur_hist->len);
 	s->stats.updates++;
 	s->stats.segments += n;
 	s->stats.plain_bytes += w->len + s->pix.len + s->checks.len;
@@ -521,7 +556,7 @@ int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		if (s->viewer_hello || vg_reader_u8(&r, &s->viewer_version) ||
 		    vg_reader_bytes(&r, s->cache_id, sizeof s->cache_id) ||
 		    vg_reader_u64be(&r, &capacity) || vg_reader_u8(&r, &s->viewer_flags) ||
-		    vg_reader_remaining(&r) || s->viewer_version < 1)
+		    vg_reader_u64be(&r, &s->viewer_history) || vg_reader_remaining(&r) || s->viewer_version < 1)
 			return VG_EPROTO;
 		s->viewer_hello = true;
 		/* Believe only the most recent 80 %: the viewer's eviction works
@@ -597,19 +632,42 @@ void vg_sender_save_beliefs(const vg_sender *s, size_t max_bytes, vg_writer *out
 	vg_beliefs_tag tag;
 
 	tag_of(s, &tag);
-	vg_beliefs_save(s->beliefs, &tag, max_bytes, out);
+	vg_beliefs_save(s->beliefs, &tag, max_bytes, s->hist, out);
 }
 
 int vg_sender_load_beliefs(vg_sender *s, const uint8_t *data, size_t len)
 {
 	vg_beliefs_tag tag;
+	vg_history *saved;
 	int err;
 
 	if (!s->viewer_hello)
 		return VG_EPROTO;
 	tag_of(s, &tag);
-	if ((err = vg_beliefs_load(s->beliefs, &tag, data, len)))
+	saved = vg_history_new();
+	if ((err = vg_beliefs_load(s->beliefs, &tag, data, len, saved))) {
+		vg_history_free(saved);
 		return err;
+	}
 	s->stats.beliefs_loaded = vg_beliefs_count(s->beliefs);
+	/* The history comes back only if the viewer saved the very same one
+	 * (and no update has gone out yet); else both ends start empty. */
+	if (!s->updated && s->viewer_history != 0 &&
+	    vg_history_digest(saved, s->cfg.fp_bits) == s->viewer_history) {
+		vg_history_swap(s->hist, saved);
+		s->history_notice = true;
+		s->stats.history_restored = vg_history_len(s->hist);
+	}
+	vg_history_free(saved);
 	return VG_OK;
+}
+
+bool vg_sender_take_history(vg_sender *s, vg_writer *out)
+{
+	if (!s->history_notice)
+		return false;
+	s->history_notice = false;
+	vg_writer_u8(out, VG_MSG_HISTORY);
+	vg_writer_u64be(out, s->viewer_history);
+	return true;
 }

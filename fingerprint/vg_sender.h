@@ -71,6 +71,12 @@ bool vg_sender_take_ping(vg_sender *s, uint32_t *token);
  * the caller frames it as a Varg rectangle of an update on its own. */
 void vg_sender_pong(uint32_t token, vg_writer *out);
 
+/* After vg_sender_load_beliefs restored the saved history: appends the
+ * body of the HISTORY message (kind and digest) to out once and returns
+ * true. The caller must send it as a Varg rectangle before the first
+ * UPDATE's; an UPDATE written before it drops the restored history. */
+bool vg_sender_take_history(vg_sender *s, vg_writer *out);
+
 /* True once the viewer's HELLO has arrived. */
 bool vg_sender_has_viewer_hello(const vg_sender *s);
 
@@ -90,6 +96,7 @@ typedef struct {
 	uint64_t repairs;         /* repair rectangles received */
 	uint64_t beliefs;         /* fingerprints believed held right now */
 	uint64_t beliefs_loaded;  /* of them, loaded from an earlier session */
+	uint64_t history_restored; /* history items kept from it */
 	uint64_t sha1_ns;         /* time spent hashing groups */
 	uint64_t zlib_ns;         /* time spent compressing */
 } vg_sender_stats;
@@ -111,6 +118,8 @@ bool vg_sender_persistent_id(const vg_sender *s, uint8_t cache_id[16]);
 void vg_sender_save_beliefs(const vg_sender *s, size_t max_bytes, vg_writer *out);
 
 /* Replaces the beliefs by those of an image saved in an earlier session,
+ * and the history by the saved one if the viewer's HELLO named its
+ * digest and no UPDATE went out yet (then see vg_sender_take_history),
  * within the budget the viewer's HELLO set. VG_EPROTO before that HELLO;
  * the errors of vg_beliefs_load() for an image that is damaged or for
  * another server, viewer or width (the beliefs are then unchanged). */

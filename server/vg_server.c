@@ -191,13 +191,15 @@ static void load_beliefs(vg_conn *c, const char *host)
 	if (err == VG_ENOENT) {
 		vg_info("client %s: beliefs on disk are for another fingerprint width; starting cold",
 			host);
+	} else if (err == VG_ENOTSUP) {
+		vg_info("client %s: beliefs on disk are in an older format; starting cold", host);
 	} else if (err) {
 		vg_warn("client %s: belief file in %s is unusable (%s); starting cold", host,
 			vg_beliefstore_dir(s->beliefs), vg_strerror(err));
 	} else {
 		vg_sender_get_stats(c->sender, &st);
-		vg_info("client %s: %" G_GUINT64_FORMAT " beliefs from earlier sessions", host,
-			st.beliefs_loaded);
+		vg_info("client %s: %" G_GUINT64_FORMAT " beliefs from earlier sessions, %" G_GUINT64_FORMAT
+			" history items", host, st.beliefs_loaded, st.history_restored);
 		pthread_mutex_lock(&s->stats_lock);
 		s->stats.warm_viewers++;
 		pthread_mutex_unlock(&s->stats_lock);
@@ -404,15 +406,12 @@ static void unpark(rfbClientPtr cl, vg_conn *c)
 	UNLOCK(cl->sendMutex);
 }
 
-/* Writes the start of a FramebufferUpdate holding one Varg rectangle r and
- * returns where its body length goes (patched once the body is written). */
-static size_t begin_update(vg_writer *w, vg_rect r)
+/* Writes the header of a Varg rectangle r and returns where its body
+ * length goes (patched once the body is written). */
+static size_t put_rect(vg_writer *w, vg_rect r)
 {
 	size_t len_at;
 
-	vg_writer_u8(w, rfbFramebufferUpdate);
-	vg_writer_u8(w, 0);
-	vg_writer_u16be(w, 1);
 	vg_writer_u16be(w, (uint16_t)r.x);
 	vg_writer_u16be(w, (uint16_t)r.y);
 	vg_writer_u16be(w, (uint16_t)r.w);
@@ -421,6 +420,15 @@ static size_t begin_update(vg_writer *w, vg_rect r)
 	len_at = w->len;
 	vg_writer_u32be(w, 0);
 	return len_at;
+}
+
+/* The start of a FramebufferUpdate holding one Varg rectangle r. */
+static size_t begin_update(vg_writer *w, vg_rect r)
+{
+	vg_writer_u8(w, rfbFramebufferUpdate);
+	vg_writer_u8(w, 0);
+	vg_writer_u16be(w, 1);
+	return put_rect(w, r);
 }
 
 /* Answers a PING at once, from the input thread, as an update of its own
@@ -744,7 +752,17 @@ static void display_hook(rfbClientPtr cl)
 	for (i = 0; i < n_segs; i++)
 		bounds = vg_rect_bounds(bounds, segs[i].rect);
 	vg_writer_reset(&c->out);
-	len_at = begin_update(&c->out, bounds);
+	/* The restored history is announced before the first UPDATE, as a
+	 * rectangle of the same FramebufferUpdate. */
+	len_at = begin_update(&c->out, vg_rect_make(0, 0, 0, 0));
+	if (vg_sender_take_history(c->sender, &c->out)) {
+		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - len_at - 4));
+		c->out.data[3] = 2;
+		len_at = put_rect(&c->out, bounds);
+	} else {
+		vg_writer_reset(&c->out);
+		len_at = begin_update(&c->out, bounds);
+	}
 	body_at = c->out.len;
 	vg_sender_get_stats(c->sender, &before);
 	t0 = vg_time_ns();

@@ -15,6 +15,7 @@
 #include "fingerprint/vg_cacheid.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
+#include "fingerprint/vg_history.h"
 #include "fingerprint/vg_sender.h"
 #include "tests/vg_testutil.h"
 
@@ -58,9 +59,26 @@ static void test_table(void)
 	vg_beliefs_free(b);
 }
 
+static const vg_repeat_item test_win[] = {
+	{ .key = 0x1234567890ull, .len = 16, .keyed = 1 },
+	{ .key = 0x77, .len = 300, .keyed = 1 },
+	{ .key = 0xabcdef0123ull, .len = 1, .keyed = 1 },
+};
+
+/* A history holding test_win[0 .. n). */
+static vg_history *test_history(size_t n)
+{
+	vg_history *h = vg_history_new();
+
+	vg_history_append(h, test_win, n);
+	return h;
+}
+
 static void test_image_round_trip(void)
 {
 	vg_beliefs *a = vg_beliefs_new(), *b = vg_beliefs_new();
+	vg_history *win = vg_history_new(), *none = vg_history_new(), *h3 = test_history(3);
+	vg_history *h2 = test_history(2);
 	vg_beliefs_tag other = tag0;
 	vg_writer w;
 	int i;
@@ -69,10 +87,12 @@ static void test_image_round_trip(void)
 	vg_beliefs_set_budget(a, 1u << 30);
 	vg_beliefs_set_budget(b, 1u << 30);
 	fill(a, 5000);
-	vg_beliefs_save(a, &tag0, 1u << 20, &w);
-	g_assert_cmpuint(w.len, ==, VG_BELIEFS_HEADER_BYTES + 5000 * VG_BELIEFS_ENTRY_BYTES +
+	vg_beliefs_save(a, &tag0, 1u << 20, none, &w);
+	/* An empty history is its 4-byte count. */
+	g_assert_cmpuint(w.len, ==, VG_BELIEFS_HEADER_BYTES + 5000 * VG_BELIEFS_ENTRY_BYTES + 4 +
 				     VG_BELIEFS_TRAILER_BYTES);
-	g_assert_cmpint(vg_beliefs_load(b, &tag0, w.data, w.len), ==, 0);
+	g_assert_cmpuint(vg_history_len(win), ==, 0);
+	g_assert_cmpint(vg_beliefs_load(b, &tag0, w.data, w.len, win), ==, 0);
 	g_assert_cmpuint(vg_beliefs_count(b), ==, 5000);
 	g_assert_cmpuint(vg_beliefs_bytes(b), ==, vg_beliefs_bytes(a));
 	for (i = 0; i < 5000; i++) {
@@ -86,20 +106,40 @@ static void test_image_round_trip(void)
 	g_assert_false(vg_beliefs_holds(b, vg_fp_key(vg_test_mix(0), 40), vg_test_mix(0)));
 	/* A bounded image keeps the newest entries. */
 	vg_writer_reset(&w);
-	vg_beliefs_save(a, &tag0, 4096, &w);
+	vg_beliefs_save(a, &tag0, 4096, none, &w);
 	g_assert_cmpuint(w.len, <=, 4096);
 	vg_beliefs_set_budget(b, 1u << 30);
-	g_assert_cmpint(vg_beliefs_load(b, &tag0, w.data, w.len), ==, 0);
+	g_assert_cmpint(vg_beliefs_load(b, &tag0, w.data, w.len, win), ==, 0);
 	g_assert_cmpuint(vg_beliefs_count(b), ==, (4096 - 60) / 12);
 	g_assert_true(vg_beliefs_holds(b, vg_fp_key(vg_test_mix(4999), 40), vg_test_mix(4999)));
 	/* A sound image for another server, viewer or width is not loaded. */
 	other.fp_bits = 12;
-	g_assert_cmpint(vg_beliefs_load(b, &other, w.data, w.len), ==, VG_ENOENT);
+	g_assert_cmpint(vg_beliefs_load(b, &other, w.data, w.len, win), ==, VG_ENOENT);
 	other = tag0;
 	other.cache_id[0] ^= 1;
-	g_assert_cmpint(vg_beliefs_load(b, &other, w.data, w.len), ==, VG_ENOENT);
+	g_assert_cmpint(vg_beliefs_load(b, &other, w.data, w.len, win), ==, VG_ENOENT);
 	g_assert_cmpuint(vg_beliefs_count(b), ==, (4096 - 60) / 12);
+	/* The history travels whole with the beliefs, or not at all. */
+	vg_writer_reset(&w);
+	vg_beliefs_save(a, &tag0, 1u << 20, h3, &w);
+	g_assert_cmpint(vg_beliefs_load(b, &tag0, w.data, w.len, win), ==, 0);
+	g_assert_cmpuint(vg_history_len(win), ==, G_N_ELEMENTS(test_win));
+	for (i = 0; i < 3; i++)
+		g_assert_cmpmem(vg_history_at(win, (size_t)i), sizeof *test_win, &test_win[i],
+				sizeof *test_win);
+	g_assert_cmpuint(vg_history_digest(win, 40), ==, vg_history_digest(h3, 40));
+	g_assert_cmpuint(vg_history_digest(h2, 40), !=, vg_history_digest(h3, 40));
+	g_assert_cmpuint(vg_history_digest(h3, 40), !=, vg_history_digest(h3, 41));
+	g_assert_cmpuint(vg_history_digest(none, 40), ==, 0);
+	vg_writer_reset(&w);
+	vg_beliefs_save(a, &tag0, VG_BELIEFS_HEADER_BYTES + 8 + 2 * VG_HISTORY_ITEM_BYTES, h3, &w);
+	g_assert_cmpint(vg_beliefs_load(b, &tag0, w.data, w.len, win), ==, 0);
+	g_assert_cmpuint(vg_history_len(win), ==, 0);
 	vg_writer_clear(&w);
+	vg_history_free(win);
+	vg_history_free(none);
+	vg_history_free(h2);
+	vg_history_free(h3);
 	vg_beliefs_free(a);
 	vg_beliefs_free(b);
 }
@@ -109,6 +149,7 @@ static void test_image_round_trip(void)
 static void test_image_damaged(void)
 {
 	vg_beliefs *a = vg_beliefs_new(), *b = vg_beliefs_new();
+	vg_history *win = vg_history_new(), *h3 = test_history(3);
 	vg_writer w;
 	size_t i, len;
 	uint8_t *copy;
@@ -118,27 +159,34 @@ static void test_image_damaged(void)
 	vg_beliefs_set_budget(a, 1u << 30);
 	vg_beliefs_set_budget(b, 1u << 30);
 	fill(a, 40);
-	vg_beliefs_save(a, &tag0, 1u << 20, &w);
+	vg_beliefs_save(a, &tag0, 1u << 20, h3, &w);
 	len = w.len;
 	copy = g_memdup2(w.data, len);
 	fill(b, 3);
 	for (i = 0; i < len; i++) {
-		g_assert_cmpint(vg_beliefs_load(b, &tag0, copy, i), <, 0);
-		g_assert_cmpint(vg_beliefs_load(b, &tag0, copy, i), !=, VG_ENOENT);
+		g_assert_cmpint(vg_beliefs_load(b, &tag0, copy, i, win), <, 0);
+		g_assert_cmpint(vg_beliefs_load(b, &tag0, copy, i, win), !=, VG_ENOENT);
 	}
 	for (i = 0; i < len; i++)
 		for (bit = 0; bit < 8; bit++) {
 			copy[i] ^= (uint8_t)(1 << bit);
-			g_assert_cmpint(vg_beliefs_load(b, &tag0, copy, len), <, 0);
+			g_assert_cmpint(vg_beliefs_load(b, &tag0, copy, len, win), <, 0);
 			copy[i] ^= (uint8_t)(1 << bit);
 		}
 	g_assert_cmpuint(vg_beliefs_count(b), ==, 3);
 	/* Trailing garbage, too. */
 	vg_writer_u8(&w, 0);
-	g_assert_cmpint(vg_beliefs_load(b, &tag0, w.data, w.len), ==, VG_ECORRUPT);
-	g_assert_cmpint(vg_beliefs_load(b, &tag0, copy, len), ==, 0);
+	g_assert_cmpint(vg_beliefs_load(b, &tag0, w.data, w.len, win), ==, VG_ECORRUPT);
+	g_assert_cmpint(vg_beliefs_load(b, &tag0, copy, len, win), ==, 0);
 	g_assert_cmpuint(vg_beliefs_count(b), ==, 40);
+	g_assert_cmpuint(vg_history_len(win), ==, G_N_ELEMENTS(test_win));
+	/* An image of version 1 (no history) is another format: start cold. */
+	copy[8] = 1;
+	g_assert_cmpint(vg_beliefs_load(b, &tag0, copy, len, win), ==, VG_ENOTSUP);
+	g_assert_cmpuint(vg_history_len(win), ==, 0);
 	g_free(copy);
+	vg_history_free(win);
+	vg_history_free(h3);
 	vg_writer_clear(&w);
 	vg_beliefs_free(a);
 	vg_beliefs_free(b);
@@ -271,6 +319,12 @@ static void link_open(link_t *l, const char *cache_dir, uint64_t capacity, bool 
 		/* An image for an identity the viewer no longer has is refused. */
 		g_assert_true(err == 0 || err == VG_ENOENT);
 	}
+	/* A restored history is announced before the first update. */
+	vg_writer_reset(&l->wire);
+	if (vg_sender_take_history(l->s, &l->wire))
+		g_assert_cmpint(vg_receiver_handle(l->r, l->wire.data, l->wire.len, viewer_fb,
+						   &l->reply), ==, 0);
+	g_assert_false(vg_sender_take_history(l->s, &l->wire));
 }
 
 static void link_close(link_t *l, vg_writer *image)
@@ -350,6 +404,7 @@ static void test_warm_sessions(void)
 	g_autofree char *other = g_dir_make_tmp("vg-warm2-XXXXXX", NULL);
 	vg_pixbuf *sfb = vg_pixbuf_new(256, 256), *vfb = vg_pixbuf_new(256, 256);
 	vg_receiver_stats rs;
+	vg_sender_stats ss;
 	vg_writer image;
 	uint64_t cold, warm, bytes;
 	link_t l;
@@ -367,6 +422,35 @@ static void test_warm_sessions(void)
 	g_test_message("cold %" G_GUINT64_FORMAT " bytes, warm %" G_GUINT64_FORMAT, cold, warm);
 	g_assert_cmpuint(warm * 2, <=, cold);
 	g_assert_cmpuint(rs.literal_segments, ==, 0);
+	g_assert_cmpuint(rs.corrections, ==, 0);
+	g_assert_cmpuint(rs.history_restored, >, 0);
+	vg_sender_get_stats(l.s, &ss);
+	g_assert_cmpuint(ss.history_restored, ==, rs.history_restored);
+	g_assert_cmpuint(rs.repeats, >, 0);
+	link_close(&l, &image);
+	/* A damaged history file: both ends start with an empty history. */
+	{
+		g_autofree char *path = NULL;
+		const char *ns;
+		GDir *d = g_dir_open(dir, 0, NULL);
+		FILE *f;
+
+		ns = g_dir_read_name(d);
+		path = g_build_filename(dir, ns, VG_HISTORY_FILE, NULL);
+		g_dir_close(d);
+		f = fopen(path, "r+b");
+		g_assert_nonnull(f);
+		fseek(f, 20, SEEK_SET);
+		fputc(0x5a, f);
+		fclose(f);
+	}
+	vg_pixbuf_fill(vfb, vg_pixbuf_rect(vfb), 0);
+	link_open(&l, dir, 0, false, vfb, &image);
+	session(&l, sfb, vfb, 10);
+	vg_receiver_get_stats(l.r, &rs);
+	vg_sender_get_stats(l.s, &ss);
+	g_assert_cmpuint(rs.history_restored, ==, 0);
+	g_assert_cmpuint(ss.history_restored, ==, 0);
 	g_assert_cmpuint(rs.corrections, ==, 0);
 	/* Cleared mid-stream: repairs, convergence, and a new identity. */
 	vg_receiver_clear_cache(l.r);

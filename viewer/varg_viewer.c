@@ -203,6 +203,8 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		"  \"rects\": { \"varg\": %" G_GUINT64_FORMAT ", \"other\": %" G_GUINT64_FORMAT " },\n"
 		"  \"varg_bytes\": %" G_GUINT64_FORMAT ",\n"
 		"  \"segments\": %" G_GUINT64_FORMAT ",\n"
+		"  \"repeats\": %" G_GUINT64_FORMAT ",\n"
+		"  \"history_restored\": %" G_GUINT64_FORMAT ",\n"
 		"  \"cache_hits\": %" G_GUINT64_FORMAT ",\n"
 		"  \"cache_misses\": %" G_GUINT64_FORMAT ",\n"
 		"  \"corrections\": %" G_GUINT64_FORMAT ",\n"
@@ -220,7 +222,7 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		"  \"rtt_ms\": %.3f\n"
 		"}\n",
 		st.bytes_received, st.updates, encoding, st.varg_rects,
-		st.other_rects, st.varg_bytes, st.segments, st.cache_hits, st.cache_misses,
+		st.other_rects, st.varg_bytes, st.segments, st.repeats, st.history_restored, st.cache_hits, st.cache_misses,
 		st.corrections, miss_rate(&st), st.checks, st.repairs_sent, st.cache_persistent ? "true" : "false",
 		st.cache_entries, st.cache_bytes_on_disk, width, height, st.first_update_s, st.last_update_s,
 		st.raw_bytes, st.rtt_ms);

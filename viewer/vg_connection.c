@@ -610,6 +610,8 @@ void vg_connection_get_stats(const vg_connection *c, vg_connection_stats *st)
 	st->checks = rs.checks;
 	st->repairs_sent = rs.repairs_sent;
 	st->segments = rs.segments;
+	st->repeats = rs.repeats;
+	st->history_restored = rs.history_restored;
 	st->cache_persistent = rs.persistent;
 	st->cache_entries = rs.cache_entries;
 	st->cache_bytes_on_disk = rs.cache_bytes_on_disk;

@@ -86,6 +86,8 @@ typedef struct {
 	uint64_t checks;
 	uint64_t repairs_sent;
 	uint64_t segments;
+	uint64_t repeats;            /* REPEAT items read */
+	uint64_t history_restored;   /* history items kept from the last session */
 	bool cache_persistent;
 	uint64_t cache_entries;
 	uint64_t cache_bytes_on_disk;

@@ -1,7 +1,9 @@
 /* libFuzzer target for the belief file parser: any bytes load or are
  * refused without a crash; a refused image leaves the table unchanged; a
- * loaded one saves back to an image that loads again to the same count. */
+ * loaded one saves back to an image that loads again to the same count
+ * and the same history. */
 #include <assert.h>
+#include <glib.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -15,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	vg_beliefs_tag tag;
 	vg_beliefs *b = vg_beliefs_new(), *c;
+	vg_history *win = vg_history_new(), *win2 = vg_history_new();
 	vg_writer w;
 	int err;
 
@@ -27,19 +30,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	vg_beliefs_set_budget(b, UINT64_C(1) << 32);
 	vg_beliefs_put(b, 1, 1, 1);
-	err = vg_beliefs_load(b, &tag, data, size);
+	err = vg_beliefs_load(b, &tag, data, size, win);
 	if (err) {
 		assert(vg_beliefs_count(b) == 1);
+		assert(vg_history_len(win) == 0);
 	} else {
 		vg_writer_init(&w);
-		vg_beliefs_save(b, &tag, SIZE_MAX, &w);
+		vg_beliefs_save(b, &tag, SIZE_MAX, win, &w);
 		c = vg_beliefs_new();
 		vg_beliefs_set_budget(c, UINT64_C(1) << 32);
-		assert(vg_beliefs_load(c, &tag, w.data, w.len) == 0);
+		assert(vg_beliefs_load(c, &tag, w.data, w.len, win2) == 0);
 		assert(vg_beliefs_count(c) == vg_beliefs_count(b));
+		/* The history comes back item for item. */
+		assert(vg_history_len(win2) == vg_history_len(win));
+		for (size_t i = 0; i < vg_history_len(win); i++)
+			assert(memcmp(vg_history_at(win2, i), vg_history_at(win, i),
+				      sizeof(vg_repeat_item)) == 0);
 		vg_beliefs_free(c);
 		vg_writer_clear(&w);
 	}
 	vg_beliefs_free(b);
+	vg_history_free(win);
+	vg_history_free(win2);
 	return 0;
 }

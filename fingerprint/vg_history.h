@@ -1,0 +1,73 @@
+/* The history: the keyed LITERAL segments one server has sent one viewer
+ * cache, oldest first, across sessions, so that a REPEAT can name a
+ * segment sent as pixels long ago, or in an earlier session, by its place
+ * in this list (doc/protocol.md, *The history*). Both ends keep the same
+ * list; the last VG_HISTORY_MAX items stay. Also its digest, its on-disk
+ * block, and the viewer's file. No socket I/O. */
+#ifndef VG_HISTORY_H
+#define VG_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/vg_reader.h"
+#include "common/vg_writer.h"
+
+/* One segment as both ends remember it (window and history items). */
+typedef struct {
+	uint64_t key;    /* its optimistic fingerprint */
+	uint64_t hash;   /* its full 64-bit content hash */
+	uint32_t len;    /* its height (rows) or width (columns) */
+	uint32_t keyed;  /* 0: no key, or content not known for sure; never matched */
+} vg_repeat_item;
+
+/* Bytes of one item in a saved block, and the viewer's file name. */
+#define VG_HISTORY_ITEM_BYTES 21
+#define VG_HISTORY_FILE "history"
+
+typedef struct vg_history vg_history;
+
+vg_history *vg_history_new(void);
+void vg_history_free(vg_history *h);
+
+size_t vg_history_len(const vg_history *h);
+
+/* Item i, 0 the oldest; i must be below the length. */
+const vg_repeat_item *vg_history_at(const vg_history *h, size_t i);
+
+/* Appends items (all keyed), then drops the oldest beyond
+ * VG_HISTORY_MAX. Amortised O(1) an item. */
+void vg_history_append(vg_history *h, const vg_repeat_item *items, size_t n);
+
+/* The index of the newest item with key: true and *index, or false. */
+bool vg_history_find(const vg_history *h, uint64_t key, size_t *index);
+
+void vg_history_clear(vg_history *h);
+
+/* Moves b's items to a and a's to b. */
+void vg_history_swap(vg_history *a, vg_history *b);
+
+/* The 64-bit digest of the list under fingerprint width fp_bits; 0 for
+ * an empty list and never 0 otherwise. */
+uint64_t vg_history_digest(const vg_history *h, unsigned fp_bits);
+
+/* Appends the block: u32le n, then n × (u64le key, u64le content hash,
+ * u32le len, u8 1). */
+void vg_history_write(const vg_history *h, vg_writer *out);
+
+/* Reads a block into h (replacing its items). VG_ETRUNC if it ends
+ * early, VG_ECORRUPT for more than VG_HISTORY_MAX items or a bad item; h
+ * is empty after an error. */
+int vg_history_read(vg_reader *r, vg_history *h);
+
+/* Writes the viewer's history file in dir atomically (temporary file,
+ * fsync, rename), mode 0600. VG_EIO on failure. */
+int vg_history_save(const char *dir, unsigned fp_bits, const vg_history *h);
+
+/* Reads the viewer's history file in dir into h and *fp_bits. VG_ENOENT
+ * if there is none, VG_EIO if it cannot be read, VG_EFORMAT / VG_ENOTSUP
+ * / VG_ETRUNC / VG_ECORRUPT for a damaged one (h is then empty). */
+int vg_history_load(const char *dir, unsigned *fp_bits, vg_history *h);
+
+#endif
