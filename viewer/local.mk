@@ -39,3 +39,8 @@ tests_test_viewer_input_SOURCES = tests/test_viewer_input.c \
 	viewer/vg_passwd.c viewer/vg_passwd.h $(VG_TESTUTIL_SOURCES)
 tests_test_viewer_input_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS) $(CRYPTO_CFLAGS)
 tests_test_viewer_input_LDADD = $(VG_COMMON_LIBS) $(CRYPTO_LIBS)
+
+check_PROGRAMS += tests/test_recorder
+TESTS += tests/test_recorder
+tests_test_recorder_SOURCES = tests/test_recorder.c viewer/vg_recorder.c viewer/vg_recorder.h
+tests_test_recorder_LDADD = traces/libvgtrace.a $(VG_COMMON_LIBS) $(ZLIB_LIBS)

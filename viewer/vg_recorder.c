@@ -92,6 +92,7 @@ int vg_recorder_frame(vg_recorder *r, const vg_pixbuf *fb, const vg_region *dirt
 	int err = VG_OK;
 
 	g_mutex_lock(&r->lock);
+	err = r->err;
 	if (r->err || r->ended)
 		goto out;
 	if (!r->w) {
@@ -158,11 +159,13 @@ int vg_recorder_cursor(vg_recorder *r, const uint32_t *argb, int w, int h, int h
 	g_mutex_lock(&r->lock);
 	/* A shape that arrives before the first frame (servers send it inside
 	 * the first update) waits for that frame to open the trace. */
-	if (!r->w && !r->err && !r->ended) {
+	if (r->err) {
+		err = r->err;
+	} else if (!r->w && !r->ended) {
 		g_free(r->pending);
 		r->pending = g_memdup2(argb, (gsize)w * (gsize)h * 4);
 		r->pending_cur = c;
-	} else if (r->w && !r->err) {
+	} else if (r->w) {
 		err = note(r, vg_trace_writer_cursor(r->w, now_ns(r), &c));
 		if (!err)
 			r->stats.cursors++;
@@ -176,7 +179,9 @@ int vg_recorder_pointer(vg_recorder *r, int x, int y, int buttons)
 	int err = VG_OK;
 
 	g_mutex_lock(&r->lock);
-	if (r->w && !r->err) {
+	if (r->err) {
+		err = r->err;
+	} else if (r->w) {
 		x = CLAMP(x, 0, r->width - 1);
 		y = CLAMP(y, 0, r->height - 1);
 		err = note(r, vg_trace_writer_pointer(r->w, now_ns(r), x, y, (uint8_t)buttons));
@@ -192,7 +197,9 @@ int vg_recorder_key(vg_recorder *r, uint32_t keysym, bool down)
 	int err = VG_OK;
 
 	g_mutex_lock(&r->lock);
-	if (r->w && !r->err) {
+	if (r->err) {
+		err = r->err;
+	} else if (r->w) {
 		err = note(r, vg_trace_writer_key(r->w, now_ns(r), keysym, down));
 		if (!err)
 			r->stats.inputs++;
