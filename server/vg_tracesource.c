@@ -111,6 +111,22 @@ static void show_frame(vg_tracesource *t, vg_server *srv, const vg_trace_record 
 	t->frames++;
 }
 
+/* A cursor record becomes the pointer's image for every client that takes
+ * cursor shapes, as a live X display's cursor does (vg_xsource). */
+static void show_cursor(vg_server *srv, const vg_trace_record *rec)
+{
+	vg_server_cursor sc;
+
+	sc.width = rec->cursor.width;
+	sc.height = rec->cursor.height;
+	sc.hot_x = rec->cursor.hot_x;
+	sc.hot_y = rec->cursor.hot_y;
+	sc.pixels = rec->cursor.pixels;
+	if (vg_server_set_cursor(srv, &sc))
+		vg_debug("record %" G_GUINT64_FORMAT ": cursor of %dx%d not sent", rec->index,
+			 sc.width, sc.height);
+}
+
 int vg_tracesource_play(vg_tracesource *t, vg_server *srv, const vg_tracesource_options *o,
 			const volatile sig_atomic_t *stop)
 {
@@ -122,7 +138,8 @@ int vg_tracesource_play(vg_tracesource *t, vg_server *srv, const vg_tracesource_
 	 * client's first update is that frame, never the blank screen, and
 	 * (at --speed 0) the next frame waits until every client has it. */
 	while ((n = vg_trace_reader_next(t->reader, &rec, t->next)) > 0 && rec.kind != VG_TRACE_FRAME)
-		;
+		if (rec.kind == VG_TRACE_CURSOR)
+			show_cursor(srv, &rec);
 	if (n < 0)
 		return n;
 	if (n > 0)
@@ -149,10 +166,14 @@ int vg_tracesource_play(vg_tracesource *t, vg_server *srv, const vg_tracesource_
 			start = vg_time_ns();
 			continue;
 		}
-		if (rec.kind != VG_TRACE_FRAME)
+		if (rec.kind != VG_TRACE_FRAME && rec.kind != VG_TRACE_CURSOR)
 			continue;
 		if (o->speed > 0)
 			sleep_until(start + (uint64_t)((double)rec.t_ns / o->speed), stop);
+		if (rec.kind == VG_TRACE_CURSOR) {
+			show_cursor(srv, &rec);
+			continue;
+		}
 		/* The frame is due now: a stock client still reading the
 		 * framebuffer delays its copy, not its clock. */
 		due_ns = vg_time_ns();

@@ -29,7 +29,12 @@ typedef struct {
 	size_t offsets[16];   /* record start offsets, the end record's included */
 } fixture;
 
-/* Writes a trace of 4 frames, a pointer, a key and a marker, and keeps
+/* A 3x2 cursor with its hot spot at (2, 1): opaque, translucent
+ * (premultiplied) and transparent pixels. */
+static const uint32_t cursor_px[6] = { 0xff000000, 0xffffffff, 0x80400000,
+				       0x00000000, 0xff123456, 0xff00ff00 };
+
+/* Writes a trace of 4 frames, a pointer, a key, a marker and a cursor, and keeps
  * its bytes and the offset where each record starts. */
 static void fixture_make(fixture *fx)
 {
@@ -57,10 +62,15 @@ static void fixture_make(fixture *fx)
 	fx->hashes[2] = vg_frame_hash(f);
 	g_assert_cmpint(vg_trace_writer_frame(w, 200000000, f, two, 2), ==, 0);
 	g_assert_cmpint(vg_trace_writer_marker(w, 200000000, "scroll \xc3\xa9nd"), ==, 0);
+	{
+		vg_trace_cursor cur = { 3, 2, 2, 1, cursor_px };
+
+		g_assert_cmpint(vg_trace_writer_cursor(w, 250000000, &cur), ==, 0);
+	}
 	g_assert_cmpint(vg_trace_writer_frame(w, 300000000, f, NULL, 0), ==, 0);
 	fx->hashes[3] = fx->hashes[2];
 	fx->n_records = vg_trace_writer_records(w);
-	g_assert_cmpuint(fx->n_records, ==, 7);
+	g_assert_cmpuint(fx->n_records, ==, 8);
 	g_assert_cmpint(vg_trace_writer_close(w), ==, 0);
 	vg_pixbuf_free(f);
 	g_assert_true(g_file_get_contents(fx->path, (char **)&fx->bytes, &fx->len, NULL));
@@ -148,8 +158,17 @@ static void check_records(vg_trace_reader *r, const fixture *fx)
 	g_assert_cmpuint(rec.text_len, ==, 11);
 
 	g_assert_cmpint(vg_trace_reader_next(r, &rec, fb), ==, 1);
+	g_assert_cmpint(rec.kind, ==, VG_TRACE_CURSOR);
+	g_assert_cmpuint(rec.t_ns, ==, 250000000);
+	g_assert_cmpint(rec.cursor.width, ==, 3);
+	g_assert_cmpint(rec.cursor.height, ==, 2);
+	g_assert_cmpint(rec.cursor.hot_x, ==, 2);
+	g_assert_cmpint(rec.cursor.hot_y, ==, 1);
+	g_assert_cmpmem(rec.cursor.pixels, 6 * 4, cursor_px, sizeof cursor_px);
+
+	g_assert_cmpint(vg_trace_reader_next(r, &rec, fb), ==, 1);
 	g_assert_cmpuint(rec.n_rects, ==, 0);
-	g_assert_cmpuint(rec.index, ==, 6);
+	g_assert_cmpuint(rec.index, ==, 7);
 	g_assert_true(vg_pixbuf_equal(fb, want));
 
 	g_assert_cmpint(vg_trace_reader_next(r, &rec, fb), ==, 0);
@@ -427,6 +446,47 @@ static void test_hand_made(void)
 		}
 	}
 
+	/* Cursor records: good, cut, empty, too wide, hot spot outside,
+	 * pixels short or long. Each is checked before its pixels are used. */
+	struct {
+		uint16_t w, h, hx, hy;
+		size_t pixels;
+		int want;
+		const char *says;
+	} curs[] = {
+		{ 2, 2, 1, 1, 4, 1, NULL },
+		{ 256, 256, 255, 0, 65536, 1, NULL },
+		{ 0, 2, 0, 0, 0, VG_ERANGE, "cursor size" },
+		{ 257, 1, 0, 0, 257, VG_ERANGE, "cursor size" },
+		{ 2, 2, 2, 0, 4, VG_ERANGE, "hot spot" },
+		{ 2, 2, 0, 2, 4, VG_ERANGE, "hot spot" },
+		{ 2, 2, 0, 0, 3, VG_ECORRUPT, "cursor pixels" },
+		{ 2, 2, 0, 0, 5, VG_ECORRUPT, "cursor pixels" },
+		{ 2, 2, 0, 0, (size_t)-1, VG_ECORRUPT, "too short" },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(curs); i++) {
+		vg_writer_reset(&wr);
+		vg_writer_reset(&body);
+		put_header(&wr, W, H);
+		vg_writer_u16le(&body, curs[i].w);
+		vg_writer_u16le(&body, curs[i].h);
+		vg_writer_u16le(&body, curs[i].hx);
+		if (curs[i].pixels != (size_t)-1) {
+			vg_writer_u16le(&body, curs[i].hy);
+			for (size_t k = 0; k < curs[i].pixels; k++)
+				vg_writer_u32le(&body, 0xff000000u | (uint32_t)k);
+		}
+		put_record(&wr, 5, 0, 0, body.data, body.len);
+		put_end(&wr, 1, 0);
+		g_assert_cmpint(read_made(&wr, &good, &text), ==, curs[i].want == 1 ? 0 : curs[i].want);
+		g_assert_cmpuint(good, ==, curs[i].want == 1 ? 1 : 0);
+		if (curs[i].says) {
+			g_assert_nonnull(strstr(text, "record 0 at offset 36"));
+			g_assert_nonnull(strstr(text, curs[i].says));
+		}
+		g_free(text);
+	}
+
 	/* Time may not run backwards; bytes after the end are refused. */
 	vg_writer_reset(&wr);
 	put_header(&wr, W, H);
@@ -502,6 +562,17 @@ static void test_writer_errors(void)
 	g_assert_cmpint(vg_trace_writer_frame(w, 9, f, &ok, 1), ==, VG_EINVAL);
 	g_assert_cmpint(vg_trace_writer_pointer(w, 10, W, 0, 0), ==, VG_EINVAL);
 	g_assert_cmpint(vg_trace_writer_marker(w, 10, "\xff"), ==, VG_EINVAL);
+	{
+		static const uint32_t px[2] = { 0xff000000u, 0 };
+		vg_trace_cursor bad_hot = { 2, 1, 0, 1, px }, bad_size = { 0, 1, 0, 0, px };
+		vg_trace_cursor too_big = { VG_TRACE_MAX_CURSOR + 1, 1, 0, 0, px };
+
+		g_assert_cmpint(vg_trace_writer_cursor(w, 10, &bad_hot), ==, VG_EINVAL);
+		g_assert_cmpint(vg_trace_writer_cursor(w, 10, &bad_size), ==, VG_EINVAL);
+		g_assert_cmpint(vg_trace_writer_cursor(w, 10, &too_big), ==, VG_EINVAL);
+		bad_hot.hot_y = 0;
+		g_assert_cmpint(vg_trace_writer_cursor(w, 9, &bad_hot), ==, VG_EINVAL);
+	}
 	g_assert_cmpint(vg_trace_writer_set_level(w, 10), ==, VG_EINVAL);
 	g_assert_cmpint(vg_trace_writer_set_level(w, 0), ==, 0);
 	g_assert_cmpint(vg_trace_writer_frame(w, 11, f, &ok, 1), ==, 0);

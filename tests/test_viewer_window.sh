@@ -11,11 +11,11 @@
 TRACE=${VG_TEST_TRACE:-$S/traces/samples/heatmap-scroll.vtr}
 # Under LeakSanitizer, the used-suppressions report would add stderr lines.
 [ -z "${LSAN_OPTIONS:-}" ] || export LSAN_OPTIONS="$LSAN_OPTIONS:print_suppressions=0"
-tap_plan 30
+tap_plan 33
 
 for tool in Xvfb Xvnc x11vnc xdotool xwd convert xclip xrandr vncpasswd; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
-		for _ in $(seq 1 30); do tap_skip "$tool is not installed (scripts/setup)"; done
+		for _ in $(seq 1 33); do tap_skip "$tool is not installed (scripts/setup)"; done
 		exit 0
 	fi
 done
@@ -128,7 +128,7 @@ NEAR=$XDPY
 xvnc far --hand -SecurityTypes None || { echo "# Xvnc did not start"; sed 's/^/#   /' "$work/far.xvnc.log"; exit 1; }
 FAR=":$DISP"
 shot_root "$FAR" "$work/far.png"
-window_viewer xvnc "localhost:$DISP"
+window_viewer xvnc --record "$work/win.vtr" "localhost:$DISP"
 tap_check "the window shows exactly Xvnc's screen (1:1)" window_ends "$work/far.png" 15
 
 DISPLAY=$NEAR xdotool mousemove --window "$WID" 100 50
@@ -196,6 +196,19 @@ exited_0() {
 	return 1
 }
 tap_check "the viewer exits 0 when asked to stop" exited_0
+
+# --record: the window's session is a trace holding the keys and clicks
+# sent (KEY 'a' is keysym 97, button 1 is mask 1); a desktop-size change
+# ends it, complete, as varg-trace record --vnc does.
+"$B/tests/vg_tracedump" "$work/win.vtr" >"$work/win.dump" 2>&1
+echo "# recorded: $(grep -c '^frame' "$work/win.dump") frames, $(grep -c '^pointer' "$work/win.dump") pointer, $(grep -c '^key' "$work/win.dump") key events"
+win_trace_whole() {
+	wt=$("$B/traces/varg-trace" info "$work/win.vtr" 2>&1) || { echo "# $wt"; return 1; }
+	echo "$wt" | grep -E '^(geometry|records)' | sed 's/^/# /'
+}
+tap_check "the window's recording is a complete trace" win_trace_whole
+tap_check "it holds the keys sent" grep -q '^key [0-9]* 97 1$' "$work/win.dump"
+tap_check "and the pointer with a button down" grep -q '^pointer [0-9]* [0-9]* [0-9]* 1$' "$work/win.dump"
 
 # --- view-only: the same keys and clicks go nowhere.
 lines=$(wc -l <"$work/far.ev")

@@ -4,6 +4,7 @@
  *   pointer T_NS X Y BUTTONS
  *   key T_NS KEYSYM DOWN
  *   marker T_NS TEXT
+ *   cursor T_NS WIDTH HEIGHT HOT_X HOT_Y OPAQUE (pixels with alpha 255)
  * Exit status 1 (after the records read) when the trace is damaged. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,6 +40,15 @@ int main(int argc, char **argv)
 		case VG_TRACE_MARKER:
 			printf("marker %" PRIu64 " %s\n", rec.t_ns, rec.text);
 			break;
+		case VG_TRACE_CURSOR: {
+			size_t i, opaque = 0;
+
+			for (i = 0; i < (size_t)rec.cursor.width * (size_t)rec.cursor.height; i++)
+				opaque += rec.cursor.pixels[i] >> 24 == 0xff;
+			printf("cursor %" PRIu64 " %d %d %d %d %zu\n", rec.t_ns, rec.cursor.width,
+			       rec.cursor.height, rec.cursor.hot_x, rec.cursor.hot_y, opaque);
+			break;
+		}
 		default:
 			break;
 		}

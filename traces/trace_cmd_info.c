@@ -9,7 +9,7 @@
 #include "traces/vg_trace.h"
 
 typedef struct {
-	uint64_t frames, pointers, keys, markers, skipped, records;
+	uint64_t frames, pointers, keys, markers, cursors, skipped, records;
 	uint64_t first_t, last_t;
 	uint64_t changed_px;      /* pixels in all frame rectangles */
 	uint64_t raw_bytes;       /* frames x width x height x 4 */
@@ -30,8 +30,8 @@ static void print_text(const char *path, const vg_trace_reader *r, const trace_s
 	printf("duration:     %.3f s\n", (double)(s->last_t - s->first_t) / 1e9);
 	printf("records:      %" G_GUINT64_FORMAT " (frame %" G_GUINT64_FORMAT ", pointer %"
 	       G_GUINT64_FORMAT ", key %" G_GUINT64_FORMAT ", marker %" G_GUINT64_FORMAT
-	       ", unknown %" G_GUINT64_FORMAT ")\n",
-	       s->records, s->frames, s->pointers, s->keys, s->markers, s->skipped);
+	       ", cursor %" G_GUINT64_FORMAT ", unknown %" G_GUINT64_FORMAT ")\n",
+	       s->records, s->frames, s->pointers, s->keys, s->markers, s->cursors, s->skipped);
 	printf("raw bytes:    %" G_GUINT64_FORMAT " (frames x width x height x 4)\n", s->raw_bytes);
 	printf("changed:      %" G_GUINT64_FORMAT " bytes in frame rectangles\n", s->changed_px * 4);
 	printf("file size:    %" G_GINT64_FORMAT " bytes\n", s->file_size);
@@ -47,14 +47,15 @@ static void print_json(const char *path, const vg_trace_reader *r, const trace_s
 	       "\"width\": %d, \"height\": %d, \"frames\": %" G_GUINT64_FORMAT ", "
 	       "\"duration_ns\": %" G_GUINT64_FORMAT ", \"records\": %" G_GUINT64_FORMAT ", "
 	       "\"kinds\": {\"frame\": %" G_GUINT64_FORMAT ", \"pointer\": %" G_GUINT64_FORMAT ", "
-	       "\"key\": %" G_GUINT64_FORMAT ", \"marker\": %" G_GUINT64_FORMAT ", \"unknown\": %"
+	       "\"key\": %" G_GUINT64_FORMAT ", \"marker\": %" G_GUINT64_FORMAT ", \"cursor\": %"
+	       G_GUINT64_FORMAT ", \"unknown\": %"
 	       G_GUINT64_FORMAT "}, "
 	       "\"raw_bytes\": %" G_GUINT64_FORMAT ", \"changed_bytes\": %" G_GUINT64_FORMAT ", "
 	       "\"file_size\": %" G_GINT64_FORMAT ", \"ratio\": %.3f}\n",
 	       esc, vg_trace_reader_version(r), vg_trace_reader_created_ns(r),
 	       vg_trace_reader_width(r), vg_trace_reader_height(r), s->frames,
 	       s->last_t - s->first_t, s->records, s->frames, s->pointers, s->keys, s->markers,
-	       s->skipped, s->raw_bytes, s->changed_px * 4, s->file_size,
+	       s->cursors, s->skipped, s->raw_bytes, s->changed_px * 4, s->file_size,
 	       s->file_size > 0 ? (double)s->raw_bytes / (double)s->file_size : 0.0);
 }
 
@@ -86,7 +87,7 @@ int vg__trace_info(int argc, char **argv)
 	}
 	fb = vg_pixbuf_new(vg_trace_reader_width(r), vg_trace_reader_height(r));
 	while ((err = vg_trace_reader_next(r, &rec, fb)) == 1) {
-		if (s.frames + s.pointers + s.keys + s.markers == 0)
+		if (s.frames + s.pointers + s.keys + s.markers + s.cursors == 0)
 			s.first_t = rec.t_ns;
 		s.last_t = rec.t_ns;
 		if (rec.kind == VG_TRACE_FRAME) {
@@ -102,6 +103,8 @@ int vg__trace_info(int argc, char **argv)
 				s.keys++;
 		} else if (rec.kind == VG_TRACE_MARKER) {
 			s.markers++;
+		} else if (rec.kind == VG_TRACE_CURSOR) {
+			s.cursors++;
 		}
 	}
 	if (err < 0) {
@@ -109,7 +112,7 @@ int vg__trace_info(int argc, char **argv)
 		goto out;
 	}
 	s.skipped = vg_trace_reader_skipped(r);
-	s.records = s.frames + s.pointers + s.keys + s.markers + s.skipped;
+	s.records = s.frames + s.pointers + s.keys + s.markers + s.cursors + s.skipped;
 	s.raw_bytes = s.frames * (uint64_t)vg_trace_reader_width(r) *
 		      (uint64_t)vg_trace_reader_height(r) * 4;
 	s.file_size = g_stat(argv[1], &st) == 0 ? (int64_t)st.st_size : -1;

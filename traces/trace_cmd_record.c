@@ -45,6 +45,7 @@ typedef struct {
 typedef struct {
 	uint64_t frames;       /* frame records written */
 	uint64_t inputs;       /* input records written */
+	uint64_t cursors;      /* cursor records written */
 } rec_stats;
 
 /* What the loop records from: an X capture or a VNC mirror. */
@@ -208,6 +209,33 @@ static int write_inputs(source *src, vg_trace_writer *w, uint64_t t_ns, rec_stat
 	return VG_OK;
 }
 
+/* Writes a cursor record when the X cursor's image changed (XFixes). An
+ * image larger than a cursor record holds is left out. */
+static int write_cursor(source *src, vg_trace_writer *w, uint64_t t_ns, rec_stats *s)
+{
+	vg_trace_cursor tc;
+	vg_xcursor xc;
+	int err;
+
+	if (!src->x || !vg_xcapture_cursor_changed(src->x) || vg_xcapture_cursor(src->x, &xc))
+		return VG_OK;
+	if (xc.width < 1 || xc.height < 1 || xc.width > VG_TRACE_MAX_CURSOR ||
+	    xc.height > VG_TRACE_MAX_CURSOR) {
+		vg_debug("cursor of %dx%d not recorded", xc.width, xc.height);
+		return VG_OK;
+	}
+	tc.width = xc.width;
+	tc.height = xc.height;
+	/* X allows a hot spot outside the image; a record does not. */
+	tc.hot_x = CLAMP(xc.hot_x, 0, xc.width - 1);
+	tc.hot_y = CLAMP(xc.hot_y, 0, xc.height - 1);
+	tc.pixels = xc.pixels;
+	if ((err = vg_trace_writer_cursor(w, t_ns, &tc)))
+		return err;
+	s->cursors++;
+	return VG_OK;
+}
+
 /* Grabs and, when something changed, writes a frame record. */
 static int grab_frame(source *src, vg_trace_writer *w, vg_pixbuf *fb, vg_rect *rects, size_t cap,
 		      uint64_t t_ns, rec_stats *s)
@@ -270,7 +298,8 @@ static int record(const rec_options *o)
 
 		now = vg_time_ns() - start;
 		last = ended || stopped() || (end_ns > 0 && now >= end_ns);
-		if ((err = write_inputs(&src, w, now, &stats)))
+		if ((err = write_inputs(&src, w, now, &stats)) ||
+		    (err = write_cursor(&src, w, now, &stats)))
 			goto write_failed;
 		/* The last grab is unconditional: a change that arrived after
 		 * the final wait is not lost. */
@@ -306,8 +335,9 @@ static int record(const rec_options *o)
 		GStatBuf st;
 
 		if (g_stat(o->out, &st) == 0)
-			printf("%s: %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " input events, %.1f s, %lld bytes\n",
-			       o->out, stats.frames, stats.inputs, (double)now / 1e9, (long long)st.st_size);
+			printf("%s: %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " input events, %"
+			       G_GUINT64_FORMAT " cursor shapes, %.1f s, %lld bytes\n", o->out, stats.frames,
+			       stats.inputs, stats.cursors, (double)now / 1e9, (long long)st.st_size);
 	}
 	status = VG__EXIT_OK;
 	goto out;

@@ -30,6 +30,9 @@
 /* Longest marker text, in bytes. */
 #define VG_TRACE_MAX_TEXT 4096
 
+/* Widest and tallest cursor image a cursor record may hold, in pixels. */
+#define VG_TRACE_MAX_CURSOR 256
+
 typedef struct vg_trace_reader vg_trace_reader;
 typedef struct vg_trace_writer vg_trace_writer;
 
@@ -39,12 +42,22 @@ typedef enum {
 	VG_TRACE_INPUT = 2,   /* a pointer or key event */
 	VG_TRACE_MARKER = 3,  /* a text annotation */
 	VG_TRACE_END = 4,     /* the last record of a complete trace */
+	VG_TRACE_CURSOR = 5,  /* the pointer's image (optional: older readers skip it) */
 } vg_trace_kind;
 
 typedef enum {
 	VG_TRACE_POINTER = 1, /* x, y, buttons (RFB PointerEvent) */
 	VG_TRACE_KEY = 2,     /* keysym, down (RFB KeyEvent) */
 } vg_trace_input_type;
+
+/* A cursor image: width x height 0xAARRGGBB words, rows top to bottom,
+ * with premultiplied alpha (as XFixes gives them), and the hot spot, the
+ * pixel that is the pointer's position, inside the image. */
+typedef struct {
+	int32_t width, height;    /* 1..VG_TRACE_MAX_CURSOR each */
+	int32_t hot_x, hot_y;     /* 0..width-1, 0..height-1 */
+	const uint32_t *pixels;
+} vg_trace_cursor;
 
 /* One record as vg_trace_reader_next() returns it. Pointers stay valid until
  * the next call on the same reader. */
@@ -69,6 +82,9 @@ typedef struct {
 	/* VG_TRACE_MARKER: UTF-8, NUL-terminated, text_len bytes before it */
 	const char *text;
 	size_t text_len;
+
+	/* VG_TRACE_CURSOR: the new cursor image */
+	vg_trace_cursor cursor;
 } vg_trace_record;
 
 /* The documented whole-frame hash (doc/trace-format.md, "Frame hash"):
@@ -165,6 +181,11 @@ int vg_trace_writer_pointer(vg_trace_writer *w, uint64_t t_ns, int32_t x, int32_
 
 /* Appends a key event. */
 int vg_trace_writer_key(vg_trace_writer *w, uint64_t t_ns, uint32_t keysym, bool down);
+
+/* Appends a cursor record: the pointer's image from now on. A size
+ * outside 1..VG_TRACE_MAX_CURSOR or a hot spot outside the image gives
+ * VG_EINVAL and writes nothing. */
+int vg_trace_writer_cursor(vg_trace_writer *w, uint64_t t_ns, const vg_trace_cursor *cur);
 
 /* Appends a marker; text is UTF-8 of at most VG_TRACE_MAX_TEXT bytes. */
 int vg_trace_writer_marker(vg_trace_writer *w, uint64_t t_ns, const char *text);

@@ -44,6 +44,8 @@ struct vg_trace_reader {
 	size_t rects_cap;
 	uint8_t *scratch;         /* one row of pixels, when fb is NULL */
 	char text[VG_TRACE_MAX_TEXT + 1];
+	uint32_t *cursor;         /* the last cursor record's pixels */
+	size_t cursor_cap;
 	z_stream z;
 	bool z_ready;
 };
@@ -431,6 +433,39 @@ static int parse_marker(vg_trace_reader *r, const uint8_t *body, size_t len, vg_
 	return VG_OK;
 }
 
+/* A cursor body is its fixed fields and exactly width x height pixels;
+ * the pixel buffer is bounded by VG_TRACE_MAX_CURSOR, not by the file. */
+static int parse_cursor(vg_trace_reader *r, const uint8_t *body, size_t len, vg_trace_record *rec)
+{
+	uint16_t w, h, hx, hy;
+	vg_reader rd;
+	size_t i, n;
+
+	vg_reader_init(&rd, body, len);
+	if (vg_reader_u16le(&rd, &w) || vg_reader_u16le(&rd, &h) || vg_reader_u16le(&rd, &hx) ||
+	    vg_reader_u16le(&rd, &hy))
+		return fail(r, VG_ECORRUPT, "cursor record too short");
+	if (w < 1 || h < 1 || w > VG_TRACE_MAX_CURSOR || h > VG_TRACE_MAX_CURSOR)
+		return fail(r, VG_ERANGE, "cursor size out of range");
+	if (hx >= w || hy >= h)
+		return fail(r, VG_ERANGE, "cursor hot spot outside the image");
+	n = (size_t)w * h;
+	if (vg_reader_remaining(&rd) != n * 4)
+		return fail(r, VG_ECORRUPT, "cursor pixels do not match its size");
+	if (n > r->cursor_cap) {
+		r->cursor_cap = n;
+		r->cursor = g_renew(uint32_t, r->cursor, n);
+	}
+	for (i = 0; i < n; i++)
+		vg_reader_u32le(&rd, &r->cursor[i]);
+	rec->cursor.width = w;
+	rec->cursor.height = h;
+	rec->cursor.hot_x = hx;
+	rec->cursor.hot_y = hy;
+	rec->cursor.pixels = r->cursor;
+	return VG_OK;
+}
+
 /* The end record must count the records before it and be the last bytes. */
 static int parse_end(vg_trace_reader *r, const uint8_t *body, size_t len, size_t total)
 {
@@ -506,6 +541,9 @@ int vg_trace_reader_next(vg_trace_reader *r, vg_trace_record *rec, vg_pixbuf *fb
 		case VG_TRACE_MARKER:
 			err = parse_marker(r, body, len, rec);
 			break;
+		case VG_TRACE_CURSOR:
+			err = parse_cursor(r, body, len, rec);
+			break;
 		case VG_TRACE_END:
 			err = parse_end(r, body, len, total);
 			if (err)
@@ -564,6 +602,7 @@ void vg_trace_reader_free(vg_trace_reader *r)
 		inflateEnd(&r->z);
 	g_free(r->buf);
 	g_free(r->rects);
+	g_free(r->cursor);
 	g_free(r->scratch);
 	g_free(r);
 }

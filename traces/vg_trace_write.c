@@ -231,6 +231,28 @@ int vg_trace_writer_key(vg_trace_writer *w, uint64_t t_ns, uint32_t keysym, bool
 	return finish_record(w, t_ns);
 }
 
+int vg_trace_writer_cursor(vg_trace_writer *w, uint64_t t_ns, const vg_trace_cursor *cur)
+{
+	size_t i, n;
+	int err;
+
+	if ((err = check_time(w, t_ns)))
+		return err;
+	if (cur->width < 1 || cur->height < 1 || cur->width > VG_TRACE_MAX_CURSOR ||
+	    cur->height > VG_TRACE_MAX_CURSOR || cur->hot_x < 0 || cur->hot_y < 0 ||
+	    cur->hot_x >= cur->width || cur->hot_y >= cur->height)
+		return VG_EINVAL;
+	begin_record(w, VG_TRACE_CURSOR, t_ns);
+	vg_writer_u16le(&w->rec, (uint16_t)cur->width);
+	vg_writer_u16le(&w->rec, (uint16_t)cur->height);
+	vg_writer_u16le(&w->rec, (uint16_t)cur->hot_x);
+	vg_writer_u16le(&w->rec, (uint16_t)cur->hot_y);
+	n = (size_t)cur->width * (size_t)cur->height;
+	for (i = 0; i < n; i++)
+		vg_writer_u32le(&w->rec, cur->pixels[i]);
+	return finish_record(w, t_ns);
+}
+
 int vg_trace_writer_marker(vg_trace_writer *w, uint64_t t_ns, const char *text)
 {
 	size_t len = strlen(text);

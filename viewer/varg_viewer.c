@@ -14,6 +14,7 @@
 #include "viewer/vg_connection.h"
 #include "viewer/vg_framelog.h"
 #include "viewer/vg_passwd.h"
+#include "viewer/vg_recorder.h"
 #include "viewer/vg_session.h"
 #include "viewer/vg_via.h"
 #include "viewer/vg_window.h"
@@ -41,6 +42,7 @@ typedef struct {
 	char *encodings;
 	char *stats_json;
 	char *frame_log;
+	char *record;
 	char *cache_dir;
 	char *cache_size;
 	gboolean no_persistent_cache;
@@ -103,6 +105,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "encodings", 0, 0, G_OPTION_ARG_STRING, &o->encodings, "Standard encodings to ask for, in order (e.g. \"hextile zlib\")", "LIST" },
 		{ "stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json, "At exit, write statistics as JSON", "FILE" },
 		{ "frame-log", 0, 0, G_OPTION_ARG_FILENAME, &o->frame_log, "Log the time and framebuffer hash of every update to FILE (--headless)", "FILE" },
+		{ "record", 0, 0, G_OPTION_ARG_FILENAME, &o->record, "Record what the viewer shows, the input sent and the cursor shapes as a trace (varg-trace info FILE)", "FILE.vtr" },
 		{ "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->cache_dir, "Keep segment caches under DIR (default $XDG_CACHE_HOME/varg)", "DIR" },
 		{ "cache-size", 0, 0, G_OPTION_ARG_STRING, &o->cache_size, "Largest size of one server's cache, e.g. 500M or 20G (default 2G)", "SIZE" },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persistent_cache, "Keep segments in memory only", NULL },
@@ -248,17 +251,37 @@ static char *ask_password(void *user)
 	return err ? NULL : p;
 }
 
-static char *copy_password(void *user)
-{
-	return g_strdup(user);
-}
-
 static int exit_code(int err)
 {
 	return err == VG_EAUTH ? EXIT_AUTH : EXIT_FAILED;
 }
 
-static int run_headless(const options *o, vg_connection_config *cfg)
+/* What the headless connection's callbacks need. */
+typedef struct {
+	const char *password;     /* from -passwd, or NULL: ask */
+	const char *where;        /* the server, for the prompt */
+	vg_recorder *rec;         /* --record, or NULL */
+} headless_user;
+
+static char *headless_password(void *user)
+{
+	headless_user *hu = user;
+
+	return hu->password ? g_strdup(hu->password) : ask_password((void *)hu->where);
+}
+
+/* Headless recording: the connection's callbacks, on this one thread. */
+static void record_frame(void *user, const vg_pixbuf *fb, const vg_region *dirty)
+{
+	vg_recorder_frame(((headless_user *)user)->rec, fb, dirty);
+}
+
+static void record_cursor(void *user, const uint32_t *argb, int w, int h, int hot_x, int hot_y)
+{
+	vg_recorder_cursor(((headless_user *)user)->rec, argb, w, h, hot_x, hot_y);
+}
+
+static int run_headless(const options *o, vg_connection_config *cfg, vg_recorder *rec)
 {
 	vg_connection *conn = NULL;
 	vg_framelog *framelog = NULL;
@@ -288,6 +311,9 @@ static int run_headless(const options *o, vg_connection_config *cfg)
 			vg_error("%s: write failed", o->frame_log);
 			goto out;
 		}
+		/* The recorder reports its failure itself, at close. */
+		if (rec && vg_recorder_error(rec))
+			goto out;
 		if (n > 0)
 			last_msg = vg_time_ns();
 		else if (o->exit_when_idle > 0 &&
@@ -344,7 +370,8 @@ static int save_results(const options *o, vg_session *s)
 	return status;
 }
 
-static int run_window(const options *o, vg_connection_config *cfg, const char *password)
+static int run_window(const options *o, vg_connection_config *cfg, const char *password,
+		      vg_recorder *rec)
 {
 	vg_window_config wcfg = { 0 };
 	vg_session_config scfg = { 0 };
@@ -370,6 +397,7 @@ static int run_window(const options *o, vg_connection_config *cfg, const char *p
 	scfg.password_cb = ask_password;
 	scfg.password_user = o->rest[0];
 	scfg.reconnect = !o->no_reconnect;
+	scfg.recorder = rec;
 	scfg.notify_cb = vg_window_notify;
 	scfg.user = win;
 	if ((err = vg_session_start(&scfg, &s, why, sizeof why))) {
@@ -378,7 +406,10 @@ static int run_window(const options *o, vg_connection_config *cfg, const char *p
 		goto out;
 	}
 	err = vg_window_run(win, s, why, sizeof why);
-	if (err) {
+	if (err && rec && vg_recorder_error(rec)) {
+		/* A failed recording ends the session; main() says why. */
+		status = EXIT_FAILED;
+	} else if (err) {
 		vg_error("%s", why);
 		status = exit_code(err);
 	} else {
@@ -392,12 +423,38 @@ out:
 	return status;
 }
 
+/* Finishes the recording: a line on what it holds, or why it failed. */
+static int finish_recording(const options *o, vg_recorder *rec)
+{
+	vg_recorder_stats st;
+	int err;
+
+	if (!rec)
+		return 0;
+	vg_recorder_get_stats(rec, &st);
+	err = vg_recorder_close(rec);
+	if (err) {
+		vg_error("--record %s: %s; the trace is cut after its last whole record", o->record,
+			 vg_strerror(err));
+		return EXIT_FAILED;
+	}
+	if (st.frames == 0)
+		vg_warn("--record %s: no frame arrived; nothing recorded", o->record);
+	else
+		vg_info("recorded %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT
+			" input events, %" G_GUINT64_FORMAT " cursor shapes to %s",
+			st.frames, st.inputs, st.cursors, o->record);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	options o = { 0 };
 	vg_connection_config cfg = { 0 };
 	vg_connection_events events = { 0 };
 	vg_via *via = NULL;
+	vg_recorder *rec = NULL;
+	headless_user hu = { 0 };
 	g_autofree char *host = NULL;
 	g_autofree char *default_cache = NULL;
 	g_autofree char *password = NULL;
@@ -429,6 +486,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	status = EXIT_FAILED;
+	if (o.record && (err = vg_recorder_new(o.record, &rec))) {
+		vg_error("--record: cannot create '%s': %s", o.record, vg_strerror(err));
+		goto out;
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
@@ -462,19 +523,34 @@ int main(int argc, char **argv)
 		cfg.cache_dir = o.cache_dir ? o.cache_dir : (default_cache = vg_segcache_default_base_dir());
 	if (o.headless) {
 		/* A password from a file answers through the same callback. */
-		events.user = password ? (void *)password : (void *)o.rest[0];
-		events.password_cb = password ? copy_password : ask_password;
+		hu.password = password;
+		hu.where = o.rest[0];
+		hu.rec = rec;
+		events.user = &hu;
+		events.password_cb = headless_password;
+		if (rec) {
+			/* Cursor shapes, to record them; the window asks for
+			 * them anyway. */
+			cfg.remote_cursor = true;
+			events.frame_cb = record_frame;
+			events.cursor_cb = record_cursor;
+		}
 		cfg.events = &events;
-		status = run_headless(&o, &cfg);
+		status = run_headless(&o, &cfg, rec);
 	} else {
-		status = run_window(&o, &cfg, password);
+		status = run_window(&o, &cfg, password, rec);
 	}
+	if (finish_recording(&o, rec))
+		status = EXIT_FAILED;
+	rec = NULL;
 out:
+	vg_recorder_close(rec);
 	vg_via_stop(via);
 	g_free(o.snapshot);
 	g_free(o.encodings);
 	g_free(o.stats_json);
 	g_free(o.frame_log);
+	g_free(o.record);
 	g_free(o.cache_dir);
 	g_free(o.cache_size);
 	g_free(o.via);

@@ -217,7 +217,7 @@ static void got_cursor(rfbClient *client, int xhot, int yhot, int w, int h, int 
 
 	if (!c || !c->events.cursor_cb || bpp != 4 || w <= 0 || h <= 0 || !client->rcSource ||
 	    !client->rcMask)
-		return;
+		goto out;
 	n = (size_t)w * (size_t)h;
 	argb = g_new(uint32_t, n);
 	for (i = 0; i < n; i++) {
@@ -230,6 +230,11 @@ static void got_cursor(rfbClient *client, int xhot, int yhot, int w, int h, int 
 	}
 	c->events.cursor_cb(c->events.user, argb, w, h, xhot, yhot);
 	g_free(argb);
+out:
+	/* LibVNCClient 0.9.14 frees the previous rcSource before the next
+	 * shape but not the previous rcMask: the mask is done with here. */
+	free(client->rcMask);
+	client->rcMask = NULL;
 }
 
 /* LibVNCClient frees the answer with free(). */

@@ -46,6 +46,16 @@ static void notify(vg_session *s, vg_session_news news)
 		s->cfg.notify_cb(s->cfg.user, news);
 }
 
+static void set_state(vg_session *s, vg_session_state_kind state, const char *msg);
+
+/* A recording that cannot be written ends the session (the viewer says
+ * why when it closes the recorder); the network thread stops. */
+static void recording_failed(vg_session *s)
+{
+	g_atomic_int_set(&s->stop, 1);
+	set_state(s, VG_STATE_FAILED, "the recording failed");
+}
+
 /* Network thread: copy what the update drew into the session's frame. */
 static void on_frame(void *user, const vg_pixbuf *fb, const vg_region *dirty)
 {
@@ -68,6 +78,8 @@ static void on_frame(void *user, const vg_pixbuf *fb, const vg_region *dirty)
 		vg_region_add_region(s->dirty, dirty);
 	}
 	g_mutex_unlock(&s->frame_lock);
+	if (s->cfg.recorder && vg_recorder_frame(s->cfg.recorder, fb, dirty))
+		recording_failed(s);
 	/* One notice at a time: a slow window gets one wake-up for many
 	 * updates, and takes them all at once. */
 	if (g_atomic_int_compare_and_exchange(&s->frame_news, 0, 1))
@@ -100,6 +112,8 @@ static void on_cursor(void *user, const uint32_t *argb, int w, int h, int hot_x,
 	s->cursor_hot_x = hot_x;
 	s->cursor_hot_y = hot_y;
 	g_mutex_unlock(&s->lock);
+	if (s->cfg.recorder && vg_recorder_cursor(s->cfg.recorder, argb, w, h, hot_x, hot_y))
+		recording_failed(s);
 	notify(s, VG_SESSION_CURSOR);
 }
 
@@ -324,20 +338,35 @@ void vg_session_get_stats(vg_session *s, vg_connection_stats *st, unsigned *reco
 	g_mutex_unlock(&s->lock);
 }
 
+/* Input is recorded as it is sent: only while a connection is up, and
+ * never in view-only mode, where nothing is sent. A write failure is
+ * noticed by the network thread at the next frame. */
 void vg_session_key(vg_session *s, uint32_t keysym, bool down)
 {
+	bool sent = false;
+
 	g_mutex_lock(&s->lock);
-	if (s->conn)
+	if (s->conn && !s->cfg.conn.view_only) {
 		vg_connection_post_key(s->conn, keysym, down);
+		sent = true;
+	}
 	g_mutex_unlock(&s->lock);
+	if (sent && s->cfg.recorder)
+		vg_recorder_key(s->cfg.recorder, keysym, down);
 }
 
 void vg_session_pointer(vg_session *s, int x, int y, int buttons)
 {
+	bool sent = false;
+
 	g_mutex_lock(&s->lock);
-	if (s->conn)
+	if (s->conn && !s->cfg.conn.view_only) {
 		vg_connection_post_pointer(s->conn, x, y, buttons);
+		sent = true;
+	}
 	g_mutex_unlock(&s->lock);
+	if (sent && s->cfg.recorder)
+		vg_recorder_pointer(s->cfg.recorder, x, y, buttons);
 }
 
 void vg_session_cut_text(vg_session *s, const char *latin1, size_t len)

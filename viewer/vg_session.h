@@ -20,6 +20,7 @@
 #include "common/vg_pixbuf.h"
 #include "common/vg_rect.h"
 #include "viewer/vg_connection.h"
+#include "viewer/vg_recorder.h"
 
 typedef struct vg_session vg_session;
 
@@ -48,6 +49,10 @@ typedef struct {
 	void (*notify_cb)(void *user, vg_session_news news);
 	void *user;
 	bool reconnect;           /* reconnect when the connection drops */
+	/* If not NULL, gets every update, cursor shape and input event sent
+	 * (not owned; must outlive the session). A write failure ends the
+	 * session: the state becomes VG_STATE_FAILED. */
+	vg_recorder *recorder;
 } vg_session_config;
 
 /* Connects (on the calling thread, so that a password prompt and a first
