@@ -55,6 +55,7 @@
 #include "segment2d/vg_differ.h"
 #include "segment2d/vg_motion.h"
 #include "segment2d/vg_segmenter.h"
+#include "server/vg_authguard.h"
 #include "server/vg_server.h"
 
 struct vg_server {
@@ -75,6 +76,8 @@ struct vg_server {
 	uint64_t gone_bytes;      /* LibVNCServer's bytes to clients now gone */
 	uint64_t gone_updates;
 	bool shared_read;         /* testing aid: stock clients encode from the shared frame */
+	pthread_mutex_t guard_lock;
+	vg_authguard *guard;      /* failed passwords per address (under guard_lock) */
 };
 
 /* Per-client state, in cl->clientData. */
@@ -300,10 +303,57 @@ static void request_hook(rfbClientPtr cl, rfbFramebufferUpdateRequestMsg *msg)
 	msg->w = msg->h = 1;
 }
 
+/* Seconds for which cl's address may not try a password (0: it may). */
+static unsigned auth_blocked(vg_server *s, rfbClientPtr cl)
+{
+	unsigned secs;
+
+	pthread_mutex_lock(&s->guard_lock);
+	secs = vg_authguard_blocked_s(s->guard, cl->host, vg_time_ns());
+	pthread_mutex_unlock(&s->guard_lock);
+	return secs;
+}
+
+/* LibVNCServer's password check, behind the guard: an address that is
+ * blocked fails even with the right password (connections opened before
+ * the block must not go on guessing), and each result is recorded. */
+static rfbBool check_password(rfbClientPtr cl, const char *response, int len)
+{
+	vg_server *s = cl->screen->screenData;
+	unsigned secs = auth_blocked(s, cl);
+	rfbBool ok;
+
+	if (secs) {
+		vg_warn("client %s: password refused unchecked: blocked for %u s more after failed passwords",
+			cl->host, secs);
+		return FALSE;
+	}
+	ok = rfbCheckPasswordByList(cl, response, len);
+	pthread_mutex_lock(&s->guard_lock);
+	if (ok)
+		vg_authguard_succeeded(s->guard, cl->host);
+	else
+		secs = vg_authguard_failed(s->guard, cl->host, vg_time_ns());
+	pthread_mutex_unlock(&s->guard_lock);
+	if (!ok && secs)
+		vg_warn("client %s: wrong password; this address is refused for %u s", cl->host, secs);
+	else if (!ok)
+		vg_warn("client %s: wrong password", cl->host);
+	return ok;
+}
+
 static enum rfbNewClientAction new_client(rfbClientPtr cl)
 {
 	vg_server *s = cl->screen->screenData;
-	vg_conn *c = g_new0(vg_conn, 1);
+	vg_conn *c;
+	unsigned secs;
+
+	if (s->passwords[0] && (secs = auth_blocked(s, cl))) {
+		vg_warn("client %s: refused: %u s left of its block after failed passwords", cl->host,
+			secs);
+		return RFB_CLIENT_REFUSE;
+	}
+	c = g_new0(vg_conn, 1);
 
 	c->server = s;
 	pthread_mutex_init(&c->lock, NULL);
@@ -910,7 +960,7 @@ static void setup_desktop(vg_server *s, rfbScreenInfoPtr screen)
 		s->passwords[n++] = g_strdup(s->cfg.view_password);
 	if (n) {
 		screen->authPasswdData = s->passwords;
-		screen->passwordCheck = rfbCheckPasswordByList;
+		screen->passwordCheck = check_password;
 		screen->authPasswdFirstViewOnly = s->cfg.password ? 1 : 0;
 	}
 }
@@ -1204,6 +1254,8 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	if ((env = g_getenv("VARG_TEST_SHARED_FRAME")) && *env == '1')
 		s->shared_read = true;
 	pthread_rwlock_init(&s->frame_lock, NULL);
+	pthread_mutex_init(&s->guard_lock, NULL);
+	s->guard = vg_authguard_new();
 	pthread_mutex_init(&s->stats_lock, NULL);
 	pthread_cond_init(&s->conns_gone, NULL);
 	s->frame = vg_pixbuf_new(width, height);
@@ -1272,6 +1324,8 @@ void vg_server_free(vg_server *s)
 	g_free(s->passwords[0]);
 	g_free(s->passwords[1]);
 	pthread_rwlock_destroy(&s->frame_lock);
+	vg_authguard_free(s->guard);
+	pthread_mutex_destroy(&s->guard_lock);
 	pthread_mutex_destroy(&s->stats_lock);
 	pthread_cond_destroy(&s->conns_gone);
 	g_free(s);

@@ -58,5 +58,15 @@ TESTS += tests/test_viewer_window.sh
 dist_noinst_SCRIPTS += tests/test_viewer_window.sh
 TESTS += tests/test_bad_input.sh
 dist_noinst_SCRIPTS += tests/test_bad_input.sh
+# A slow link in user space for one connection (tests/test_stress.sh).
+noinst_PROGRAMS += tests/vg_slowlink
+tests_vg_slowlink_SOURCES = tests/vg_slowlink.c
 TESTS += tests/test_stress.sh
-dist_noinst_SCRIPTS += tests/test_stress.sh
+# Authentication by hand: every security type, guessing slowed down.
+noinst_PROGRAMS += tests/vg_authprobe
+tests_vg_authprobe_SOURCES = tests/vg_authprobe.c
+tests_vg_authprobe_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS)
+tests_vg_authprobe_LDADD = $(VNCSERVER_LIBS)
+TESTS += tests/test_auth.sh
+dist_noinst_SCRIPTS += tests/test_auth.sh
+dist_noinst_SCRIPTS += tests/test_stress.sh tests/vg_slowcase.sh
