@@ -249,7 +249,7 @@ if slow_case base; then
 		if [ $kind = stock ]; then
 			slow_case stock --no-varg --encodings raw
 		else
-			slow_case varg
+			slow_case varg --encodings zlib
 		fi
 		tap_check "slow $kind viewer: the fast viewer and the player are unaffected" unaffected_by $kind
 		tap_check "slow $kind viewer: the server's memory stays bounded (32 MB)" bounded $kind
