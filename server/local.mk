@@ -5,6 +5,7 @@ server_varg_server_SOURCES = \
 	server/vg_server.c server/vg_server.h \
 	server/vg_segshare.c server/vg_segshare.h \
 	server/vg_monitor.c server/vg_monitor.h \
+	server/vg_authguard.c server/vg_authguard.h \
 	server/vg_tracesource.c server/vg_tracesource.h \
 	server/vg_inputqueue.c server/vg_inputqueue.h \
 	server/vg_xsource.c server/vg_xsource.h \
@@ -25,3 +26,10 @@ server_libvgcapture_a_SOURCES = server/vg_xcapture.c server/vg_xcapture.h \
 	server/vg_xselection.c server/vg_xselection.h
 server_libvgcapture_a_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(XI_CFLAGS) $(XTST_CFLAGS) $(VNCCLIENT_CFLAGS)
 VG_CAPTURE_LIBS = server/libvgcapture.a traces/libvgtrace.a $(VG_COMMON_LIBS) $(X11_LIBS) $(XDAMAGE_LIBS) $(XI_LIBS) $(XTST_LIBS) $(VNCCLIENT_LIBS)
+
+# The password-guessing brake on its own (a fake clock).
+check_PROGRAMS += tests/test_authguard
+TESTS += tests/test_authguard
+tests_test_authguard_SOURCES = tests/test_authguard.c server/vg_authguard.c server/vg_authguard.h
+tests_test_authguard_CFLAGS = $(AM_CFLAGS)
+tests_test_authguard_LDADD = $(VG_COMMON_LIBS)

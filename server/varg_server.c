@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <rfb/rfb.h>
 #include <signal.h>
 #include <stdio.h>
@@ -84,6 +85,7 @@ typedef struct {
 	char *beliefs_dir;
 	int beliefs_viewers;
 	int beliefs_file_mb;
+	int beliefs_save_s;
 	int wait_clients;
 	int pace_timeout_ms;
 	gboolean exit_at_end;
@@ -119,6 +121,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "beliefs-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->beliefs_dir, "Keep what viewers' caches hold under DIR (default $XDG_STATE_HOME/varg/beliefs)", "DIR" },
 		{ "beliefs-viewers", 0, 0, G_OPTION_ARG_INT, &o->beliefs_viewers, "Viewer caches remembered, least recently seen dropped first (default 64)", "N" },
 		{ "beliefs-file-mb", 0, 0, G_OPTION_ARG_INT, &o->beliefs_file_mb, "Largest belief file of one viewer cache, in MiB (default 16)", "N" },
+		{ "beliefs-save", 0, 0, G_OPTION_ARG_INT, &o->beliefs_save_s, "Save beliefs about a connected viewer's cache every SECONDS (default 60)", "SECONDS" },
 		{ "wait-clients", 0, 0, G_OPTION_ARG_INT, &o->wait_clients, "Start playing once N clients are connected", "N" },
 		{ "pace-timeout", 0, 0, G_OPTION_ARG_INT, &o->pace_timeout_ms, "With --speed 0: longest wait for a slow client per frame (ms, default 2000)", "MS" },
 		{ "exit-at-end", 0, 0, G_OPTION_ARG_NONE, &o->exit_at_end, "Exit when the trace has played and no client is connected", NULL },
@@ -193,6 +196,10 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--beliefs-viewers must be between 1 and 100000");
 		return VG_EINVAL;
 	}
+	if (o->beliefs_save_s < 1 || o->beliefs_save_s > 86400) {
+		vg_error("--beliefs-save must be between 1 and 86400 seconds");
+		return VG_EINVAL;
+	}
 	if (o->beliefs_file_mb < 1 || o->beliefs_file_mb > 4096) {
 		vg_error("--beliefs-file-mb must be between 1 and 4096");
 		return VG_EINVAL;
@@ -213,10 +220,18 @@ static int parse_options(int argc, char **argv, options *o)
  * when it cannot be read. Free with free(). */
 static char *read_password(const char *path, const char *option)
 {
+	struct stat sb;
 	char *pw;
 
-	if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		vg_error("%s: cannot read '%s'", option, path);
+		return NULL;
+	}
+	/* As ssh does for private keys: a VNC password file is only
+	 * obscured, not encrypted, so others must not read it. */
+	if (sb.st_mode & (S_IRWXG | S_IRWXO)) {
+		vg_error("%s: '%s' is open to other users (mode %04o); make it private with chmod 600",
+			 option, path, (unsigned)(sb.st_mode & 07777));
 		return NULL;
 	}
 	pw = rfbDecryptPasswdFromFile((char *)path);
@@ -428,7 +443,7 @@ static int run_trace(vg_tracesource *src, vg_server *srv, const options *o, FILE
 
 int main(int argc, char **argv)
 {
-	options o = { .beliefs_viewers = 64, .beliefs_file_mb = 16, .stats_interval = -1 };
+	options o = { .beliefs_viewers = 64, .beliefs_file_mb = 16, .beliefs_save_s = 60, .stats_interval = -1 };
 	vg_server_config cfg;
 	vg_xsource_options xo;
 	vg_tracesource_options play;
@@ -513,6 +528,7 @@ int main(int argc, char **argv)
 	cfg.beliefs_dir = o.beliefs_dir;
 	cfg.beliefs_viewers = (unsigned)o.beliefs_viewers;
 	cfg.beliefs_file_bytes = (size_t)o.beliefs_file_mb << 20;
+	cfg.beliefs_save_s = (unsigned)o.beliefs_save_s;
 	cfg.verbose = o.verbose;
 	cfg.view_only = o.view_only;
 	cfg.password = password;

@@ -15,10 +15,20 @@
  * framebuffer, where it can never meet a modified pixel. After each pass
  * the finished hook re-arms requestedRegion while credits remain.
  *
- * Stock clients read the shared framebuffer while they encode: their pass
- * holds frame_lock for reading from the display hook to the finished hook,
- * and the source writes a frame only under the write lock, so no stock
- * update mixes two frames.
+ * Stock clients: LibVNCServer's encoders read cl->scaledScreen->frameBuffer
+ * and write to the socket as they go, so a client on a slow link would hold
+ * whatever they read for as long as its writes take. Each stock client
+ * therefore gets a 1:1 "scaled screen" of its own over a private copy of
+ * the frame: the display hook copies the client's modified region into it
+ * under frame_lock (read) and lets go; the encoders then read the copy
+ * while the source writes new frames. A change marked while the pass runs
+ * is kept aside (conn->late) and becomes modified again in the finished
+ * hook, because LibVNCServer subtracts the region it sends, taken before
+ * the hook, from modifiedRegion after it: a newer change inside it would
+ * be lost. So no stock update mixes two frames, and a slow stock client
+ * delays no one but itself. A client that asked for real scaling
+ * (SetScale) reads LibVNCServer's scaled screen, which the source updates
+ * under the write lock: its pass holds the read lock throughout.
  * Lock order: sendMutex -> frame_lock -> updateMutex.
  * The locks are pthread locks, not GLib's: GLib's futex-based locks are
  * invisible to ThreadSanitizer, which then reports every guarded access.
@@ -45,6 +55,7 @@
 #include "segment2d/vg_differ.h"
 #include "segment2d/vg_motion.h"
 #include "segment2d/vg_segmenter.h"
+#include "server/vg_authguard.h"
 #include "server/vg_monitor.h"
 #include "server/vg_segshare.h"
 #include "server/vg_server.h"
@@ -71,6 +82,9 @@ struct vg_server {
 	GPtrArray *old_frames;    /* vg_pixbuf: frames before a resize (see vg_server_resize) */
 	uint64_t gone_bytes;      /* LibVNCServer's bytes to clients now gone */
 	uint64_t gone_updates;
+	bool shared_read;         /* testing aid: stock clients encode from the shared frame */
+	pthread_mutex_t guard_lock;
+	vg_authguard *guard;      /* failed passwords per address (under guard_lock) */
 };
 
 /* Per-client state, in cl->clientData. */
@@ -98,7 +112,11 @@ typedef struct {
 	int credits;              /* requests not yet answered (update credits) */
 	sraRegion *wanted;        /* what those requests asked for */
 	bool ready;               /* VIEWER HELLO arrived: updates may go out */
-	/* On the output thread only: */
+	bool encoding;            /* a stock pass encodes from own_frame */
+	sraRegion *late;          /* marked while it does: modified after it */
+	/* On the output thread only (and in vg_server_resize, under sendMutex): */
+	rfbScreenInfo *own_screen; /* stock clients: cl->scaledScreen, 1:1 over own_frame */
+	vg_pixbuf *own_frame;     /* the frame as this stock client is sent it */
 	bool reading;             /* this pass holds frame_lock for reading */
 	bool lib_pass;            /* LibVNCServer sends its size marker now */
 	int lib_sent;             /* its FramebufferUpdate count at the pass's start */
@@ -111,6 +129,10 @@ typedef struct {
 } vg_conn;
 
 static int varg_encodings[] = { VG_ENCODING, 0 };
+
+/* Exported by LibVNCServer 0.9.14 but not declared in its headers:
+ * brings the copies kept for clients that asked for scaling up to date. */
+void rfbScaledScreenUpdate(rfbScreenInfoPtr screen, int x1, int y1, int x2, int y2);
 
 /* Movement estimation's strip width (its default, as in varg-trace ratio). */
 #define MOTION_STRIP 64
@@ -229,6 +251,10 @@ static void conn_free(vg_conn *c)
 	s = c->server;
 	if (c->wanted)
 		sraRgnDestroy(c->wanted);
+	if (c->late)
+		sraRgnDestroy(c->late);
+	g_free(c->own_screen);
+	vg_pixbuf_free(c->own_frame);
 	vg_sender_free(c->sender);
 	vg_pixbuf_free(c->snapshot);
 	vg_writer_clear(&c->out);
@@ -262,6 +288,10 @@ static void client_gone(rfbClientPtr cl)
 		log_session(c, cl->host);
 	}
 	account_gone(cl);
+	/* LibVNCServer is done with cl->scaledScreen (it dropped its count
+	 * before this hook); point it back at the screen before ours goes. */
+	if (c && c->own_screen && cl->scaledScreen == c->own_screen)
+		cl->scaledScreen = cl->screen;
 	conn_free(cl->clientData);
 	cl->clientData = NULL;
 }
@@ -302,10 +332,57 @@ static void request_hook(rfbClientPtr cl, rfbFramebufferUpdateRequestMsg *msg)
 	msg->w = msg->h = 1;
 }
 
+/* Seconds for which cl's address may not try a password (0: it may). */
+static unsigned auth_blocked(vg_server *s, rfbClientPtr cl)
+{
+	unsigned secs;
+
+	pthread_mutex_lock(&s->guard_lock);
+	secs = vg_authguard_blocked_s(s->guard, cl->host, vg_time_ns());
+	pthread_mutex_unlock(&s->guard_lock);
+	return secs;
+}
+
+/* LibVNCServer's password check, behind the guard: an address that is
+ * blocked fails even with the right password (connections opened before
+ * the block must not go on guessing), and each result is recorded. */
+static rfbBool check_password(rfbClientPtr cl, const char *response, int len)
+{
+	vg_server *s = cl->screen->screenData;
+	unsigned secs = auth_blocked(s, cl);
+	rfbBool ok;
+
+	if (secs) {
+		vg_warn("client %s: password refused unchecked: blocked for %u s more after failed passwords",
+			cl->host, secs);
+		return FALSE;
+	}
+	ok = rfbCheckPasswordByList(cl, response, len);
+	pthread_mutex_lock(&s->guard_lock);
+	if (ok)
+		vg_authguard_succeeded(s->guard, cl->host);
+	else
+		secs = vg_authguard_failed(s->guard, cl->host, vg_time_ns());
+	pthread_mutex_unlock(&s->guard_lock);
+	if (!ok && secs)
+		vg_warn("client %s: wrong password; this address is refused for %u s", cl->host, secs);
+	else if (!ok)
+		vg_warn("client %s: wrong password", cl->host);
+	return ok;
+}
+
 static enum rfbNewClientAction new_client(rfbClientPtr cl)
 {
 	vg_server *s = cl->screen->screenData;
-	vg_conn *c = g_new0(vg_conn, 1);
+	vg_conn *c;
+	unsigned secs;
+
+	if (s->passwords[0] && (secs = auth_blocked(s, cl))) {
+		vg_warn("client %s: refused: %u s left of its block after failed passwords", cl->host,
+			secs);
+		return RFB_CLIENT_REFUSE;
+	}
+	c = g_new0(vg_conn, 1);
 
 	c->server = s;
 	pthread_mutex_init(&c->lock, NULL);
@@ -315,6 +392,7 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	c->shared_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	c->repair = vg_region_new();
 	c->wanted = sraRgnCreate();
+	c->late = sraRgnCreate();
 	cl->clientData = c;
 	cl->clientGoneHook = client_gone;
 	cl->clientFramebufferUpdateRequestHook = request_hook;
@@ -689,6 +767,92 @@ static bool hello_first(rfbClientPtr cl, vg_conn *c)
 	return true;
 }
 
+/* Makes c->own_screen a 1:1 screen of the current frame's size and, the
+ * first time, this client's cl->scaledScreen. Returns false if the client
+ * reads another scaled screen (it asked for scaling). On the output thread
+ * with sendMutex held, or in vg_server_resize with it held; caller holds
+ * frame_lock. */
+static bool own_screen_fit(rfbClientPtr cl, vg_conn *c)
+{
+	vg_server *s = c->server;
+	rfbScreenInfo *own = c->own_screen;
+
+	if (cl->scaledScreen != cl->screen && (!own || cl->scaledScreen != own))
+		return false;
+	if (!own) {
+		own = c->own_screen = g_new0(rfbScreenInfo, 1);
+		own->bitsPerPixel = cl->screen->bitsPerPixel;
+		own->depth = cl->screen->depth;
+		own->serverFormat = cl->screen->serverFormat;
+	}
+	if (!c->own_frame || c->own_frame->width != s->frame->width ||
+	    c->own_frame->height != s->frame->height) {
+		vg_pixbuf *frame = vg_pixbuf_new(s->frame->width, s->frame->height);
+
+		if (!frame)
+			return false;
+		/* The whole screen is modified after a resize: no need to
+		 * fill the new copy here. */
+		vg_pixbuf_free(c->own_frame);
+		c->own_frame = frame;
+		own->width = frame->width;
+		own->height = frame->height;
+		own->paddedWidthInBytes = frame->stride * 4;
+		own->frameBuffer = (char *)frame->pixels;
+	}
+	if (cl->scaledScreen != own) {
+		/* As rfbScalingSetup switches screens. */
+		LOCK(cl->updateMutex);
+		cl->scaledScreen->scaledScreenRefCount--;
+		own->scaledScreenRefCount++;
+		cl->scaledScreen = own;
+		UNLOCK(cl->updateMutex);
+	}
+	return true;
+}
+
+/* A stock client's pass begins: its modified region is copied from the
+ * frame into its own, and changes from now until the finished hook are
+ * kept in c->late. The region LibVNCServer will send was taken from
+ * modifiedRegion before this hook and lies inside it. On the output
+ * thread with sendMutex held. */
+static void stock_begin(rfbClientPtr cl, vg_conn *c)
+{
+	vg_server *s = c->server;
+	sraRectangleIterator *it;
+	sraRegion *due;
+	sraRect sr;
+
+	pthread_rwlock_rdlock(&s->frame_lock);
+	if (s->monitor) {
+		c->pass_ns = vg_time_ns();
+		c->pass_frame_ns = s->frame_ns;
+		c->lib_sent = rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
+		c->lib_bytes = rfbStatGetSentBytes(cl);
+	}
+	if (s->shared_read || !own_screen_fit(cl, c)) {
+		/* Encoders read a frame the source writes: hold the read
+		 * lock until the finished hook. */
+		c->reading = true;
+		return;
+	}
+	LOCK(cl->updateMutex);
+	due = sraRgnCreateRgn(cl->modifiedRegion);
+	c->encoding = true;
+	UNLOCK(cl->updateMutex);
+	it = sraRgnGetIterator(due);
+	while (sraRgnIteratorNext(it, &sr)) {
+		vg_rect r = vg_rect_intersect(vg_rect_make(sr.x1, sr.y1, sr.x2 - sr.x1, sr.y2 - sr.y1),
+					      vg_pixbuf_rect(s->frame));
+
+		if (!vg_rect_is_empty(r))
+			vg_pixbuf_copy_rect(c->own_frame, s->frame, r);
+	}
+	sraRgnReleaseIterator(it);
+	pthread_rwlock_unlock(&s->frame_lock);
+	sraRgnDestroy(due);
+}
+
 /* First statement of rfbSendFramebufferUpdate, on the client's output
  * thread with sendMutex held. */
 static void display_hook(rfbClientPtr cl)
@@ -708,16 +872,7 @@ static void display_hook(rfbClientPtr cl)
 		return;
 	s = c->server;
 	if (!c->varg || !format_is_native(&cl->format)) {
-		/* LibVNCServer's encoders read the shared frame until the
-		 * finished hook: no frame may be copied in meanwhile. */
-		pthread_rwlock_rdlock(&s->frame_lock);
-		c->reading = true;
-		if (s->monitor) {
-			c->pass_ns = vg_time_ns();
-			c->pass_frame_ns = s->frame_ns;
-			c->lib_sent = rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
-			c->lib_bytes = rfbStatGetSentBytes(cl);
-		}
+		stock_begin(cl, c);
 		return;
 	}
 	c->lib_sent = rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
@@ -832,6 +987,9 @@ static void display_finished_hook(rfbClientPtr cl, int result)
 	if (c->reading) {
 		c->reading = false;
 		pthread_rwlock_unlock(&c->server->frame_lock);
+	}
+	/* A stock client's pass (pass_ns is set only for those). */
+	if (c->pass_ns) {
 		if (c->server->monitor &&
 		    rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate) != c->lib_sent) {
 			vg_monitor_update u = { .stock = true };
@@ -842,6 +1000,17 @@ static void display_finished_hook(rfbClientPtr cl, int result)
 			u.sent_bytes = (uint64_t)(rfbStatGetSentBytes(cl) - c->lib_bytes);
 			vg_monitor_record(c->server->monitor, &u);
 		}
+		c->pass_ns = 0;
+	}
+	if (c->encoding) {
+		LOCK(cl->updateMutex);
+		c->encoding = false;
+		if (!sraRgnEmpty(c->late)) {
+			sraRgnOr(cl->modifiedRegion, c->late);
+			sraRgnMakeEmpty(c->late);
+			TSIGNAL(cl->updateCond);
+		}
+		UNLOCK(cl->updateMutex);
 	}
 	if (!c->varg || !c->server->race_fix || !format_is_native(&cl->format))
 		return;
@@ -920,7 +1089,7 @@ static void setup_desktop(vg_server *s, rfbScreenInfoPtr screen)
 		s->passwords[n++] = g_strdup(s->cfg.view_password);
 	if (n) {
 		screen->authPasswdData = s->passwords;
-		screen->passwordCheck = rfbCheckPasswordByList;
+		screen->passwordCheck = check_password;
 		screen->authPasswdFirstViewOnly = s->cfg.password ? 1 : 0;
 	}
 }
@@ -1065,8 +1234,13 @@ int vg_server_resize(vg_server *s, int32_t width, int32_t height)
 	screen->frameBuffer = (char *)frame->pixels;
 	for (i = 0; i < clients->len; i++) {
 		cl = clients->pdata[i];
-		if (cl->clientData)
-			reset_conn(cl->clientData, width, height);
+		if (cl->clientData) {
+			vg_conn *c = cl->clientData;
+
+			reset_conn(c, width, height);
+			if (c->own_screen)
+				own_screen_fit(cl, c);
+		}
 		LOCK(cl->updateMutex);
 		if (cl->clientData) {
 			vg_conn *c = cl->clientData;
@@ -1207,7 +1381,13 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		s->send_delay_ms = atoi(env);
 	if ((env = g_getenv("VARG_TEST_NO_RACE_FIX")) && *env == '1')
 		s->race_fix = false;
+	/* Shows what a slow stock client did to everyone before it had a
+	 * frame of its own (tests/test_stress.sh). */
+	if ((env = g_getenv("VARG_TEST_SHARED_FRAME")) && *env == '1')
+		s->shared_read = true;
 	pthread_rwlock_init(&s->frame_lock, NULL);
+	pthread_mutex_init(&s->guard_lock, NULL);
+	s->guard = vg_authguard_new();
 	pthread_mutex_init(&s->stats_lock, NULL);
 	pthread_cond_init(&s->conns_gone, NULL);
 	s->frame = vg_pixbuf_new(width, height);
@@ -1287,6 +1467,8 @@ void vg_server_free(vg_server *s)
 	g_free(s->passwords[0]);
 	g_free(s->passwords[1]);
 	pthread_rwlock_destroy(&s->frame_lock);
+	vg_authguard_free(s->guard);
+	pthread_mutex_destroy(&s->guard_lock);
 	pthread_mutex_destroy(&s->stats_lock);
 	pthread_cond_destroy(&s->conns_gone);
 	g_free(s);
@@ -1306,15 +1488,49 @@ vg_pixbuf *vg_server_frame_lock(vg_server *s)
 	return s->frame;
 }
 
+/* rfbMarkRegionAsModified, except that a stock client whose pass is
+ * encoding from its own copy gets the region in c->late (see the top of
+ * this file). No copy is ever scheduled (rfbScheduleCopyRegion), so the
+ * copy-region bookkeeping of LibVNCServer's version has nothing to do. */
+static void mark_modified(vg_server *s, sraRegion *rgn)
+{
+	rfbClientIteratorPtr it = rfbGetClientIterator(s->screen);
+	rfbClientPtr cl;
+
+	while ((cl = rfbClientIteratorNext(it))) {
+		vg_conn *c = cl->clientData;
+
+		LOCK(cl->updateMutex);
+		if (c && c->encoding)
+			sraRgnOr(c->late, rgn);
+		else
+			sraRgnOr(cl->modifiedRegion, rgn);
+		TSIGNAL(cl->updateCond);
+		UNLOCK(cl->updateMutex);
+	}
+	rfbReleaseClientIterator(it);
+}
+
 void vg_server_frame_mark(vg_server *s, const vg_rect *changed, size_t n)
 {
+	sraRegion *rgn = sraRgnCreate();
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		vg_rect r = vg_rect_intersect(changed[i], vg_pixbuf_rect(s->frame));
-		if (!vg_rect_is_empty(r))
-			rfbMarkRectAsModified(s->screen, r.x, r.y, r.x + r.w, r.y + r.h);
+		sraRegion *one;
+
+		if (vg_rect_is_empty(r))
+			continue;
+		/* Clients that asked for scaling read these copies. */
+		rfbScaledScreenUpdate(s->screen, r.x, r.y, r.x + r.w, r.y + r.h);
+		one = sraRgnCreateRect(r.x, r.y, r.x + r.w, r.y + r.h);
+		sraRgnOr(rgn, one);
+		sraRgnDestroy(one);
 	}
+	if (!sraRgnEmpty(rgn))
+		mark_modified(s, rgn);
+	sraRgnDestroy(rgn);
 }
 
 void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n)

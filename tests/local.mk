@@ -63,8 +63,11 @@ TESTS += tests/test_viewer_record.sh
 dist_noinst_SCRIPTS += tests/test_viewer_record.sh
 TESTS += tests/test_bad_input.sh
 dist_noinst_SCRIPTS += tests/test_bad_input.sh
+# A slow link in user space for one connection (tests/test_stress.sh).
+noinst_PROGRAMS += tests/vg_slowlink
+tests_vg_slowlink_SOURCES = tests/vg_slowlink.c
 TESTS += tests/test_stress.sh
-dist_noinst_SCRIPTS += tests/test_stress.sh
+dist_noinst_SCRIPTS += tests/test_stress.sh tests/vg_slowcase.sh
 
 # The server's shared segmentation and monitor, on their own.
 check_PROGRAMS += tests/test_segshare tests/test_monitor
@@ -74,3 +77,11 @@ tests_test_segshare_SOURCES = tests/test_segshare.c server/vg_segshare.c server/
 tests_test_segshare_LDADD = $(VG_SEG_LIBS) -lpthread
 tests_test_monitor_SOURCES = tests/test_monitor.c server/vg_monitor.c server/vg_monitor.h
 tests_test_monitor_LDADD = $(VG_COMMON_LIBS) -lpthread
+
+# Authentication by hand: every security type, guessing slowed down.
+noinst_PROGRAMS += tests/vg_authprobe
+tests_vg_authprobe_SOURCES = tests/vg_authprobe.c
+tests_vg_authprobe_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS)
+tests_vg_authprobe_LDADD = $(VNCSERVER_LIBS)
+TESTS += tests/test_auth.sh
+dist_noinst_SCRIPTS += tests/test_auth.sh

@@ -91,6 +91,7 @@ tap_check "--stats-json counts the clients and a resize" \
 # Passwords: a full one and a view-only one.
 echo full-pw | vncpasswd -f >"$work/pw"
 echo view-pw | vncpasswd -f >"$work/vpw"
+chmod 600 "$work/pw" "$work/vpw"
 start_server auth --display "$XDPY" --password-file "$work/pw" --viewonly-password-file "$work/vpw" || exit 1
 "$input" -p wrong "127.0.0.1:$PORT" sleep 10
 tap_check "a wrong password is refused" test $? -eq 3

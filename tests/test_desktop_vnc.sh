@@ -1,18 +1,20 @@
 #!/bin/sh
 # varg-server --vnc in front of TigerVNC's Xvnc: a Varg viewer sees
 # exactly what xwd reads from Xvnc's screen, a client's pointer and keys
-# reach an X client on it, and the clipboard crosses both ways.
+# reach an X client on it, and the clipboard crosses both ways; a RandR
+# resize of Xvnc's screen reaches a Varg and a stock viewer exactly. Then
+# the same proxy in front of x11vnc sharing an Xvfb: exact image, input.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
 probe=$B/tests/vg_xprobe
 input=$B/tests/vg_vncinput
 
-tap_plan 7
+tap_plan 14
 
 tap_check "a VNC server that is not there fails cleanly" fails_cleanly 1 "$B/server/varg-server" --port 0 --vnc 127.0.0.1:64999
 if ! command -v Xvnc >/dev/null || ! command -v xwd >/dev/null || ! command -v xclip >/dev/null; then
-	for i in $(seq 1 6); do tap_skip "Xvnc, xwd and xclip are needed (scripts/setup)"; done
+	for i in $(seq 1 13); do tap_skip "Xvnc, xwd and xclip are needed (scripts/setup)"; done
 	exit 0
 fi
 start_xvnc 400x300 || exit 1
@@ -43,4 +45,58 @@ tap_check "Xvnc's clipboard reaches a client through the proxy" test $? -eq 0
 "$input" "127.0.0.1:$PORT" cut 'to Xvnc'
 sleep 0.5
 tap_check "a client's text reaches Xvnc's clipboard" test "$(timeout 5 xclip -selection clipboard -o)" = 'to Xvnc'
+
+# The upstream screen resized with RandR while a Varg and a stock viewer
+# watch through the proxy: both follow to the new size, exactly.
+IDLE=3 viewer rv
+IDLE=3 viewer rs --no-varg --encodings hextile
+sleep 1
+xrandr -s 800x600 2>&1 | sed 's/^/#   xrandr: /'
+wait "$pid_rv"
+st_rv=$?
+wait "$pid_rs"
+st_rs=$?
+xwd -root -silent | xwdtopnm >"$work/resized.ppm" 2>/dev/null
+echo "#   Xvnc's screen now: $(head -2 "$work/resized.ppm" | tail -1)"
+# resized_ok STATUS NAME: the viewer ended well with the resized screen.
+resized_ok() { [ "$1" -eq 0 ] && same_image "$work/$2.png" "$work/resized.ppm"; }
+tap_check "Xvnc's screen was resized to 800x600" test "$(head -2 "$work/resized.ppm" | tail -1)" = "800 600"
+tap_check "after Xvnc's RandR resize the Varg viewer equals its screen" resized_ok $st_rv rv
+tap_check "after Xvnc's RandR resize the stock viewer equals its screen" resized_ok $st_rs rs
+stop_server
+
+# x11vnc sharing an Xvfb, behind the proxy.
+if ! command -v x11vnc >/dev/null || ! command -v Xvfb >/dev/null; then
+	for i in $(seq 1 4); do tap_skip "x11vnc and Xvfb are needed (scripts/setup)"; done
+	tap_done
+	exit $?
+fi
+start_xvfb 360x280 || exit 1
+XD2=$XDPY
+DISPLAY=$XD2 "$probe" log >"$work/probe2.log" &
+pids="$pids $!"
+wait_line "$work/probe2.log" ready
+# -nocursor: x11vnc would paint the pointer into the picture xwd does not see.
+start_x11vnc "$XD2" -nocursor || exit 1
+start_server proxy2 --vnc "127.0.0.1:$X11VNC_PORT" || exit 1
+# x11vnc polls the screen on its own schedule and may serve a blank first
+# picture to an early client: up to three viewers, one after the other.
+x11vnc_exact() {
+	for try in 1 2 3; do
+		IDLE=3 viewer "x$try"
+		eval wait "\$pid_x$try"
+		DISPLAY=$XD2 xwd -root -silent | xwdtopnm >"$work/screen2.ppm" 2>/dev/null
+		same_image "$work/x$try.png" "$work/screen2.ppm" && return 0
+	done
+	return 1
+}
+tap_check "behind x11vnc: the Varg viewer's image equals the screen" x11vnc_exact
+"$input" "127.0.0.1:$PORT" move 30 40 click 1 type 'qZ' sleep 300
+tap_check "behind x11vnc: the input client ran" test $? -eq 0
+sleep 0.5
+tap_check "behind x11vnc: pointer and button arrived" \
+	sh -c "grep -qx 'motion 30 40' '$work/probe2.log' && grep -qx 'button 1 1 30 40' '$work/probe2.log'"
+tap_check "behind x11vnc: keys arrived" \
+	sh -c "grep -qx 'char 0x71' '$work/probe2.log' && grep -qx 'char 0x5a' '$work/probe2.log'"
+stop_server
 tap_done

@@ -1,11 +1,14 @@
 #!/bin/sh
 # Faults and load with real processes and sockets. Short (the default,
 # part of make check): a viewer killed mid-update and restarted, the server
-# killed and restarted while its viewer comes back, the viewer's cache
+# killed and restarted while its viewer comes back, both killed after a
+# belief save and restarted, the viewer's cache
 # deleted and truncated under it, a collision storm of 8-bit fingerprints.
 # Full (VG_STRESS=full, `make stress`) adds a read-only and a full cache
-# file system (tmpfs, as root) and 32 viewers for a minute while the
-# server's memory is watched. Every case prints what it did and found.
+# file system (tmpfs, as root), the server killed 8 times while it saves
+# beliefs, and 32 viewers for a minute while the
+# server's memory is watched, and slow viewers (200 kB/s, stock and Varg)
+# beside a fast one. Every case prints what it did and found.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 TRACE=${VG_TEST_TRACE:-$S/traces/samples/heatmap-scroll.vtr}
@@ -13,7 +16,7 @@ full=no
 [ "${VG_STRESS:-short}" = full ] && full=yes
 # Viewers stop 3 s after the last update (a sanitizer build may ask more).
 IDLE=${IDLE:-3}
-[ $full = yes ] && tap_plan 19 || tap_plan 11
+[ $full = yes ] && tap_plan 30 || tap_plan 13
 
 last_frame "$TRACE" "$work/expected.png" || { tap_not_ok "export the trace's last frame"; exit 1; }
 
@@ -79,6 +82,30 @@ tap_check "after the server's restart the viewer ends exact" ends_exact sk2
 tap_check "the restarted server claims nothing stale (no corrections)" \
 	test "$(json_num "$work/sk2.json" corrections)" -eq 0
 stop_server
+
+# 2b. Server and viewer both killed (SIGKILL) at once, after the server
+#    saved its beliefs (--beliefs-save 1): the beliefs on disk and the
+#    viewer's cache now disagree both ways (segments saved as sent that
+#    the viewer never stored, segments stored after the last save). The
+#    restarted pair must still end exact: a stale belief costs a repair.
+echo "# server and viewer killed together after a belief save, both restarted"
+start_server sv1 --trace "$TRACE" --speed 2 --wait-clients 1 --beliefs-save 1 || exit 1
+port=$PORT
+CACHE=$work/cache-sv viewer sv1
+sleep 3
+victim=$(eval child_of "\$pid_sv1")
+kill -9 "$SERVER_PID" "$victim" 2>/dev/null
+wait "$SERVER_PID" 2>/dev/null
+eval wait "\$pid_sv1" 2>/dev/null
+echo "#   killed server and viewer $victim after 3 s; belief files: $(ls "$XDG_STATE_HOME"/varg/beliefs/*/ 2>/dev/null | tr '\n' ' ')"
+start_server sv2 --trace "$TRACE" --speed 0 --wait-clients 1 --port "$port" --beliefs-save 1 || exit 1
+CACHE=$work/cache-sv viewer sv2
+tap_check "after both were killed and restarted, the viewer ends exact" ends_exact sv2
+stop_server
+grep -h "beliefs from earlier\|unusable\|session ended" "$work/sv2.err" | sed 's/^/#   server: /'
+tap_check "the restarted server used the killed one's beliefs" \
+	grep -q "beliefs from earlier sessions" "$work/sv2.err"
+echo "#   stale beliefs cost $(json_num "$work/sv2.json" corrections) corrections"
 
 # 3. The cache under a running viewer: deleted, then truncated.
 # cache_fault NAME SETUP-CMD FAULT-CMD: a viewer on $CACHE while the trace
@@ -162,7 +189,82 @@ echo "# cache on a read-only tmpfs, and on a 4 MB tmpfs filled up mid-run"
 fs_case readonly 64m "mount -o remount,ro '$work/mnt-readonly'" "true"
 fs_case full 4m "" "dd if=/dev/zero of='$work/mnt-full/filler' bs=1M count=8 2>/dev/null; true"
 
-# 6. 32 viewers for a minute: the trace slowed to last ~60 s; the server's
+# 5b. The server killed (SIGKILL) again and again while it saves beliefs
+#    every second: every save replaces the file whole, so each restart
+#    finds the previous or the new beliefs, never a damaged file.
+echo "# server killed 8 times while saving beliefs"
+start_server ka0 --trace "$TRACE" --speed 0 --wait-clients 1 || exit 1
+port=$PORT
+stop_server
+i=1
+while [ $i -le 8 ]; do
+	start_server "ka$i" --trace "$TRACE" --speed 2 --loop --wait-clients 1 --port "$port" --beliefs-save 1 || break
+	CACHE=$work/cache-ka viewer "ka$i"
+	sleep "1.$((i * 11 % 10))"
+	kill -9 "$SERVER_PID"
+	wait "$SERVER_PID" 2>/dev/null
+	eval wait "\$pid_ka$i" 2>/dev/null
+	i=$((i + 1))
+done
+start_server ka9 --trace "$TRACE" --speed 0 --wait-clients 1 --port "$port" || exit 1
+CACHE=$work/cache-ka viewer ka9
+tap_check "after 8 kills during belief saves, the viewer ends exact" ends_exact ka9
+stop_server
+loaded=$(cat "$work"/ka*.err | grep -c "beliefs from earlier sessions")
+bad=$(cat "$work"/ka*.err | grep -c "unusable")
+echo "#   9 restarts: $loaded loaded earlier beliefs, $bad found a damaged belief file;" \
+	"left over: $(ls "$XDG_STATE_HOME"/varg/beliefs/*/ | tr '\n' ' ')"
+tap_check "no restart found a damaged belief file ($loaded of 9 loaded beliefs)" \
+	test "$bad" -eq 0 -a "$loaded" -ge 1
+
+# 6. Slow viewers: a stock viewer (raw) and a Varg viewer at 200 kB/s
+#    beside a fast Varg viewer, the trace at its own speed; each case runs
+#    in a network namespace of its own (tests/vg_slowcase.sh says why).
+#    The fast viewer must finish as it does alone, the player keep its
+#    clock, and the server's memory stay bounded (one frame per slow
+#    stock viewer, its updates coalesced). The old way, the stock
+#    viewer's encoder reading the shared frame, shows the check can fail.
+echo "# slow viewers at 200 kB/s beside a fast one"
+res() { sed -n "s/^$2=//p" "$work/$1.res"; }
+slow_case() {
+	n=$1; shift
+	unshare -n sh "$S/tests/vg_slowcase.sh" "$work/$n.res" "$n" "$@"
+}
+if slow_case base; then
+	base_ms=$(res base fast_ms)
+	echo "#   alone, the fast viewer shows the last frame after $base_ms ms"
+	# unaffected_by NAME: the fast viewer finished within 10 % + 300 ms of
+	# its time alone, and the player was never 300 ms behind its clock.
+	unaffected_by() {
+		f=$(res "$1" fast_ms) l=$(res "$1" lag_ms)
+		echo "#   $1: fast viewer $f ms (alone $base_ms ms), player at most $l ms behind"
+		[ "$(res "$1" fast_exact)" = yes ] && [ "$f" -le $((base_ms * 11 / 10 + 300)) ] && [ "$l" -le 300 ]
+	}
+	bounded() {
+		g=$(( $(res "$1" rss_max_kb) - $(res "$1" rss0_kb) ))
+		echo "#   $1: server memory grew by $g kB at most"
+		[ "$g" -le 32768 ]
+	}
+	for kind in stock varg; do
+		if [ $kind = stock ]; then
+			slow_case stock --no-varg --encodings raw
+		else
+			slow_case varg --encodings zlib
+		fi
+		tap_check "slow $kind viewer: the fast viewer and the player are unaffected" unaffected_by $kind
+		tap_check "slow $kind viewer: the server's memory stays bounded (32 MB)" bounded $kind
+		tap_check "slow $kind viewer: it ends exact ($(res $kind slow_bytes) bytes)" \
+			test "$(res $kind slow_exact)" = yes
+	done
+	VARG_TEST_SHARED_FRAME=1 slow_case shared --no-varg --encodings raw
+	echo "#   the stock encoder reading the shared frame: player up to $(res shared lag_ms) ms behind"
+	tap_check "without a frame of its own, the slow stock viewer stalls the player (the check can fail)" \
+		test "$(res shared lag_ms)" -gt 1000 -o "$(res shared fast_exact)" = no
+else
+	for _ in 1 2 3 4 5 6 7; do tap_skip "slow viewers: no network namespace of our own (not root?)"; done
+fi
+
+# 7. 32 viewers for a minute: the trace slowed to last ~60 s; the server's
 #    resident memory sampled every 5 s.
 nview=${VG_STRESS_VIEWERS:-32}
 echo "# $nview viewers for a minute"

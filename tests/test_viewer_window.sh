@@ -234,6 +234,7 @@ stop_viewer
 # --- passwords: a wrong one, then the right one from a vncpasswd file.
 echo "right-pw" | vncpasswd -f >"$work/right.pw"
 echo "wrong-pw" | vncpasswd -f >"$work/wrong.pw"
+chmod 600 "$work/right.pw" "$work/wrong.pw"
 xvnc locked "" -SecurityTypes VncAuth -PasswordFile "$work/right.pw" || exit 1
 LOCKED=$DISP
 tap_check "wrong password: one clear line, exit 3" fails_cleanly 3 \
