@@ -68,6 +68,7 @@ typedef struct {
 	char *password_file;
 	char *view_password_file;
 	gboolean view_only;
+	gboolean allow_no_password;
 	int fps;
 	gboolean no_damage;
 	gboolean no_shm;
@@ -94,6 +95,22 @@ typedef struct {
 	gboolean quiet;
 } options;
 
+static bool is_loopback(const char *addr)
+{
+	struct in_addr a;
+
+	return inet_pton(AF_INET, addr, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
+
+/* A well-formed address other machines may reach (a malformed one is
+ * reported when the server tries to listen on it). */
+static bool reachable(const char *addr)
+{
+	struct in_addr a;
+
+	return inet_pton(AF_INET, addr, &a) == 1 && !is_loopback(addr);
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
 	GOptionEntry entries[] = {
@@ -103,6 +120,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->password_file, "Ask clients for the VNC password in FILE (vncpasswd format)", "FILE" },
 		{ "viewonly-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->view_password_file, "A second password, in FILE, for view-only access", "FILE" },
 		{ "view-only", 0, 0, G_OPTION_ARG_NONE, &o->view_only, "Ignore every client's input and clipboard", NULL },
+		{ "allow-no-password", 0, 0, G_OPTION_ARG_NONE, &o->allow_no_password, "Serve a --listen address other than loopback without --password-file", NULL },
 		{ "vnc-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->vnc_password_file, "With --vnc: the upstream server's password (vncpasswd format)", "FILE" },
 		{ "fps", 0, 0, G_OPTION_ARG_INT, &o->fps, "With --display: most screen reads a second (default 30)", "N" },
 		{ "no-damage", 0, 0, G_OPTION_ARG_NONE, &o->no_damage, "With --display: poll the whole screen instead of using XDamage", NULL },
@@ -162,6 +180,12 @@ static int parse_options(int argc, char **argv, options *o)
 	}
 	if (o->stats_interval < -1) {
 		vg_error("--stats-interval must not be negative");
+		return VG_EINVAL;
+	}
+	if (o->listen && !o->password_file && !o->allow_no_password && reachable(o->listen)) {
+		vg_error("refusing to serve %s without a password: anyone who can reach it could see "
+			 "and control this screen; use --password-file, or keep the default 127.0.0.1 "
+			 "and connect through ssh -L (--allow-no-password to serve it anyway)", o->listen);
 		return VG_EINVAL;
 	}
 	if (o->view_password_file && !o->password_file) {
@@ -241,13 +265,6 @@ static char *read_password(const char *path, const char *option)
 		return NULL;
 	}
 	return pw;
-}
-
-static bool is_loopback(const char *addr)
-{
-	struct in_addr a;
-
-	return inet_pton(AF_INET, addr, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
 }
 
 static double ms(double ns)

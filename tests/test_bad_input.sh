@@ -12,7 +12,7 @@ VWR="$B/viewer/varg-viewer --headless"
 VT=$B/traces/varg-trace
 d=$work/in
 mkdir -p "$d"
-tap_plan 72
+tap_plan 73
 
 # Inputs: a frame as PNG, a trace cut short in its header and in a record,
 # one with a flipped byte in a record and one in its magic, an empty file.
@@ -65,6 +65,7 @@ bad 2 '--speed must be' $SRV --trace "$TRACE" --speed -1
 bad 2 '--beliefs-file-mb must be' $SRV --trace "$TRACE" --beliefs-file-mb 0
 bad 2 'exclude each other' $SRV --trace "$TRACE" --no-persistent-cache --beliefs-dir "$d"
 bad 1 "bad listen address '300.1.1.1'" $SRV --trace "$TRACE" --listen 300.1.1.1
+bad 2 "refusing to serve 0.0.0.0 without a password" $SRV --trace "$TRACE" --listen 0.0.0.0
 bad 1 'nope.vtr: not found' $SRV --trace "$d/nope.vtr"
 bad 1 'frame.png: wrong file type' $SRV --trace "$d/frame.png"
 bad 1 'empty.vtr: wrong file type' $SRV --trace "$d/empty.vtr"
