@@ -7,7 +7,7 @@ EXTRA_DIST += tests/fuzz/corpus
 # End-to-end tests: real varg-server and varg-viewer processes on loopback.
 noinst_PROGRAMS += tests/vg_imgcmp tests/vg_badclient
 tests_vg_imgcmp_LDADD = $(VG_COMMON_LIBS)
-tests_vg_badclient_SOURCES = tests/vg_badclient.c
+tests_vg_badclient_SOURCES = tests/vg_badclient.c tests/vg_fdio.c tests/vg_fdio.h
 TESTS += tests/test_firstlight.sh
 dist_noinst_SCRIPTS += tests/test_firstlight.sh tests/vg_e2e.sh
 TESTS += tests/test_fingerprint_e2e.sh
@@ -47,6 +47,7 @@ dist_noinst_SCRIPTS += tests/test_record.sh tests/test_record_vnc.sh tests/vg_xv
 # FBS import: an rfbproxy-style recorder between a real viewer and a real
 # VNC server.
 noinst_PROGRAMS += tests/vg_fbsproxy
+tests_vg_fbsproxy_SOURCES = tests/vg_fbsproxy.c tests/vg_fdio.c tests/vg_fdio.h
 TESTS += tests/test_fbs.sh
 dist_noinst_SCRIPTS += tests/test_fbs.sh
 
@@ -65,7 +66,7 @@ TESTS += tests/test_bad_input.sh
 dist_noinst_SCRIPTS += tests/test_bad_input.sh
 # A slow link in user space for one connection (tests/test_stress.sh).
 noinst_PROGRAMS += tests/vg_slowlink
-tests_vg_slowlink_SOURCES = tests/vg_slowlink.c
+tests_vg_slowlink_SOURCES = tests/vg_slowlink.c tests/vg_fdio.c tests/vg_fdio.h
 TESTS += tests/test_stress.sh
 dist_noinst_SCRIPTS += tests/test_stress.sh tests/vg_slowcase.sh
 
@@ -80,7 +81,7 @@ tests_test_monitor_LDADD = $(VG_COMMON_LIBS) -lpthread
 
 # Authentication by hand: every security type, guessing slowed down.
 noinst_PROGRAMS += tests/vg_authprobe
-tests_vg_authprobe_SOURCES = tests/vg_authprobe.c
+tests_vg_authprobe_SOURCES = tests/vg_authprobe.c tests/vg_fdio.c tests/vg_fdio.h
 tests_vg_authprobe_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS)
 tests_vg_authprobe_LDADD = $(VNCSERVER_LIBS)
 TESTS += tests/test_auth.sh

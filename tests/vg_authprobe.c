@@ -19,25 +19,7 @@
 #include <unistd.h>
 #include <rfb/rfbproto.h>
 
-static int read_all(int fd, void *buf, size_t n)
-{
-	uint8_t *p = buf;
-
-	while (n > 0) {
-		ssize_t k = read(fd, p, n);
-
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-	return write(fd, buf, n) == (ssize_t)n ? 0 : -1;
-}
+#include "tests/vg_fdio.h"
 
 static uint32_t get_u32(const uint8_t *p)
 {
@@ -55,7 +37,7 @@ static int client_init(int fd, const char *offered)
 {
 	uint8_t shared = 1, init[24];
 
-	if (write_all(fd, &shared, 1) != 0 || read_all(fd, init, sizeof init) != 0)
+	if (vg_fd_write_all(fd, &shared, 1) != 0 || vg_fd_read_all(fd, init, sizeof init) != 0)
 		return finish(offered, "closed");
 	return finish(offered, "access");
 }
@@ -100,14 +82,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	freeaddrinfo(ai);
-	if (read_all(fd, version, 12) != 0)
+	if (vg_fd_read_all(fd, version, 12) != 0)
 		return finish("-", "closed");
 	snprintf(version, sizeof version, "RFB 003.%03d\n", minor);
-	if (write_all(fd, version, 12) != 0)
+	if (vg_fd_write_all(fd, version, 12) != 0)
 		return finish("-", "closed");
 	if (minor < 7) {
 		/* 3.3: the server decides. */
-		if (read_all(fd, buf, 4) != 0)
+		if (vg_fd_read_all(fd, buf, 4) != 0)
 			return finish("-", "closed");
 		type = (uint8_t)get_u32(buf);
 		snprintf(offered, sizeof offered, "%u", type);
@@ -116,34 +98,34 @@ int main(int argc, char **argv)
 		if (type != rfbSecTypeVncAuth)
 			return finish(offered, "closed");
 	} else {
-		if (read_all(fd, &n, 1) != 0 || n == 0)
+		if (vg_fd_read_all(fd, &n, 1) != 0 || n == 0)
 			return finish("-", "closed");
 		for (i = 0; i < n; i++) {
-			if (read_all(fd, &type, 1) != 0)
+			if (vg_fd_read_all(fd, &type, 1) != 0)
 				return finish(offered, "closed");
 			snprintf(offered + strlen(offered), sizeof offered - strlen(offered), "%s%u",
 				 i ? "," : "", type);
 		}
 		type = (uint8_t)want;
-		if (write_all(fd, &type, 1) != 0)
+		if (vg_fd_write_all(fd, &type, 1) != 0)
 			return finish(offered, "closed");
 		if (type == rfbSecTypeNone) {
 			/* 3.8 sends a SecurityResult even for None. */
-			if (minor >= 8 && (read_all(fd, buf, 4) != 0 || get_u32(buf) != 0))
+			if (minor >= 8 && (vg_fd_read_all(fd, buf, 4) != 0 || get_u32(buf) != 0))
 				return finish(offered, "closed");
 			return client_init(fd, offered);
 		}
 		if (type != rfbSecTypeVncAuth) {
 			/* Not a type this probe can go on with: the server
 			 * must hang up. Anything it sends means it did not. */
-			return read_all(fd, buf, 1) != 0 ? finish(offered, "closed")
+			return vg_fd_read_all(fd, buf, 1) != 0 ? finish(offered, "closed")
 							 : finish(offered, "access");
 		}
 	}
-	if (read_all(fd, buf, 16) != 0)
+	if (vg_fd_read_all(fd, buf, 16) != 0)
 		return finish(offered, "closed");
 	rfbEncryptBytes(buf, password);
-	if (write_all(fd, buf, 16) != 0 || read_all(fd, buf, 4) != 0)
+	if (vg_fd_write_all(fd, buf, 16) != 0 || vg_fd_read_all(fd, buf, 4) != 0)
 		return finish(offered, "closed");
 	if (get_u32(buf) != 0)
 		return finish(offered, "auth-failed");

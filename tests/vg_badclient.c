@@ -15,24 +15,7 @@
 
 #include "fingerprint/vg_proto.h"
 
-static int read_all(int fd, void *buf, size_t n)
-{
-	uint8_t *p = buf;
-
-	while (n) {
-		ssize_t k = read(fd, p, n);
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-	return write(fd, buf, n) == (ssize_t)n ? 0 : -1;
-}
+#include "tests/vg_fdio.h"
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -62,17 +45,17 @@ int main(int argc, char **argv)
 		perror("vg_badclient: connect");
 		return 1;
 	}
-	if (read_all(fd, buf, 12) || write_all(fd, "RFB 003.008\n", 12) ||
-	    read_all(fd, &n, 1) || n == 0 || read_all(fd, buf, n) ||
-	    write_all(fd, &sec, 1) || read_all(fd, buf, 4) ||
-	    write_all(fd, "\1", 1) || read_all(fd, buf, 24)) {
+	if (vg_fd_read_all(fd, buf, 12) || vg_fd_write_all(fd, "RFB 003.008\n", 12) ||
+	    vg_fd_read_all(fd, &n, 1) || n == 0 || vg_fd_read_all(fd, buf, n) ||
+	    vg_fd_write_all(fd, &sec, 1) || vg_fd_read_all(fd, buf, 4) ||
+	    vg_fd_write_all(fd, "\1", 1) || vg_fd_read_all(fd, buf, 24)) {
 		fprintf(stderr, "vg_badclient: handshake failed\n");
 		return 1;
 	}
 	name_len = (uint32_t)buf[20] << 24 | (uint32_t)buf[21] << 16 | (uint32_t)buf[22] << 8 | buf[23];
 	while (name_len) {
 		uint32_t k = name_len < sizeof buf ? name_len : sizeof buf;
-		if (read_all(fd, buf, k))
+		if (vg_fd_read_all(fd, buf, k))
 			return 1;
 		name_len -= k;
 	}
@@ -83,11 +66,12 @@ int main(int argc, char **argv)
 		uint8_t r[10] = { 3, 0, 0, 0, 0, 0, 0x7f, 0xff, 0x7f, 0xff };
 		put32(e + 4, (uint32_t)VG_ENCODING);
 		put32(e + 8, 0);
-		if (write_all(fd, m, sizeof m) || write_all(fd, e, sizeof e) || write_all(fd, r, sizeof r))
+		if (vg_fd_write_all(fd, m, sizeof m) || vg_fd_write_all(fd, e, sizeof e) ||
+		    vg_fd_write_all(fd, r, sizeof r))
 			return 1;
 		for (int i = 0; i < 50 && stall; i++) {
 			r[1] = 1;
-			if (write_all(fd, r, sizeof r))
+			if (vg_fd_write_all(fd, r, sizeof r))
 				break;
 		}
 	}
@@ -95,7 +79,7 @@ int main(int argc, char **argv)
 		sleep((unsigned)atoi(argv[3]));
 	} else {
 		/* Read the first bytes of the first update, then vanish. */
-		if (read_all(fd, buf, 16) == 0)
+		if (vg_fd_read_all(fd, buf, 16) == 0)
 			usleep(1000);
 	}
 	close(fd);

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/vg_fdio.h"
+
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -30,19 +32,6 @@ static void put_u32be(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 16);
 	p[2] = (uint8_t)(v >> 8);
 	p[3] = (uint8_t)v;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t k = write(fd, p, n);
-
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -99,7 +88,7 @@ int main(int argc, char **argv)
 			break;
 		if (p[0].revents) {
 			n = read(cfd, buf, sizeof buf);
-			if (n <= 0 || write_all(sfd, buf, (size_t)n))
+			if (n <= 0 || vg_fd_write_all(sfd, buf, (size_t)n))
 				break;
 		}
 		if (p[1].revents) {
@@ -113,7 +102,7 @@ int main(int argc, char **argv)
 			put_u32be(hdr, (uint32_t)(now_ms() - start));
 			fwrite(hdr, 1, 4, out);
 			fflush(out);
-			if (write_all(cfd, buf, (size_t)n))
+			if (vg_fd_write_all(cfd, buf, (size_t)n))
 				break;
 		}
 	}

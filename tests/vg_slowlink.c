@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/vg_fdio.h"
+
 /* Small enough that the server's writes block within one update. */
 #define BUF_BYTES 16384
 
@@ -28,19 +30,6 @@ static uint64_t now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t k = write(fd, p, n);
-
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
 }
 
 static void small_buffers(int fd)
@@ -123,13 +112,13 @@ int main(int argc, char **argv)
 			break;
 		if (p[0].revents) {
 			n = read(cfd, buf, sizeof buf);
-			if (n <= 0 || write_all(sfd, buf, (size_t)n) != 0)
+			if (n <= 0 || vg_fd_write_all(sfd, buf, (size_t)n) != 0)
 				break;
 			up += (uint64_t)n;
 		}
 		if (room > 0 && p[1].revents) {
 			n = read(sfd, buf, room < sizeof buf ? room : sizeof buf);
-			if (n <= 0 || write_all(cfd, buf, (size_t)n) != 0)
+			if (n <= 0 || vg_fd_write_all(cfd, buf, (size_t)n) != 0)
 				break;
 			down += (uint64_t)n;
 			credit -= (double)n;
