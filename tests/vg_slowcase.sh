@@ -39,22 +39,23 @@ if [ $# -gt 0 ]; then
 fi
 IDLE=3 viewer fast --frame-log "$work/fast.log"
 rss_max=$rss0
-while kill -0 "$pid_fast" 2>/dev/null; do
-	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$SERVER_PID/status")
-	[ "${rss:-0}" -gt "$rss_max" ] && rss_max=$rss
-	sleep 0.5
-done
+# watch_rss PID: until PID ends, keeps the server's largest resident size
+# in rss_max (kB).
+watch_rss() {
+	while kill -0 "$1" 2>/dev/null; do
+		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$SERVER_PID/status")
+		[ "${rss:-0}" -gt "$rss_max" ] && rss_max=$rss
+		sleep 0.5
+	done
+}
+watch_rss "$pid_fast"
 wait "$pid_fast"
 fast_st=$?
 fast_exact=no
 [ $fast_st -eq 0 ] && same_image "$work/fast.png" "$work/expected.png" && fast_exact=yes
 slow_exact=- slow_bytes=-
 if [ $# -gt 0 ]; then
-	while kill -0 "$pid_slow" 2>/dev/null; do
-		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$SERVER_PID/status")
-		[ "${rss:-0}" -gt "$rss_max" ] && rss_max=$rss
-		sleep 0.5
-	done
+	watch_rss "$pid_slow"
 	wait "$pid_slow"
 	slow_st=$?
 	slow_exact=no
