@@ -801,10 +801,11 @@ static bool own_screen_fit(rfbClientPtr cl, vg_conn *c)
 		own->frameBuffer = (char *)frame->pixels;
 	}
 	if (cl->scaledScreen != own) {
-		/* As rfbScalingSetup switches screens. */
+		/* As rfbScalingSetup switches screens, but without its
+		 * reference counts: LibVNCServer reads them only for the
+		 * scaled copies it lists after the main screen, and the main
+		 * screen's count is shared by every client's thread. */
 		LOCK(cl->updateMutex);
-		cl->scaledScreen->scaledScreenRefCount--;
-		own->scaledScreenRefCount++;
 		cl->scaledScreen = own;
 		UNLOCK(cl->updateMutex);
 	}
