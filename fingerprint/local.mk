@@ -68,3 +68,7 @@ VG_FUZZERS += tests/fuzz/fuzz_beliefs
 tests_fuzz_fuzz_beliefs_SOURCES = tests/fuzz/fuzz_beliefs.c
 tests_fuzz_fuzz_beliefs_LDADD = $(VG_FP_LIBS)
 tests_fuzz_fuzz_beliefs_LDFLAGS = -fsanitize=fuzzer
+check_PROGRAMS += tests/test_history
+TESTS += tests/test_history
+tests_test_history_SOURCES = tests/test_history.c $(VG_TESTUTIL_SOURCES)
+tests_test_history_LDADD = $(VG_FP_LIBS)

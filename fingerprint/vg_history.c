@@ -24,12 +24,14 @@ struct vg_history {
 	size_t base;     /* the oldest live item */
 	uint32_t *map;
 	size_t map_cap;  /* a power of two, at least twice the items */
+	bool indexed;    /* keeps the map */
 };
 
-vg_history *vg_history_new(void)
+vg_history *vg_history_new(bool indexed)
 {
 	vg_history *h = g_new0(vg_history, 1);
 
+	h->indexed = indexed;
 	h->items = g_array_new(FALSE, FALSE, sizeof(vg_repeat_item));
 	return h;
 }
@@ -73,6 +75,8 @@ static void map_rebuild(vg_history *h)
 {
 	size_t cap = 64, i;
 
+	if (!h->indexed)
+		return;
 	while (cap < 2 * (size_t)h->items->len)
 		cap *= 2;
 	if (cap != h->map_cap) {
@@ -98,6 +102,8 @@ void vg_history_append(vg_history *h, const vg_repeat_item *items, size_t n)
 		g_array_remove_range(h->items, 0, (guint)h->base);
 		h->base = 0;
 		map_rebuild(h);
+	} else if (!h->indexed) {
+		return;
 	} else if (h->map_cap < 2 * (size_t)h->items->len) {
 		map_rebuild(h);
 	} else {

@@ -28,7 +28,9 @@ typedef struct {
 
 typedef struct vg_history vg_history;
 
-vg_history *vg_history_new(void);
+/* An empty history; indexed ones keep the map vg_history_find needs
+ * (the server's; the viewer only reads items by place). */
+vg_history *vg_history_new(bool indexed);
 void vg_history_free(vg_history *h);
 
 size_t vg_history_len(const vg_history *h);
@@ -40,12 +42,13 @@ const vg_repeat_item *vg_history_at(const vg_history *h, size_t i);
  * VG_HISTORY_MAX. Amortised O(1) an item. */
 void vg_history_append(vg_history *h, const vg_repeat_item *items, size_t n);
 
-/* The index of the newest item with key: true and *index, or false. */
+/* The index of the newest item with key: true and *index, or false
+ * (always false for a history that is not indexed). */
 bool vg_history_find(const vg_history *h, uint64_t key, size_t *index);
 
 void vg_history_clear(vg_history *h);
 
-/* Moves b's items to a and a's to b. */
+/* Moves b's items to a and a's to b; both must be indexed alike. */
 void vg_history_swap(vg_history *a, vg_history *b);
 
 /* The 64-bit digest of the list under fingerprint width fp_bits; 0 for

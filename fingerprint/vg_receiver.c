@@ -100,9 +100,9 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
 	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	r->prev = g_array_new(FALSE, FALSE, sizeof(list_item));
-	r->hist = vg_history_new();
+	r->hist = vg_history_new(false);
 	r->cur_hist = g_array_new(FALSE, FALSE, sizeof(list_item));
-	r->saved = vg_history_new();
+	r->saved = vg_history_new(false);
 	r->cur = g_array_new(FALSE, FALSE, sizeof(list_item));
 	r->seg = g_malloc(VG_MAX_CACHED_SEGMENT);
 	*out = r;

@@ -91,7 +91,7 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 	s->prev = g_array_new(FALSE, FALSE, sizeof(list_item));
 	s->cur = g_array_new(FALSE, FALSE, sizeof(list_item));
 	s->cur_hist = g_array_new(FALSE, FALSE, sizeof(list_item));
-	s->hist = vg_history_new();
+	s->hist = vg_history_new(true);
 	s->beliefs = vg_beliefs_new();
 	*out = s;
 	return VG_OK;
@@ -644,7 +644,7 @@ int vg_sender_load_beliefs(vg_sender *s, const uint8_t *data, size_t len)
 	if (!s->viewer_hello)
 		return VG_EPROTO;
 	tag_of(s, &tag);
-	saved = vg_history_new();
+	saved = vg_history_new(true);
 	if ((err = vg_beliefs_load(s->beliefs, &tag, data, len, saved))) {
 		vg_history_free(saved);
 		return err;

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	vg_beliefs_tag tag;
 	vg_beliefs *b = vg_beliefs_new(), *c;
-	vg_history *win = vg_history_new(), *win2 = vg_history_new();
+	vg_history *win = vg_history_new(false), *win2 = vg_history_new(false);
 	vg_writer w;
 	int err;
 
