@@ -6,7 +6,7 @@
  * pseudo-encodings): a server that sends them leaves the pointer out of
  * the picture, so a user shows the shapes vg_mirror_take_cursor gives.
  *
- * Used by varg-trace record --vnc and meant for the server's proxy mode;
+ * Used by varg-trace record --vnc and the server's --vnc source;
  * built into server/libvgcapture.a with the X capture. One thread per
  * mirror.
  */

@@ -5,11 +5,11 @@
  * XInput 2 become INPUT records. VNC (--vnc): a LibVNCClient mirror is
  * grabbed after each completed framebuffer update; the server does not
  * tell what its users do, so there is no input, but the cursor shapes it
- * sends (it is asked for them) become CURSOR records. Either way grabs happen at
- * most --fps times a second and store the tiles that changed as a FRAME
- * record. SIGINT and SIGTERM end the recording like --duration does: a
- * last grab, then the END record, so everything seen until then is
- * kept. */
+ * sends (it is asked for them) become CURSOR records. Either way grabs
+ * happen at most --fps times a second and store the tiles that changed as
+ * a FRAME record. SIGINT and SIGTERM end the recording like --duration
+ * does: a last grab, then the END record, so everything seen until then
+ * is kept. */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
