@@ -22,6 +22,9 @@ struct vg_mirror {
 	char *cut;             /* clipboard text the server sent, not yet taken */
 	size_t cut_len;
 	bool cut_new;
+	uint32_t *cursor;      /* the newest cursor shape, premultiplied ARGB */
+	vg_mirror_cursor cursor_shape;
+	bool cursor_new;
 	char error[128];
 };
 
@@ -76,6 +79,42 @@ static void got_cut_text(rfbClient *client, const char *text, int len)
 	m->cut_new = true;
 }
 
+/* rcSource holds the shape in the mirror's pixel format (0x00RRGGBB),
+ * rcMask one byte a pixel, non-zero where the cursor is opaque; both
+ * width x height. */
+static void got_cursor(rfbClient *client, int xhot, int yhot, int w, int h, int bpp)
+{
+	vg_mirror *m = mirror_of(client);
+	size_t i, n;
+
+	if (!m || bpp != 4 || w < 1 || h < 1 || w > VG_MAX_DIM || h > VG_MAX_DIM || !client->rcSource ||
+	    !client->rcMask)
+		goto out;
+	n = (size_t)w * (size_t)h;
+	g_free(m->cursor);
+	m->cursor = g_new(uint32_t, n);
+	for (i = 0; i < n; i++) {
+		uint32_t px;
+
+		memcpy(&px, client->rcSource + i * 4, 4);
+		/* Transparent pixels are all zero, as premultiplied ARGB
+		 * requires. */
+		m->cursor[i] = client->rcMask[i] ? 0xff000000u | (px & 0xffffffu) : 0;
+	}
+	m->cursor_shape.width = w;
+	m->cursor_shape.height = h;
+	/* RFB does not forbid a hot spot outside the image; users do. */
+	m->cursor_shape.hot_x = CLAMP(xhot, 0, w - 1);
+	m->cursor_shape.hot_y = CLAMP(yhot, 0, h - 1);
+	m->cursor_shape.pixels = m->cursor;
+	m->cursor_new = true;
+out:
+	/* LibVNCClient 0.9.14 frees the previous rcSource before the next
+	 * shape but not the previous rcMask: the mask is done with here. */
+	free(client->rcMask);
+	client->rcMask = NULL;
+}
+
 /* LibVNCClient frees the answer. */
 static char *get_password(rfbClient *client)
 {
@@ -120,6 +159,10 @@ int vg_mirror_open_auth(const char *host, int port, const char *encodings, int32
 	client->appData.encodingsString = encodings;
 	/* A recording must be exact: no JPEG. */
 	client->appData.enableJPEG = FALSE;
+	/* Cursor shapes, not a cursor painted into the picture: frames
+	 * stay the application's, the pointer comes apart. */
+	client->appData.useRemoteCursor = TRUE;
+	client->GotCursorShape = got_cursor;
 	client->FinishedFrameBufferUpdate = finished_update;
 	client->MallocFrameBuffer = alloc_framebuffer;
 	client->GotXCutText = got_cut_text;
@@ -241,6 +284,15 @@ int vg_mirror_take_cut_text(vg_mirror *m, const char **text, size_t *len)
 	return 1;
 }
 
+int vg_mirror_take_cursor(vg_mirror *m, vg_mirror_cursor *cur)
+{
+	if (!m->cursor_new)
+		return 0;
+	m->cursor_new = false;
+	*cur = m->cursor_shape;
+	return 1;
+}
+
 const char *vg_mirror_error_text(const vg_mirror *m)
 {
 	return m->error;
@@ -253,10 +305,16 @@ void vg_mirror_free(vg_mirror *m)
 	if (m->client) {
 		free(m->client->frameBuffer);
 		m->client->frameBuffer = NULL;
+		/* The last cursor shape: rfbClientCleanup leaves it behind. */
+		free(m->client->rcSource);
+		free(m->client->rcMask);
+		m->client->rcSource = NULL;
+		m->client->rcMask = NULL;
 		rfbClientCleanup(m->client);
 	}
 	vg_pixbuf_free(m->cur);
 	g_free(m->password);
 	g_free(m->cut);
+	g_free(m->cursor);
 	g_free(m);
 }

@@ -2,8 +2,11 @@
  * ordinary viewer asking for Varg's pixel format (32-bit 0x00RRGGBB) and
  * lossless encodings, keeps the server's framebuffer up to date, and says
  * which parts changed since the last look, as tiles that really differ.
+ * It also asks for cursor shapes (the RichCursor and XCursor
+ * pseudo-encodings): a server that sends them leaves the pointer out of
+ * the picture, so a user shows the shapes vg_mirror_take_cursor gives.
  *
- * Used by varg-trace record --vnc and meant for the server's proxy mode;
+ * Used by varg-trace record --vnc and the server's --vnc source;
  * built into server/libvgcapture.a with the X capture. One thread per
  * mirror.
  */
@@ -67,6 +70,20 @@ int vg_mirror_cut_text(vg_mirror *m, const char *utf8, size_t len);
  * (UTF-8, *len bytes, NUL-terminated; owned by m, valid until the next
  * call), 0 when none arrived. */
 int vg_mirror_take_cut_text(vg_mirror *m, const char **text, size_t *len);
+
+/* A cursor shape: width x height 0xAARRGGBB words with premultiplied
+ * alpha, rows top to bottom, each pixel opaque or all zero (RFB cursors
+ * have a 1-bit mask), and the hot spot, inside the image. */
+typedef struct {
+	int32_t width, height;
+	int32_t hot_x, hot_y;
+	const uint32_t *pixels;
+} vg_mirror_cursor;
+
+/* The cursor shape the server sent since the last call (the newest when
+ * several came): 1 with *cur (pixels owned by m, valid until the next
+ * vg_mirror_poll), 0 when none arrived. */
+int vg_mirror_take_cursor(vg_mirror *m, vg_mirror_cursor *cur);
 
 /* Why the connection ended ("" while it lasts). */
 const char *vg_mirror_error_text(const vg_mirror *m);

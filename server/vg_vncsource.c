@@ -146,6 +146,25 @@ static int forward_events(vg_vncsource *v)
 	return err;
 }
 
+/* The server's cursor shape for every client that takes cursor shapes:
+ * the mirror asked for shapes, so the server no longer paints the pointer
+ * into the picture. */
+static void send_cursor(vg_vncsource *v, vg_server *srv)
+{
+	vg_mirror_cursor mc;
+	vg_server_cursor sc;
+
+	if (vg_mirror_take_cursor(v->mirror, &mc) <= 0)
+		return;
+	sc.width = mc.width;
+	sc.height = mc.height;
+	sc.hot_x = mc.hot_x;
+	sc.hot_y = mc.hot_y;
+	sc.pixels = mc.pixels;
+	if (vg_server_set_cursor(srv, &sc))
+		vg_debug("cursor of %dx%d not sent", mc.width, mc.height);
+}
+
 static void grab(vg_vncsource *v, vg_server *srv)
 {
 	size_t n = 0;
@@ -188,6 +207,7 @@ int vg_vncsource_run(vg_vncsource *v, vg_server *srv, const volatile sig_atomic_
 		}
 		if (vg_mirror_take_cut_text(v->mirror, &text, &len) > 0)
 			vg_server_cut_text(srv, text, len);
+		send_cursor(v, srv);
 		if (vg_mirror_is_dirty(v->mirror))
 			grab(v, srv);
 	}

@@ -34,7 +34,7 @@ tests_vg_xcapture_check_LDADD = $(VG_CAPTURE_LIBS)
 tests_vg_xprobe_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS)
 tests_vg_xprobe_LDADD = $(X11_LIBS)
 tests_vg_tracedump_LDADD = $(VG_TRACE_LIBS)
-TESTS += tests/test_record.sh tests/test_record_vnc.sh
+TESTS += tests/test_record.sh tests/test_record_vnc.sh tests/test_vnc_cursor.sh
 
 # Sharing a desktop: a VNC client that sends input and clipboard text.
 noinst_PROGRAMS += tests/vg_vncinput
@@ -42,7 +42,7 @@ tests_vg_vncinput_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
 tests_vg_vncinput_LDADD = $(VNCCLIENT_LIBS)
 TESTS += tests/test_desktop.sh tests/test_desktop_vnc.sh tests/test_session.sh
 dist_noinst_SCRIPTS += tests/test_desktop.sh tests/test_desktop_vnc.sh tests/test_session.sh
-dist_noinst_SCRIPTS += tests/test_record.sh tests/test_record_vnc.sh tests/vg_xvfb.sh
+dist_noinst_SCRIPTS += tests/test_record.sh tests/test_record_vnc.sh tests/test_vnc_cursor.sh tests/vg_xvfb.sh
 
 # FBS import: an rfbproxy-style recorder between a real viewer and a real
 # VNC server.

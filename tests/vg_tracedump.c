@@ -4,10 +4,15 @@
  *   pointer T_NS X Y BUTTONS
  *   key T_NS KEYSYM DOWN
  *   marker T_NS TEXT
- *   cursor T_NS WIDTH HEIGHT HOT_X HOT_Y OPAQUE (pixels with alpha 255)
+ *   cursor T_NS WIDTH HEIGHT HOT_X HOT_Y OPAQUE PIXHASH
+ * (OPAQUE: pixels with alpha 255; PIXHASH: FNV-1a of the pixels, 16 hex
+ * digits, to compare images). With VG_TRACEDUMP_CURSOR_ART set, each
+ * cursor line is followed by its image, '#' opaque, '+' translucent, '.'
+ * transparent.
  * Exit status 1 (after the records read) when the trace is damaged. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "common/vg_error.h"
 #include "traces/vg_trace.h"
@@ -41,12 +46,26 @@ int main(int argc, char **argv)
 			printf("marker %" PRIu64 " %s\n", rec.t_ns, rec.text);
 			break;
 		case VG_TRACE_CURSOR: {
-			size_t i, opaque = 0;
+			size_t i, n = (size_t)rec.cursor.width * (size_t)rec.cursor.height, opaque = 0;
+			uint64_t h = 0xcbf29ce484222325u;
 
-			for (i = 0; i < (size_t)rec.cursor.width * (size_t)rec.cursor.height; i++)
-				opaque += rec.cursor.pixels[i] >> 24 == 0xff;
-			printf("cursor %" PRIu64 " %d %d %d %d %zu\n", rec.t_ns, rec.cursor.width,
-			       rec.cursor.height, rec.cursor.hot_x, rec.cursor.hot_y, opaque);
+			for (i = 0; i < n; i++) {
+				uint32_t p = rec.cursor.pixels[i];
+
+				opaque += p >> 24 == 0xff;
+				for (int b = 0; b < 32; b += 8)
+					h = (h ^ ((p >> b) & 0xffu)) * 0x100000001b3u;
+			}
+			printf("cursor %" PRIu64 " %d %d %d %d %zu %016" PRIx64 "\n", rec.t_ns, rec.cursor.width,
+			       rec.cursor.height, rec.cursor.hot_x, rec.cursor.hot_y, opaque, h);
+			if (getenv("VG_TRACEDUMP_CURSOR_ART"))
+				for (i = 0; i < n; i++) {
+					uint32_t a = rec.cursor.pixels[i] >> 24;
+
+					putchar(a == 0xff ? '#' : a ? '+' : '.');
+					if ((i + 1) % (size_t)rec.cursor.width == 0)
+						putchar('\n');
+				}
 			break;
 		}
 		default:

@@ -4,11 +4,12 @@
  * (or, without XDamage, at every tick); pointer and key events seen through
  * XInput 2 become INPUT records. VNC (--vnc): a LibVNCClient mirror is
  * grabbed after each completed framebuffer update; the server does not
- * tell what its users do, so there is no input. Either way grabs happen at
- * most --fps times a second and store the tiles that changed as a FRAME
- * record. SIGINT and SIGTERM end the recording like --duration does: a
- * last grab, then the END record, so everything seen until then is
- * kept. */
+ * tell what its users do, so there is no input, but the cursor shapes it
+ * sends (it is asked for them) become CURSOR records. Either way grabs
+ * happen at most --fps times a second and store the tiles that changed as
+ * a FRAME record. SIGINT and SIGTERM end the recording like --duration
+ * does: a last grab, then the END record, so everything seen until then
+ * is kept. */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -209,27 +210,41 @@ static int write_inputs(source *src, vg_trace_writer *w, uint64_t t_ns, rec_stat
 	return VG_OK;
 }
 
-/* Writes a cursor record when the X cursor's image changed (XFixes). An
- * image larger than a cursor record holds is left out. */
+/* Writes a cursor record when the pointer's image changed: the X
+ * cursor's (XFixes) or the shape a VNC server sent. An image larger than
+ * a cursor record holds is left out. */
 static int write_cursor(source *src, vg_trace_writer *w, uint64_t t_ns, rec_stats *s)
 {
 	vg_trace_cursor tc;
 	vg_xcursor xc;
+	vg_mirror_cursor mc;
 	int err;
 
-	if (!src->x || !vg_xcapture_cursor_changed(src->x) || vg_xcapture_cursor(src->x, &xc))
-		return VG_OK;
-	if (xc.width < 1 || xc.height < 1 || xc.width > VG_TRACE_MAX_CURSOR ||
-	    xc.height > VG_TRACE_MAX_CURSOR) {
-		vg_debug("cursor of %dx%d not recorded", xc.width, xc.height);
+	if (src->x) {
+		if (!vg_xcapture_cursor_changed(src->x) || vg_xcapture_cursor(src->x, &xc))
+			return VG_OK;
+		tc.width = xc.width;
+		tc.height = xc.height;
+		tc.hot_x = xc.hot_x;
+		tc.hot_y = xc.hot_y;
+		tc.pixels = xc.pixels;
+	} else {
+		if (vg_mirror_take_cursor(src->vnc, &mc) <= 0)
+			return VG_OK;
+		tc.width = mc.width;
+		tc.height = mc.height;
+		tc.hot_x = mc.hot_x;
+		tc.hot_y = mc.hot_y;
+		tc.pixels = mc.pixels;
+	}
+	if (tc.width < 1 || tc.height < 1 || tc.width > VG_TRACE_MAX_CURSOR ||
+	    tc.height > VG_TRACE_MAX_CURSOR) {
+		vg_debug("cursor of %dx%d not recorded", tc.width, tc.height);
 		return VG_OK;
 	}
-	tc.width = xc.width;
-	tc.height = xc.height;
 	/* X allows a hot spot outside the image; a record does not. */
-	tc.hot_x = CLAMP(xc.hot_x, 0, xc.width - 1);
-	tc.hot_y = CLAMP(xc.hot_y, 0, xc.height - 1);
-	tc.pixels = xc.pixels;
+	tc.hot_x = CLAMP(tc.hot_x, 0, tc.width - 1);
+	tc.hot_y = CLAMP(tc.hot_y, 0, tc.height - 1);
 	if ((err = vg_trace_writer_cursor(w, t_ns, &tc)))
 		return err;
 	s->cursors++;
