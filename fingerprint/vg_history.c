@@ -24,13 +24,15 @@ struct vg_history {
 	size_t base;     /* the oldest live item */
 	uint32_t *map;
 	size_t map_cap;  /* a power of two, at least twice the items */
+	size_t max;      /* live items kept */
 	bool indexed;    /* keeps the map */
 };
 
-vg_history *vg_history_new(bool indexed)
+vg_history *vg_history_new(size_t max, bool indexed)
 {
 	vg_history *h = g_new0(vg_history, 1);
 
+	h->max = max;
 	h->indexed = indexed;
 	h->items = g_array_new(FALSE, FALSE, sizeof(vg_repeat_item));
 	return h;
@@ -62,9 +64,12 @@ static size_t slot_of(uint64_t key, size_t cap)
 
 static void map_put(vg_history *h, size_t phys)
 {
-	uint64_t key = g_array_index(h->items, vg_repeat_item, phys).key;
+	const vg_repeat_item *it = &g_array_index(h->items, vg_repeat_item, phys);
+	uint64_t key = it->key;
 	size_t s;
 
+	if (!it->keyed)
+		return;
 	for (s = slot_of(key, h->map_cap); h->map[s]; s = (s + 1) & (h->map_cap - 1))
 		if (g_array_index(h->items, vg_repeat_item, h->map[s] - 1).key == key)
 			break;
@@ -96,8 +101,8 @@ void vg_history_append(vg_history *h, const vg_repeat_item *items, size_t n)
 	if (n == 0)
 		return;
 	g_array_append_vals(h->items, items, (guint)n);
-	if (vg_history_len(h) > VG_HISTORY_MAX)
-		h->base = h->items->len - VG_HISTORY_MAX;
+	if (vg_history_len(h) > h->max)
+		h->base = h->items->len - h->max;
 	if (h->base > h->items->len / 2) {
 		g_array_remove_range(h->items, 0, (guint)h->base);
 		h->base = 0;
@@ -187,7 +192,7 @@ int vg_history_read(vg_reader *r, vg_history *h)
 	vg_history_clear(h);
 	if (vg_reader_u32le(r, &n))
 		return VG_ETRUNC;
-	if (n > VG_HISTORY_MAX)
+	if (n > h->max)
 		return VG_ECORRUPT;
 	if (vg_reader_remaining(r) < (size_t)n * VG_HISTORY_ITEM_BYTES)
 		return VG_ETRUNC;

@@ -1,9 +1,10 @@
-/* The history: the keyed LITERAL segments one server has sent one viewer
- * cache, oldest first, across sessions, so that a REPEAT can name a
- * segment sent as pixels long ago, or in an earlier session, by its place
- * in this list (doc/protocol.md, *The history*). Both ends keep the same
- * list; the last VG_HISTORY_MAX items stay. Also its digest, its on-disk
- * block, and the viewer's file. No socket I/O. */
+/* A history of segments both ends remember, oldest first, so that a
+ * REPEAT can name a segment by its place in it (doc/protocol.md): the
+ * window (the last VG_REPEAT_WINDOW segments of a connection's updates)
+ * and the history proper (the last VG_HISTORY_MAX keyed LITERAL segments
+ * one server has sent one viewer cache, across sessions). Also the
+ * history's digest, its on-disk block, and the viewer's file. No socket
+ * I/O. */
 #ifndef VG_HISTORY_H
 #define VG_HISTORY_H
 
@@ -28,9 +29,10 @@ typedef struct {
 
 typedef struct vg_history vg_history;
 
-/* An empty history; indexed ones keep the map vg_history_find needs
- * (the server's; the viewer only reads items by place). */
-vg_history *vg_history_new(bool indexed);
+/* An empty history keeping the newest max items (1 .. 2^31); indexed
+ * ones keep the map vg_history_find needs (the server's; the viewer only
+ * reads items by place). */
+vg_history *vg_history_new(size_t max, bool indexed);
 void vg_history_free(vg_history *h);
 
 size_t vg_history_len(const vg_history *h);
@@ -38,8 +40,8 @@ size_t vg_history_len(const vg_history *h);
 /* Item i, 0 the oldest; i must be below the length. */
 const vg_repeat_item *vg_history_at(const vg_history *h, size_t i);
 
-/* Appends items (all keyed), then drops the oldest beyond
- * VG_HISTORY_MAX. Amortised O(1) an item. */
+/* Appends items, then drops the oldest beyond the history's max.
+ * Amortised O(1) an item; items with no key are kept but never found. */
 void vg_history_append(vg_history *h, const vg_repeat_item *items, size_t n);
 
 /* The index of the newest item with key: true and *index, or false
@@ -55,12 +57,12 @@ void vg_history_swap(vg_history *a, vg_history *b);
  * an empty list and never 0 otherwise. */
 uint64_t vg_history_digest(const vg_history *h, unsigned fp_bits);
 
-/* Appends the block: u32le n, then n × (u64le key, u64le content hash,
- * u32le len, u8 1). */
+/* Appends the block of a history of keyed items: u32le n, then
+ * n × (u64le key, u64le content hash, u32le len, u8 1). */
 void vg_history_write(const vg_history *h, vg_writer *out);
 
 /* Reads a block into h (replacing its items). VG_ETRUNC if it ends
- * early, VG_ECORRUPT for more than VG_HISTORY_MAX items or a bad item; h
+ * early, VG_ECORRUPT for more than h's max items or a bad item; h
  * is empty after an error. */
 int vg_history_read(vg_reader *r, vg_history *h);
 

@@ -52,7 +52,7 @@ struct vg_receiver {
 	vg_sha1 *sha1;
 	GArray *group;        /* pending */
 	GArray *repairs;      /* vg_rect */
-	GArray *prev;         /* list_item: the window of earlier updates' segments */
+	vg_history *win;      /* the window: earlier updates' segments */
 	vg_history *hist;     /* keyed literals from this server, across sessions */
 	GArray *cur_hist;     /* list_item: the update's keyed literals */
 	vg_history *saved;    /* the history saved by the last session */
@@ -99,10 +99,10 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	}
 	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
 	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
-	r->prev = g_array_new(FALSE, FALSE, sizeof(list_item));
-	r->hist = vg_history_new(false);
+	r->win = vg_history_new(VG_REPEAT_WINDOW, false);
+	r->hist = vg_history_new(VG_HISTORY_MAX, false);
 	r->cur_hist = g_array_new(FALSE, FALSE, sizeof(list_item));
-	r->saved = vg_history_new(false);
+	r->saved = vg_history_new(VG_HISTORY_MAX, false);
 	r->cur = g_array_new(FALSE, FALSE, sizeof(list_item));
 	r->seg = g_malloc(VG_MAX_CACHED_SEGMENT);
 	*out = r;
@@ -138,8 +138,7 @@ void vg_receiver_free(vg_receiver *r)
 		g_array_free(r->group, TRUE);
 	if (r->repairs)
 		g_array_free(r->repairs, TRUE);
-	if (r->prev)
-		g_array_free(r->prev, TRUE);
+	vg_history_free(r->win);
 	if (r->cur)
 		g_array_free(r->cur, TRUE);
 	g_free(r->seg);
@@ -285,7 +284,7 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	if (fp_bits < VG_FP_BITS_MIN || fp_bits > VG_FP_BITS_MAX || group < 1)
 		return fail(r, VG_ERANGE, "hello: fingerprint width or group size");
 	r->hello = true;
-	g_array_set_size(r->prev, 0);
+	vg_history_clear(r->win);
 	vg_history_clear(r->hist);
 	r->fp_bits = fp_bits;
 	r->group_size = group;
@@ -554,7 +553,7 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr,
 			uint8_t orient, int32_t *pos, int32_t end, uint64_t count, uint64_t left)
 {
-	uint64_t zz, m, n = r->prev->len + vg_history_len(r->hist);
+	uint64_t zz, m, w = vg_history_len(r->win), n = w + vg_history_len(r->hist);
 	int64_t delta;
 	size_t offset;
 	int err;
@@ -571,8 +570,7 @@ static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr
 	offset = (size_t)((int64_t)r->expect + delta);
 	for (m = 0; m < count; m++) {
 		size_t at = offset + m;
-		list_item it = at < r->prev->len ? g_array_index(r->prev, list_item, at)
-						 : *vg_history_at(r->hist, at - r->prev->len);
+		list_item it = at < w ? *vg_history_at(r->win, at) : *vg_history_at(r->hist, at - w);
 		vg_rect s;
 
 		if (it.len > (uint64_t)(end - *pos))
@@ -673,9 +671,7 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 		return fail(r, VG_ECORRUPT, "update: pixels or digests left over");
 	/* Later updates may repeat this one's segments: the window keeps
 	 * the newest VG_REPEAT_WINDOW. */
-	g_array_append_vals(r->prev, r->cur->data, r->cur->len);
-	if (r->prev->len > VG_REPEAT_WINDOW)
-		g_array_remove_range(r->prev, 0, r->prev->len - VG_REPEAT_WINDOW);
+	vg_history_append(r->win, (const list_item *)(const void *)r->cur->data, r->cur->len);
 	vg_history_append(r->hist, (const list_item *)(const void *)r->cur_hist->data,
 			  r->cur_hist->len);
 	r->stats.updates++;

@@ -27,12 +27,10 @@ struct vg_sender {
 	vg_writer checks;     /* its SHA-1 digests */
 	vg_writer body;       /* the compressed structure, before its length */
 	GArray *lit_rects;    /* vg_rect: the update's literal segments */
-	GArray *prev;         /* list_item: the window of earlier updates' segments */
+	vg_history *win;      /* the window: earlier updates' segments */
 	GArray *cur;          /* list_item: the segments of the update being written */
 	vg_history *hist;     /* keyed literals sent to this cache, across sessions */
 	GArray *cur_hist;     /* list_item: the update's keyed literals */
-	uint32_t *map;        /* open addressing, key -> index + 1 in prev */
-	size_t map_cap;       /* a power of two, or 0 */
 	uint64_t expect;      /* where the update's previous REPEAT ended */
 	bool viewer_hello;
 	uint8_t viewer_version;
@@ -88,10 +86,10 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 	vg_writer_init(&s->checks);
 	vg_writer_init(&s->body);
 	s->lit_rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
-	s->prev = g_array_new(FALSE, FALSE, sizeof(list_item));
+	s->win = vg_history_new(VG_REPEAT_WINDOW, true);
 	s->cur = g_array_new(FALSE, FALSE, sizeof(list_item));
 	s->cur_hist = g_array_new(FALSE, FALSE, sizeof(list_item));
-	s->hist = vg_history_new(true);
+	s->hist = vg_history_new(VG_HISTORY_MAX, true);
 	s->beliefs = vg_beliefs_new();
 	*out = s;
 	return VG_OK;
@@ -110,11 +108,10 @@ void vg_sender_free(vg_sender *s)
 	vg_writer_clear(&s->checks);
 	vg_writer_clear(&s->body);
 	g_array_free(s->lit_rects, TRUE);
-	g_array_free(s->prev, TRUE);
+	vg_history_free(s->win);
 	g_array_free(s->cur, TRUE);
 	g_array_free(s->cur_hist, TRUE);
 	vg_history_free(s->hist);
-	g_free(s->map);
 	vg_beliefs_free(s->beliefs);
 	g_free(s);
 }
@@ -130,7 +127,7 @@ void vg_sender_hello(vg_sender *s, vg_writer *out)
 	vg_writer_u8(out, (uint8_t)s->cfg.group_size);
 	vg_writer_u8(out, s->cfg.no_persist ? VG_HELLO_NO_PERSIST : 0);
 	/* The viewer starts with an empty window and history too. */
-	g_array_set_size(s->prev, 0);
+	vg_history_clear(s->win);
 	vg_history_clear(s->hist);
 	s->stats.body_bytes += out->len - start;
 }
@@ -233,56 +230,14 @@ static bool fingerprintable(vg_sender *s, const vg_segdesc *d, const vg_region *
 	       !touches(literal_only, d->rect);
 }
 
-static size_t slot_of(uint64_t key, size_t cap)
-{
-	return (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (cap - 1);
-}
-
-/* Indexes prev by key (the newest of equal keys), once per update. */
-static void build_map(vg_sender *s)
-{
-	size_t cap = 64, i, h;
-
-	while (cap < 2 * (size_t)s->prev->len)
-		cap *= 2;
-	if (cap > s->map_cap) {
-		g_free(s->map);
-		s->map = g_new(uint32_t, cap);
-		s->map_cap = cap;
-	}
-	memset(s->map, 0, s->map_cap * sizeof *s->map);
-	for (i = 0; i < s->prev->len; i++) {
-		const list_item *it = &g_array_index(s->prev, list_item, i);
-
-		if (!it->keyed)
-			continue;
-		for (h = slot_of(it->key, s->map_cap); s->map[h];
-		     h = (h + 1) & (s->map_cap - 1))
-			if (g_array_index(s->prev, list_item, s->map[h] - 1).key == it->key)
-				break;
-		s->map[h] = (uint32_t)i + 1;
-	}
-}
-
-/* The index in prev of an item with key, or prev's length. */
-static size_t map_find(const vg_sender *s, uint64_t key)
-{
-	size_t h;
-
-	if (!s->map_cap || !s->prev->len)
-		return s->prev->len;
-	for (h = slot_of(key, s->map_cap); s->map[h]; h = (h + 1) & (s->map_cap - 1))
-		if (g_array_index(s->prev, list_item, s->map[h] - 1).key == key)
-			return s->map[h] - 1;
-	return s->prev->len;
-}
-
 /* Item at of what REPEAT points into: the window, then the history. */
 static const list_item *item_at(const vg_sender *s, size_t at)
 {
-	if (at < s->prev->len)
-		return &g_array_index(s->prev, list_item, at);
-	at -= s->prev->len;
+	size_t w = vg_history_len(s->win);
+
+	if (at < w)
+		return vg_history_at(s->win, at);
+	at -= w;
 	return at < vg_history_len(s->hist) ? vg_history_at(s->hist, at) : NULL;
 }
 
@@ -293,7 +248,7 @@ static bool same_item(const vg_sender *s, size_t at, const vg_segdesc *d)
 	return it && it->keyed && it->len == seg_len(d) && it->hash == d->hash;
 }
 
-/* How many of segs[0 .. max) repeat prev from index at on, in order, each
+/* How many of segs[0 .. max) repeat the items from index at on, in order, each
  * one fingerprintable. */
 static size_t match_len(vg_sender *s, size_t at, const vg_segdesc *segs, size_t max,
 			const vg_region *literal_only)
@@ -317,8 +272,8 @@ static size_t find_repeat(vg_sender *s, const vg_segdesc *segs, size_t max,
 	size_t at[3], best = 0, len, h, k;
 
 	at[0] = (size_t)s->expect;
-	at[1] = map_find(s, key);
-	at[2] = vg_history_find(s->hist, key, &h) ? s->prev->len + h : at[0];
+	at[1] = vg_history_find(s->win, key, &h) ? h : at[0];
+	at[2] = vg_history_find(s->hist, key, &h) ? vg_history_len(s->win) + h : at[0];
 	*offset = at[0];
 	for (k = 0; k < 3 && best < max; k++) {
 		if ((k > 0 && at[k] == at[0]) || (k > 1 && at[k] == at[1]))
@@ -330,15 +285,6 @@ static size_t find_repeat(vg_sender *s, const vg_segdesc *segs, size_t max,
 		}
 	}
 	return best;
-}
-
-/* Appends an update's items to the window, which keeps the newest
- * VG_REPEAT_WINDOW. */
-static void push_window(GArray *window, const GArray *items)
-{
-	g_array_append_vals(window, items->data, items->len);
-	if (window->len > VG_REPEAT_WINDOW)
-		g_array_remove_range(window, 0, window->len - VG_REPEAT_WINDOW);
 }
 
 static void add_item(vg_sender *s, uint64_t key, uint64_t hash, uint64_t len, bool keyed)
@@ -456,8 +402,6 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 	g_array_set_size(s->cur, 0);
 	g_array_set_size(s->cur_hist, 0);
 	s->expect = 0;
-	if (s->believe_bytes > 0)
-		build_map(s);
 	vg_writer_uleb(w, runs);
 	for (i = 0; i < n;) {
 		size_t j = i + 1, k, used;
@@ -507,7 +451,7 @@ out:
 		out->len = start;
 		return err;
 	}
-	push_window(s->prev, s->cur);
+	vg_history_append(s->win, (const list_item *)(const void *)s->cur->data, s->cur->len);
 	vg_history_append(s->hist, (const list_item *)(const void *)s->cur_hist->data,
 			  s->cur_hist->len);
 	s->stats.updates++;
@@ -644,7 +588,7 @@ int vg_sender_load_beliefs(vg_sender *s, const uint8_t *data, size_t len)
 	if (!s->viewer_hello)
 		return VG_EPROTO;
 	tag_of(s, &tag);
-	saved = vg_history_new(true);
+	saved = vg_history_new(VG_HISTORY_MAX, true);
 	if ((err = vg_beliefs_load(s->beliefs, &tag, data, len, saved))) {
 		vg_history_free(saved);
 		return err;

@@ -68,7 +68,7 @@ static const vg_repeat_item test_win[] = {
 /* A history holding test_win[0 .. n). */
 static vg_history *test_history(size_t n)
 {
-	vg_history *h = vg_history_new(false);
+	vg_history *h = vg_history_new(VG_HISTORY_MAX, false);
 
 	vg_history_append(h, test_win, n);
 	return h;
@@ -77,7 +77,7 @@ static vg_history *test_history(size_t n)
 static void test_image_round_trip(void)
 {
 	vg_beliefs *a = vg_beliefs_new(), *b = vg_beliefs_new();
-	vg_history *win = vg_history_new(false), *none = vg_history_new(false), *h3 = test_history(3);
+	vg_history *win = vg_history_new(VG_HISTORY_MAX, false), *none = vg_history_new(VG_HISTORY_MAX, false), *h3 = test_history(3);
 	vg_history *h2 = test_history(2);
 	vg_beliefs_tag other = tag0;
 	vg_writer w;
@@ -149,7 +149,7 @@ static void test_image_round_trip(void)
 static void test_image_damaged(void)
 {
 	vg_beliefs *a = vg_beliefs_new(), *b = vg_beliefs_new();
-	vg_history *win = vg_history_new(false), *h3 = test_history(3);
+	vg_history *win = vg_history_new(VG_HISTORY_MAX, false), *h3 = test_history(3);
 	vg_writer w;
 	size_t i, len;
 	uint8_t *copy;

@@ -37,7 +37,7 @@ static void append_range(vg_history *h, uint64_t first, uint64_t n, uint64_t bat
  * order, and find gives the newest of a key, as a plain scan would. */
 static void test_window_and_find(void)
 {
-	vg_history *h = vg_history_new(true), *plain = vg_history_new(false);
+	vg_history *h = vg_history_new(VG_HISTORY_MAX, true), *plain = vg_history_new(VG_HISTORY_MAX, false);
 	uint64_t total = 2 * VG_HISTORY_MAX + 12345, first = total - VG_HISTORY_MAX;
 	size_t at;
 
@@ -72,7 +72,7 @@ static void test_window_and_find(void)
 /* A key that left the history is not found even though its slot stays. */
 static void test_dropped_key(void)
 {
-	vg_history *h = vg_history_new(true);
+	vg_history *h = vg_history_new(VG_HISTORY_MAX, true);
 	vg_repeat_item once = { .key = 999999, .hash = 7, .len = 3, .keyed = 1 };
 	size_t at;
 
@@ -84,9 +84,31 @@ static void test_dropped_key(void)
 	vg_history_free(h);
 }
 
+/* A small history, as the window is: the newest max stay, and an item
+ * with no key is kept in its place but never found. */
+static void test_small_with_unkeyed(void)
+{
+	vg_history *h = vg_history_new(4, true);
+	vg_repeat_item it[6];
+	size_t at;
+
+	for (int i = 0; i < 6; i++)
+		it[i] = item((uint64_t)i);
+	it[5].key = it[4].key;
+	it[5].keyed = 0;
+	vg_history_append(h, it, 6);
+	g_assert_cmpuint(vg_history_len(h), ==, 4);
+	g_assert_cmpmem(vg_history_at(h, 0), sizeof it[2], &it[2], sizeof it[2]);
+	g_assert_cmpmem(vg_history_at(h, 3), sizeof it[5], &it[5], sizeof it[5]);
+	g_assert_true(vg_history_find(h, it[4].key, &at));
+	g_assert_cmpuint(at, ==, 2);
+	g_assert_false(vg_history_find(h, it[1].key, &at));
+	vg_history_free(h);
+}
+
 static void test_digest(void)
 {
-	vg_history *a = vg_history_new(false), *b = vg_history_new(false);
+	vg_history *a = vg_history_new(VG_HISTORY_MAX, false), *b = vg_history_new(VG_HISTORY_MAX, false);
 	vg_repeat_item x = item(1), y = item(2);
 
 	vg_history_append(a, &x, 1);
@@ -110,7 +132,7 @@ static void test_digest(void)
  * the limit are refused and leave the history empty. */
 static void test_block(void)
 {
-	vg_history *h = vg_history_new(true), *r = vg_history_new(true);
+	vg_history *h = vg_history_new(VG_HISTORY_MAX, true), *r = vg_history_new(VG_HISTORY_MAX, true);
 	vg_writer w;
 	vg_reader rd;
 	size_t i, at;
@@ -157,7 +179,7 @@ static void test_file(void)
 {
 	g_autofree char *dir = g_dir_make_tmp("vg-history-XXXXXX", NULL);
 	g_autofree char *path = g_build_filename(dir, VG_HISTORY_FILE, NULL);
-	vg_history *h = vg_history_new(false), *r = vg_history_new(false);
+	vg_history *h = vg_history_new(VG_HISTORY_MAX, false), *r = vg_history_new(VG_HISTORY_MAX, false);
 	g_autofree gchar *bytes = NULL;
 	unsigned bits = 0;
 	gsize len;
@@ -185,6 +207,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/history/window-and-find", test_window_and_find);
 	g_test_add_func("/history/dropped-key", test_dropped_key);
+	g_test_add_func("/history/small-with-unkeyed", test_small_with_unkeyed);
 	g_test_add_func("/history/digest", test_digest);
 	g_test_add_func("/history/block", test_block);
 	g_test_add_func("/history/file", test_file);

@@ -10,6 +10,7 @@
 
 #include "common/vg_error.h"
 #include "fingerprint/vg_beliefs.h"
+#include "fingerprint/vg_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -17,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	vg_beliefs_tag tag;
 	vg_beliefs *b = vg_beliefs_new(), *c;
-	vg_history *win = vg_history_new(false), *win2 = vg_history_new(false);
+	vg_history *win = vg_history_new(VG_HISTORY_MAX, false), *win2 = vg_history_new(VG_HISTORY_MAX, false);
 	vg_writer w;
 	int err;
 
