@@ -149,13 +149,11 @@ void vg_beliefs_save(const vg_beliefs *b, const vg_beliefs_tag *tag, size_t max_
 int vg_beliefs_load(vg_beliefs *b, const vg_beliefs_tag *tag, const uint8_t *data, size_t len,
 		    vg_history *hist)
 {
-	vg_reader wr;
-	int err;
-
-	vg_reader r;
+	vg_reader r, wr;
 	uint8_t magic[8], bits, pad[3], server_id[16], cache_id[16];
 	uint32_t version, crc;
 	uint64_t count, i;
+	int err;
 
 	vg_history_clear(hist);
 	vg_reader_init(&r, data, len);
@@ -179,6 +177,18 @@ int vg_beliefs_load(vg_beliefs *b, const vg_beliefs_tag *tag, const uint8_t *dat
 		return VG_ECORRUPT;
 	if (pad[0] || pad[1] || pad[2] || bits < VG_FP_BITS_MIN || bits > VG_FP_BITS_MAX)
 		return VG_ECORRUPT;
+	/* Every entry is checked before the table is touched. */
+	for (i = 0; i < count; i++) {
+		const uint8_t *p = data + r.pos + i * VG_BELIEFS_ENTRY_BYTES + 8;
+		uint32_t bytes = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+				 (uint32_t)p[3] << 24;
+
+		if (bytes == 0 || bytes > VG_MAX_CACHED_SEGMENT)
+			return VG_ECORRUPT;
+	}
+	if (bits != tag->fp_bits || memcmp(server_id, tag->server_id, 16) != 0 ||
+	    memcmp(cache_id, tag->cache_id, 16) != 0)
+		return VG_ENOENT;
 	/* The history block sits between the entries and the trailer. */
 	vg_reader_init(&wr, data + r.pos + count * VG_BELIEFS_ENTRY_BYTES,
 		       len - r.pos - count * VG_BELIEFS_ENTRY_BYTES - VG_BELIEFS_TRAILER_BYTES);
@@ -187,22 +197,6 @@ int vg_beliefs_load(vg_beliefs *b, const vg_beliefs_tag *tag, const uint8_t *dat
 	if (vg_reader_remaining(&wr) != 0) {
 		vg_history_clear(hist);
 		return VG_ECORRUPT;
-	}
-	/* Every entry is checked before the table is touched. */
-	for (i = 0; i < count; i++) {
-		const uint8_t *p = data + r.pos + i * VG_BELIEFS_ENTRY_BYTES + 8;
-		uint32_t bytes = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-				 (uint32_t)p[3] << 24;
-
-		if (bytes == 0 || bytes > VG_MAX_CACHED_SEGMENT) {
-			vg_history_clear(hist);
-			return VG_ECORRUPT;
-		}
-	}
-	if (bits != tag->fp_bits || memcmp(server_id, tag->server_id, 16) != 0 ||
-	    memcmp(cache_id, tag->cache_id, 16) != 0) {
-		vg_history_clear(hist);
-		return VG_ENOENT;
 	}
 	vg_beliefs_clear(b);
 	for (i = 0; i < count; i++) {

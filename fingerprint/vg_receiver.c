@@ -384,10 +384,11 @@ static bool remember(vg_receiver *r, const vg_pixbuf *fb, vg_rect s, uint8_t ori
 }
 
 /* Draws the segment cached under key from the cache, if it is there
- * with s's size and, unless hash is 0, that content hash: straight from
- * the cache's memory into the framebuffer, one copy. Returns the content
- * hash drawn, or 0 for a miss (the pixels are left as they were). */
-static uint64_t recall(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key, uint64_t hash)
+ * with s's size and, unless want is 0, that content hash: straight from
+ * the cache's memory into the framebuffer, one copy. True and the content
+ * hash drawn in *drawn, or false for a miss (the pixels stay as they were). */
+static bool recall(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key, uint64_t want_hash,
+		   uint64_t *drawn)
 {
 	size_t want = (size_t)s.w * (size_t)s.h * 4, row = (size_t)s.w * 4;
 	vg_segcache_view v;
@@ -395,14 +396,15 @@ static uint64_t recall(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key, u
 
 	if (r->cache && want <= VG_MAX_CACHED_SEGMENT &&
 	    vg_segcache_lookup(r->cache, key, &v) == 0 && v.len == want &&
-	    (hash == 0 || v.content_hash == hash)) {
+	    (want_hash == 0 || v.content_hash == want_hash)) {
 		for (y = 0; y < s.h; y++)
 			memcpy(vg_pixbuf_row(fb, s.y + y) + s.x, v.data + row * (size_t)y, row);
 		r->stats.cache_hits++;
-		return v.content_hash ? v.content_hash : 1;
+		*drawn = v.content_hash;
+		return true;
 	}
 	r->stats.cache_misses++;
-	return 0;
+	return false;
 }
 
 /* Compares the group just ended with the server's SHA-1. */
@@ -492,10 +494,11 @@ static void add_item(vg_receiver *r, uint64_t key, uint64_t hash, int32_t len, b
  * way; a miss makes the group's check fail. */
 static void fingerprinted(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key, int32_t len)
 {
-	uint64_t hash = recall(r, fb, s, key, 0);
 	pending p = { .rect = s, .key = key, .item = r->cur->len };
+	uint64_t hash = 0;
+	bool hit = recall(r, fb, s, key, 0, &hash);
 
-	add_item(r, key, hash, len, hash != 0);
+	add_item(r, key, hash, len, hit);
 	g_array_append_val(r->group, p);
 }
 
@@ -505,15 +508,16 @@ static void fingerprinted(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key
  * miss, repaired at once. */
 static void repeated(vg_receiver *r, vg_pixbuf *fb, vg_rect s, const list_item *it)
 {
-	uint64_t hash = it->keyed ? recall(r, fb, s, it->key, it->hash) : 0;
+	uint64_t hash;
+	bool hit = it->keyed && recall(r, fb, s, it->key, it->hash, &hash);
 
 	if (!it->keyed)
 		r->stats.cache_misses++;
-	if (!hash) {
+	if (!hit) {
 		g_array_append_val(r->repairs, s);
 		r->stats.corrections++;
 	}
-	add_item(r, it->key, it->hash, (int32_t)it->len, hash != 0);
+	add_item(r, it->key, it->hash, (int32_t)it->len, hit);
 }
 
 static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
