@@ -529,8 +529,7 @@ int main(int argc, char **argv)
 		height = vg_vncsource_height(vsrc);
 		vg_vncsource_input(vsrc, &cfg.input);
 	}
-	if (o.no_clipboard)
-		cfg.input.cut_text = NULL;
+	cfg.no_clipboard = o.no_clipboard;
 	if (o.frame_log && !(frame_log = fopen(o.frame_log, "w"))) {
 		vg_error("--frame-log: cannot create '%s'", o.frame_log);
 		goto out;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/vg_cursor.h"
 #include "common/vg_error.h"
 #include "server/vg_mirror.h"
 #include "traces/vg_tilediff.h"
@@ -85,7 +86,7 @@ static void got_cut_text(rfbClient *client, const char *text, int len)
 static void got_cursor(rfbClient *client, int xhot, int yhot, int w, int h, int bpp)
 {
 	vg_mirror *m = mirror_of(client);
-	size_t i, n;
+	size_t n;
 
 	if (!m || bpp != 4 || w < 1 || h < 1 || w > VG_MAX_DIM || h > VG_MAX_DIM || !client->rcSource ||
 	    !client->rcMask)
@@ -93,14 +94,7 @@ static void got_cursor(rfbClient *client, int xhot, int yhot, int w, int h, int 
 	n = (size_t)w * (size_t)h;
 	g_free(m->cursor);
 	m->cursor = g_new(uint32_t, n);
-	for (i = 0; i < n; i++) {
-		uint32_t px;
-
-		memcpy(&px, client->rcSource + i * 4, 4);
-		/* Transparent pixels are all zero, as premultiplied ARGB
-		 * requires. */
-		m->cursor[i] = client->rcMask[i] ? 0xff000000u | (px & 0xffffffu) : 0;
-	}
+	vg_cursor_from_rfb(client->rcSource, client->rcMask, n, m->cursor);
 	m->cursor_shape.width = w;
 	m->cursor_shape.height = h;
 	/* RFB does not forbid a hot spot outside the image; users do. */

@@ -67,6 +67,7 @@ struct vg_server {
 	pthread_rwlock_t frame_lock;       /* written by the source; read by every send */
 	uint64_t serial;          /* bumped by every write to the frame (under frame_lock) */
 	uint64_t frame_ns;        /* when the frame last changed (under frame_lock) */
+	sraRegion *scale_due;     /* marked under the write lock; scaled at its unlock */
 	vg_segshare *share;       /* motion and segments of viewers in step */
 	vg_monitor *monitor;      /* per-stage records; NULL: not kept */
 	int varg_now;             /* Varg viewers connected (atomic) */
@@ -146,7 +147,7 @@ void rfbScaledScreenUpdate(rfbScreenInfoPtr screen, int x1, int y1, int x2, int 
  * frames, whose motion memories then rarely match anyway. */
 #define SHARE_SLOTS 8
 
-/* Updates whose stage times the monitor keeps (72 bytes each). */
+/* Updates whose stage times the monitor keeps (80 bytes each). */
 #define MONITOR_RING 4096
 
 void vg_server_config_init(vg_server_config *cfg)
@@ -1077,8 +1078,10 @@ static void setup_desktop(vg_server *s, rfbScreenInfoPtr screen)
 
 	screen->ptrAddEvent = on_pointer;
 	screen->kbdAddEvent = on_key;
-	screen->setXCutText = on_cut_text;
-	screen->setXCutTextUTF8 = on_cut_text_utf8;
+	if (!s->cfg.no_clipboard) {
+		screen->setXCutText = on_cut_text;
+		screen->setXCutTextUTF8 = on_cut_text_utf8;
+	}
 	/* LibVNCServer paints the cursor into the shared framebuffer for
 	 * clients that do not take cursor shapes (rfbShowCursor, at
 	 * screen->cursorX/Y); with the position far off the screen it
@@ -1154,7 +1157,7 @@ void vg_server_cut_text(vg_server *s, const char *utf8, size_t len)
 	g_autofree char *copy = NULL;
 	gsize n = 0;
 
-	if (len > INT_MAX / 2)
+	if (s->cfg.no_clipboard || len > INT_MAX / 2)
 		return;
 	latin1 = g_convert_with_fallback(utf8, (gssize)len, "ISO-8859-1", "UTF-8", "?", NULL, &n, NULL);
 	copy = g_malloc(len + 1);
@@ -1227,6 +1230,7 @@ int vg_server_resize(vg_server *s, int32_t width, int32_t height)
 	 * (a stock encoder between two reads): it lives until the end. */
 	g_ptr_array_add(s->old_frames, s->frame);
 	s->frame = frame;
+	sraRgnMakeEmpty(s->scale_due);
 	s->serial++;
 	s->frame_ns = vg_time_ns();
 	screen->width = width;
@@ -1273,16 +1277,6 @@ int vg_server_resize(vg_server *s, int32_t width, int32_t height)
 	s->stats.resizes++;
 	pthread_mutex_unlock(&s->stats_lock);
 	return VG_OK;
-}
-
-int32_t vg_server_width(vg_server *s)
-{
-	return s->frame->width;
-}
-
-int32_t vg_server_height(vg_server *s)
-{
-	return s->frame->height;
 }
 
 /* The first port from 5900 on which addr accepts a bind, or -1. LibVNCServer's
@@ -1387,6 +1381,7 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	if ((env = g_getenv("VARG_TEST_SHARED_FRAME")) && *env == '1')
 		s->shared_read = true;
 	pthread_rwlock_init(&s->frame_lock, NULL);
+	s->scale_due = sraRgnCreate();
 	pthread_mutex_init(&s->guard_lock, NULL);
 	s->guard = vg_authguard_new();
 	pthread_mutex_init(&s->stats_lock, NULL);
@@ -1468,6 +1463,7 @@ void vg_server_free(vg_server *s)
 	g_free(s->passwords[0]);
 	g_free(s->passwords[1]);
 	pthread_rwlock_destroy(&s->frame_lock);
+	sraRgnDestroy(s->scale_due);
 	vg_authguard_free(s->guard);
 	pthread_mutex_destroy(&s->guard_lock);
 	pthread_mutex_destroy(&s->stats_lock);
@@ -1523,15 +1519,31 @@ void vg_server_frame_mark(vg_server *s, const vg_rect *changed, size_t n)
 
 		if (vg_rect_is_empty(r))
 			continue;
-		/* Clients that asked for scaling read these copies. */
-		rfbScaledScreenUpdate(s->screen, r.x, r.y, r.x + r.w, r.y + r.h);
 		one = sraRgnCreateRect(r.x, r.y, r.x + r.w, r.y + r.h);
 		sraRgnOr(rgn, one);
 		sraRgnDestroy(one);
 	}
-	if (!sraRgnEmpty(rgn))
+	if (!sraRgnEmpty(rgn)) {
+		sraRgnOr(s->scale_due, rgn);
 		mark_modified(s, rgn);
+	}
 	sraRgnDestroy(rgn);
+}
+
+/* Clients that asked for scaling read copies of the framebuffer: made
+ * once the source has drawn what it marked. With the write lock held. */
+static void update_scaled(vg_server *s)
+{
+	sraRectangleIterator *it;
+	sraRect r;
+
+	if (sraRgnEmpty(s->scale_due))
+		return;
+	it = sraRgnGetIterator(s->scale_due);
+	while (sraRgnIteratorNext(it, &r))
+		rfbScaledScreenUpdate(s->screen, r.x1, r.y1, r.x2, r.y2);
+	sraRgnReleaseIterator(it);
+	sraRgnMakeEmpty(s->scale_due);
 }
 
 void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n)
@@ -1539,6 +1551,7 @@ void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n)
 	/* Marked before readers come back (lock order: frame, then
 	 * updateMutex), so no send finds new pixels outside its region. */
 	vg_server_frame_mark(s, changed, n);
+	update_scaled(s);
 	s->frame_ns = vg_time_ns();
 	pthread_rwlock_unlock(&s->frame_lock);
 }

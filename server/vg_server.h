@@ -44,6 +44,7 @@ typedef struct {
 	bool verbose;             /* pass LibVNCServer's own log through */
 	vg_server_input input;    /* where clients' input goes; zeroed: nowhere */
 	bool view_only;           /* every client is view-only */
+	bool no_clipboard;        /* cut text crosses neither way */
 	const char *password;     /* VNC authentication with this password; NULL: none */
 	const char *view_password; /* a second password giving view-only access; NULL: none */
 } vg_server_config;
@@ -66,7 +67,9 @@ int vg_server_port(const vg_server *s);
 vg_pixbuf *vg_server_frame_lock(vg_server *s);
 
 /* Tells every client that rects changed; with the lock held. Marking
- * before drawing lets no client take a region older than the pixels. */
+ * before drawing lets no client take a region older than the pixels;
+ * clients' scaled copies of the marked rects are made at the unlock,
+ * from the finished pixels. */
 void vg_server_frame_mark(vg_server *s, const vg_rect *changed, size_t n);
 
 /* Marks rects (may be NULL, 0) and unlocks. */
@@ -107,9 +110,6 @@ void vg_server_cut_text(vg_server *s, const char *utf8, size_t len);
  * starts its picture again (its cache of segments stays). Waits for
  * updates in progress. VG_EINVAL for a bad size. */
 int vg_server_resize(vg_server *s, int32_t width, int32_t height);
-
-int32_t vg_server_width(vg_server *s);
-int32_t vg_server_height(vg_server *s);
 
 typedef struct {
 	uint64_t clients_total;   /* clients accepted so far */

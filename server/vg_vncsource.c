@@ -51,10 +51,11 @@ static void close_mirror(vg_vncsource *v)
 	v->rects = NULL;
 }
 
-/* HOST:PORT, HOST:N (display N: port 5900 + N) or [V6ADDR]:PORT. */
+/* HOST:PORT, HOST:N (display N: port 5900 + N), HOST::PORT (always a
+ * port, as vncviewer writes it) or [V6ADDR]:PORT. */
 static bool parse_addr(const char *addr, char **host, int *port)
 {
-	const char *colon = strrchr(addr, ':');
+	const char *colon = strrchr(addr, ':'), *host_end = colon;
 	char *end;
 	long p;
 
@@ -63,12 +64,16 @@ static bool parse_addr(const char *addr, char **host, int *port)
 	p = strtol(colon + 1, &end, 10);
 	if (*end || p < 0 || p > 65535)
 		return false;
-	if (p < 100)
+	if (colon[-1] == ':' && addr[0] != '[')
+		host_end--;
+	else if (p < 100)
 		p += 5900;
-	if (addr[0] == '[' && colon[-1] == ']')
-		*host = g_strndup(addr + 1, (gsize)(colon - addr - 2));
+	if (host_end == addr)
+		return false;
+	if (addr[0] == '[' && host_end[-1] == ']')
+		*host = g_strndup(addr + 1, (gsize)(host_end - addr - 2));
 	else
-		*host = g_strndup(addr, (gsize)(colon - addr));
+		*host = g_strndup(addr, (gsize)(host_end - addr));
 	*port = (int)p;
 	return true;
 }

@@ -15,7 +15,7 @@ struct vg_xselection {
 	Display *dpy;
 	Window win;
 	int fixes_event;
-	Atom clipboard, utf8, targets, text_atom, incr, prop;
+	Atom clipboard, utf8, targets, text_atom, prop;
 	char *mine;              /* text we hold the selections with, or NULL */
 	size_t mine_len;
 	char *got;               /* the last text other clients had */
@@ -42,7 +42,6 @@ int vg_xselection_open(const char *display, vg_xselection **out)
 	x->utf8 = XInternAtom(x->dpy, "UTF8_STRING", False);
 	x->targets = XInternAtom(x->dpy, "TARGETS", False);
 	x->text_atom = XInternAtom(x->dpy, "TEXT", False);
-	x->incr = XInternAtom(x->dpy, "INCR", False);
 	x->prop = XInternAtom(x->dpy, "VARG_SELECTION", False);
 	XFixesSelectSelectionInput(x->dpy, x->win, x->clipboard, XFixesSetSelectionOwnerNotifyMask);
 	XFixesSelectSelectionInput(x->dpy, x->win, XA_PRIMARY, XFixesSetSelectionOwnerNotifyMask);
@@ -152,10 +151,9 @@ int vg_xselection_process(vg_xselection *x, const char **text, size_t *len)
 			fresh |= receive(x, &ev.xselection);
 		} else if (ev.type == SelectionRequest) {
 			answer(x, &ev.xselectionrequest);
-		} else if (ev.type == SelectionClear) {
-			/* Someone else holds it now; their text arrives
-			 * through the owner change. */
 		}
+		/* SelectionClear needs nothing: the new owner's text arrives
+		 * through the owner change. */
 	}
 	XFlush(x->dpy);
 	if (fresh) {

@@ -25,7 +25,7 @@ int vg_xselection_fd(const vg_xselection *x);
 /* Handles every X event waiting, without blocking. Returns 1 when another
  * client's new text arrived: *text (UTF-8, *len bytes, also
  * NUL-terminated) is owned by x and valid until the next call; 0 when
- * nothing new; VG_EIO when the connection broke. */
+ * nothing new. */
 int vg_xselection_process(vg_xselection *x, const char **text, size_t *len);
 
 /* Takes the CLIPBOARD and PRIMARY selections with a copy of text (UTF-8,

@@ -22,3 +22,9 @@ fails_cleanly() {
 	fi
 	echo "#   $(cat "$tmp/err")"
 }
+
+# fails_saying STATUS TEXT CMD...: fails_cleanly, and its line says TEXT.
+fails_saying() {
+	want=$1 text=$2; shift 2
+	fails_cleanly "$want" "$@" && grep -qF -- "$text" "$tmp/err"
+}

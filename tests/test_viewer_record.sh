@@ -74,7 +74,7 @@ tap_check "its last frame is one of the session's frames" \
 
 # Bad paths fail at once; a full disk fails with one line and status 1.
 tap_check "an unwritable --record path is one error, status 1" \
-	fails_cleanly 1 "$B/viewer/varg-viewer" --headless --record "$work/no/such/dir/x.vtr" localhost::5999
+	fails_saying 1 "--record: cannot create" "$B/viewer/varg-viewer" --headless --record "$work/no/such/dir/x.vtr" localhost::5999
 start_server full --trace "$TRACE" --speed 0 --wait-clients 1 || exit 1
 tap_check "a full disk (/dev/full) is one error, status 1" \
 	fails_cleanly 1 "$B/viewer/varg-viewer" --headless --no-persistent-cache --exit-when-idle 5 \

@@ -76,17 +76,18 @@ static void print_json(const vg_fpmodel_params *p, const vg_fpmodel_result *r)
 
 static int run_sweep(const vg_fpmodel_params *base, const vg_fpmodel_sweep *sw, bool json)
 {
+	g_autofree vg_fpmodel_params *ps = g_new(vg_fpmodel_params, sw->n);
+	g_autofree vg_fpmodel_result *rs = g_new(vg_fpmodel_result, sw->n);
 	size_t i;
 
-	/* Every point is checked before the first line, so a bad range
+	/* Every point is evaluated before the first line, so a bad range
 	 * prints nothing but its error. */
 	for (i = 0; i < sw->n; i++) {
-		vg_fpmodel_params p = *base;
-		vg_fpmodel_result r;
 		double v = vg_fpmodel_sweep_value(sw, i);
 
-		vg_fpmodel_set(&p, sw->var, v);
-		if (vg_fpmodel_eval(&p, &r) != 0)
+		ps[i] = *base;
+		vg_fpmodel_set(&ps[i], sw->var, v);
+		if (vg_fpmodel_eval(&ps[i], &rs[i]) != 0)
 			return vg__trace_usage_error("--sweep: %s=%g is outside the model's range", sw->name, v);
 	}
 	if (json)
@@ -95,19 +96,15 @@ static int run_sweep(const vg_fpmodel_params *base, const vg_fpmodel_sweep *sw, 
 		printf("# %s ratio ratio_no_collisions unique_GiB fingerprint_GiB collision_GiB total_GiB\n",
 		       sw->name);
 	for (i = 0; i < sw->n; i++) {
-		vg_fpmodel_params p = *base;
-		vg_fpmodel_result r;
-		double v = vg_fpmodel_sweep_value(sw, i);
+		const vg_fpmodel_result *r = &rs[i];
 
-		vg_fpmodel_set(&p, sw->var, v);
-		vg_fpmodel_eval(&p, &r);
 		if (json) {
 			printf("%s", i ? ",\n " : "");
-			print_json(&p, &r);
+			print_json(&ps[i], r);
 		} else {
-			printf("%.6g %.4f %.4f %.4f %.4f %.4f %.4f\n", v, r.ratio, r.ratio_no_collisions,
-			       r.unique_bytes / GIB, r.fingerprint_bytes / GIB, r.collision_bytes / GIB,
-			       r.total_bytes / GIB);
+			printf("%.6g %.4f %.4f %.4f %.4f %.4f %.4f\n", vg_fpmodel_sweep_value(sw, i),
+			       r->ratio, r->ratio_no_collisions, r->unique_bytes / GIB,
+			       r->fingerprint_bytes / GIB, r->collision_bytes / GIB, r->total_bytes / GIB);
 		}
 	}
 	if (json)

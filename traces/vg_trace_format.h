@@ -37,8 +37,8 @@
 #define VG__TRACE_POINTER_LEN 6
 #define VG__TRACE_KEY_LEN 6
 
-/* Cursor body: width 2, height 2, hot spot x 2, y 2, then 4 bytes a pixel. */
-#define VG__TRACE_CURSOR_FIXED 8
+/* Cursor body: width 2, height 2, hot spot x 2, y 2, then 4 bytes a
+ * pixel (no fixed length: vg_trace_read.c checks it against the size). */
 
 /* End body: number of records before it 8. */
 #define VG__TRACE_END_LEN 8

@@ -27,7 +27,6 @@ check_PROGRAMS += tests/test_framelog
 TESTS += tests/test_framelog
 tests_test_framelog_SOURCES = tests/test_framelog.c $(VG_TESTUTIL_SOURCES) \
 	viewer/vg_framelog.c viewer/vg_framelog.h \
-	viewer/vg_recorder.c viewer/vg_recorder.h \
 	viewer/vg_connection.c viewer/vg_connection.h viewer/vg_sockstat.c viewer/vg_sockstat.h
 tests_test_framelog_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
 tests_test_framelog_LDADD = traces/libvgtrace.a $(VG_FP_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS)

@@ -7,6 +7,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "common/vg_cursor.h"
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "common/vg_time.h"
@@ -213,21 +214,14 @@ static void got_cursor(rfbClient *client, int xhot, int yhot, int w, int h, int 
 {
 	vg_connection *c = conn_of(client);
 	uint32_t *argb;
-	size_t i, n;
+	size_t n;
 
 	if (!c || !c->events.cursor_cb || bpp != 4 || w <= 0 || h <= 0 || !client->rcSource ||
 	    !client->rcMask)
 		goto out;
 	n = (size_t)w * (size_t)h;
 	argb = g_new(uint32_t, n);
-	for (i = 0; i < n; i++) {
-		uint32_t px;
-
-		memcpy(&px, client->rcSource + i * 4, 4);
-		/* Transparent pixels are all zero, as premultiplied ARGB
-		 * cursors (Xcursor's) require. */
-		argb[i] = client->rcMask[i] ? 0xff000000u | (px & 0xffffffu) : 0;
-	}
+	vg_cursor_from_rfb(client->rcSource, client->rcMask, n, argb);
 	c->events.cursor_cb(c->events.user, argb, w, h, xhot, yhot);
 	g_free(argb);
 out:
@@ -285,11 +279,6 @@ static void log_last_line(char *buf, size_t cap)
 	snprintf(buf, cap, "%s", log_last);
 	log_last[0] = '\0';
 	g_mutex_unlock(&log_lock);
-}
-
-int vg_connection_open(const vg_connection_config *cfg, vg_connection **out)
-{
-	return vg_connection_open_reason(cfg, out, NULL, 0);
 }
 
 int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **out,

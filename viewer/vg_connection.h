@@ -48,14 +48,11 @@ typedef struct {
 	int requests;            /* update requests kept in flight; 0: 2 */
 } vg_connection_config;
 
-/* Connects and completes the RFB handshake. Errors: VG_EIO (cannot connect
+/* Connects and completes the RFB handshake; on failure writes a one-line
+ * reason to why (why_cap bytes, may be 0). Errors: VG_EIO (cannot connect
  * or the handshake failed), VG_ENOTSUP (the server's framebuffer is too
- * large). */
-int vg_connection_open(const vg_connection_config *cfg, vg_connection **out);
-
-/* As vg_connection_open, and on failure writes a one-line reason to why
- * (why_cap bytes, may be 0). VG_EAUTH when the server refused the
- * password (or none could be had). */
+ * large), VG_EAUTH (the server refused the password, or none could be
+ * had). */
 int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **out,
 			      char *why, size_t why_cap);
 

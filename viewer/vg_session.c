@@ -26,6 +26,7 @@ struct vg_session {
 	vg_connection *conn;
 	char *password;           /* remembered for reconnections */
 	vg_session_state_kind state;
+	int state_err;            /* why it failed: VG_EAUTH, VG_EIO; 0 otherwise */
 	char state_msg[320];
 	vg_connection_stats stats;
 	unsigned reconnects;
@@ -46,14 +47,14 @@ static void notify(vg_session *s, vg_session_news news)
 		s->cfg.notify_cb(s->cfg.user, news);
 }
 
-static void set_state(vg_session *s, vg_session_state_kind state, const char *msg);
+static void set_state(vg_session *s, vg_session_state_kind state, int err, const char *msg);
 
 /* A recording that cannot be written ends the session (the viewer says
  * why when it closes the recorder); the network thread stops. */
 static void recording_failed(vg_session *s)
 {
 	g_atomic_int_set(&s->stop, 1);
-	set_state(s, VG_STATE_FAILED, "the recording failed");
+	set_state(s, VG_STATE_FAILED, VG_EIO, "the recording failed");
 }
 
 /* Network thread: copy what the update drew into the session's frame. */
@@ -130,10 +131,11 @@ static char *on_password(void *user)
 	return s->password ? g_strdup(s->password) : NULL;
 }
 
-static void set_state(vg_session *s, vg_session_state_kind state, const char *msg)
+static void set_state(vg_session *s, vg_session_state_kind state, int err, const char *msg)
 {
 	g_mutex_lock(&s->lock);
 	s->state = state;
+	s->state_err = err;
 	snprintf(s->state_msg, sizeof s->state_msg, "%s", msg);
 	g_mutex_unlock(&s->lock);
 	notify(s, VG_SESSION_STATE);
@@ -169,12 +171,12 @@ static void reconnect(vg_session *s)
 			s->reconnects++;
 			g_mutex_unlock(&s->lock);
 			vg_warn("reconnected to %s port %d", s->cfg.conn.host, s->cfg.conn.port);
-			set_state(s, VG_STATE_CONNECTED, "connected");
+			set_state(s, VG_STATE_CONNECTED, 0, "connected");
 			return;
 		}
 		if (err == VG_EAUTH) {
 			snprintf(msg, sizeof msg, "%s port %d: %s", s->cfg.conn.host, s->cfg.conn.port, why);
-			set_state(s, VG_STATE_FAILED, msg);
+			set_state(s, VG_STATE_FAILED, VG_EAUTH, msg);
 			return;
 		}
 		vg_debug("reconnect: %s", why);
@@ -215,7 +217,8 @@ static gpointer run(gpointer data)
 		vg_connection_close(s->conn);
 		s->conn = NULL;
 		g_mutex_unlock(&s->lock);
-		set_state(s, s->cfg.reconnect ? VG_STATE_RECONNECTING : VG_STATE_FAILED, msg);
+		set_state(s, s->cfg.reconnect ? VG_STATE_RECONNECTING : VG_STATE_FAILED,
+			  s->cfg.reconnect ? 0 : VG_EIO, msg);
 	}
 	return NULL;
 }
@@ -317,12 +320,14 @@ char *vg_session_take_cut_text(vg_session *s)
 	return t;
 }
 
-vg_session_state_kind vg_session_state(vg_session *s, char *msg, size_t msg_cap)
+vg_session_state_kind vg_session_state(vg_session *s, char *msg, size_t msg_cap, int *err)
 {
 	vg_session_state_kind k;
 
 	g_mutex_lock(&s->lock);
 	k = s->state;
+	if (err)
+		*err = s->state_err;
 	if (msg && msg_cap)
 		snprintf(msg, msg_cap, "%s", s->state_msg);
 	g_mutex_unlock(&s->lock);

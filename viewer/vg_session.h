@@ -34,7 +34,7 @@ typedef enum {
 typedef enum {
 	VG_STATE_CONNECTED,
 	VG_STATE_RECONNECTING,
-	VG_STATE_FAILED,          /* gave up: authentication refused */
+	VG_STATE_FAILED,          /* gave up; vg_session_state says why */
 } vg_session_state_kind;
 
 typedef struct {
@@ -79,8 +79,10 @@ vg_pixbuf *vg_session_take_cursor(vg_session *s, int *hot_x, int *hot_y);
 /* The latest server cut text as UTF-8 (g_free), or NULL. */
 char *vg_session_take_cut_text(vg_session *s);
 
-/* The state and a one-line message about it (copied to msg). */
-vg_session_state_kind vg_session_state(vg_session *s, char *msg, size_t msg_cap);
+/* The state and a one-line message about it (copied to msg); for a
+ * failure, why in *err if err is not NULL (VG_EAUTH: the password was
+ * refused; VG_EIO: the connection or the recording failed). */
+vg_session_state_kind vg_session_state(vg_session *s, char *msg, size_t msg_cap, int *err);
 
 /* Statistics of the current connection, as of the network thread's last
  * poll; *reconnects counts the connections after the first. */

@@ -246,7 +246,7 @@ static void update_stats_text(vg_window *w, vg_session *s)
 		w->rate_bps = (double)(st.bytes_received - w->rate_bytes) * 8e9 / (double)(now - w->rate_t);
 	w->rate_t = now;
 	w->rate_bytes = st.bytes_received;
-	vg_session_state(s, state, sizeof state);
+	vg_session_state(s, state, sizeof state, NULL);
 	if (st.rtt_ms >= 0)
 		snprintf(rtt, sizeof rtt, "%.1f ms", st.rtt_ms);
 	else
@@ -495,7 +495,7 @@ static void set_title_state(vg_window *w, vg_session *s)
 	char msg[256];
 	g_autofree char *t = NULL;
 
-	if (vg_session_state(s, msg, sizeof msg) == VG_STATE_CONNECTED) {
+	if (vg_session_state(s, msg, sizeof msg, NULL) == VG_STATE_CONNECTED) {
 		SDL_SetWindowTitle(w->win, w->title);
 		return;
 	}
@@ -563,9 +563,9 @@ int vg_window_run(vg_window *w, vg_session *s, char *why, size_t why_cap)
 					server_clipboard(w, s);
 					break;
 				case VG_SESSION_STATE:
-					if (vg_session_state(s, msg, sizeof msg) == VG_STATE_FAILED) {
+					if (vg_session_state(s, msg, sizeof msg, &err) == VG_STATE_FAILED) {
 						snprintf(why, why_cap, "%s", msg);
-						return strstr(msg, "authentication") ? VG_EAUTH : VG_EIO;
+						return err;
 					}
 					set_title_state(w, s);
 					break;
