@@ -84,3 +84,25 @@ start_x11vnc() {
 	echo "# x11vnc did not start:"; sed 's/^/#   /' "$work/x11vnc.log"
 	return 1
 }
+
+# start_wm DISPLAY: evilwm on DISPLAY, waited for until it has announced
+# itself (_NET_SUPPORTING_WM_CHECK on the root window). Installed is not
+# running: evilwm's default font ("variable") is not among Debian's base
+# X fonts and without a font it exits at once, so it gets "fixed".
+start_wm() {
+	if ! command -v evilwm >/dev/null 2>&1; then
+		echo "# no evilwm installed (scripts/setup installs it)"
+		return 1
+	fi
+	DISPLAY=$1 evilwm -fn fixed >"$work/wm.log" 2>&1 &
+	wm_pid=$!
+	pids="$pids $wm_pid"
+	for _ in $(seq 1 100); do
+		DISPLAY=$1 xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q 'window id' && return 0
+		kill -0 "$wm_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "# the window manager did not start on $1:"
+	sed 's/^/#   /' "$work/wm.log"
+	return 1
+}
