@@ -58,12 +58,14 @@
 #include "server/vg_authguard.h"
 #include "server/vg_monitor.h"
 #include "server/vg_segshare.h"
+#include "server/vg_listener.h"
 #include "server/vg_server.h"
 
 struct vg_server {
 	vg_server_config cfg;
 	rfbScreenInfoPtr screen;
 	vg_pixbuf *frame;         /* shared with LibVNCServer as frameBuffer */
+	vg_listener *listener;    /* the accept path, in front of LibVNCServer */
 	pthread_rwlock_t frame_lock;       /* written by the source; read by every send */
 	uint64_t serial;          /* bumped by every write to the frame (under frame_lock) */
 	uint64_t frame_ns;        /* when the frame last changed (under frame_lock) */
@@ -1279,31 +1281,6 @@ int vg_server_resize(vg_server *s, int32_t width, int32_t height)
 	return VG_OK;
 }
 
-/* The first port from 5900 on which addr accepts a bind, or -1. LibVNCServer's
- * own autoPort ignores listenInterface, so the search is done here. */
-static int find_free_port(in_addr_t addr, int from)
-{
-	int port;
-
-	for (port = from; port < from + 200 && port < 65536; port++) {
-		struct sockaddr_in sin;
-		int one = 1, ok, fd = socket(AF_INET, SOCK_STREAM, 0);
-
-		if (fd < 0)
-			return -1;
-		memset(&sin, 0, sizeof sin);
-		sin.sin_family = AF_INET;
-		sin.sin_port = htons((uint16_t)port);
-		sin.sin_addr.s_addr = addr;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-		ok = bind(fd, (struct sockaddr *)&sin, sizeof sin) == 0;
-		close(fd);
-		if (ok)
-			return port;
-	}
-	return -1;
-}
-
 /* The identity viewers file this server's segments under: stable across
  * restarts of the same server (host, address and port), so a viewer's
  * persistent cache stays valid, and different for different servers. */
@@ -1325,8 +1302,18 @@ static void log_quiet(const char *fmt, ...)
 	(void)fmt;
 }
 
-static rfbScreenInfoPtr new_screen(vg_server *s, int32_t width, int32_t height,
-				   in_addr_t addr, int port)
+/* A connection the listener screened becomes LibVNCServer's client, as
+ * its own accept thread would have made it. */
+static void hand_over(void *user, int fd)
+{
+	vg_server *s = user;
+	rfbClientPtr cl = rfbNewClient(s->screen, fd);
+
+	if (cl && !cl->onHold)
+		rfbStartOnHoldClient(cl);
+}
+
+static rfbScreenInfoPtr new_screen(vg_server *s, int32_t width, int32_t height)
 {
 	int argc = 1;
 	char *argv[] = { (char *)"varg-server", NULL };
@@ -1344,9 +1331,10 @@ static rfbScreenInfoPtr new_screen(vg_server *s, int32_t width, int32_t height,
 	screen->displayHook = display_hook;
 	screen->displayFinishedHook = display_finished_hook;
 	setup_desktop(s, screen);
-	screen->listenInterface = addr;
-	screen->ipv6port = 0;   /* no IPv6 listener: it would ignore --listen */
-	screen->port = port;
+	/* No listener of LibVNCServer's own: vg_listener accepts. */
+	screen->autoPort = FALSE;
+	screen->port = 0;
+	screen->ipv6port = 0;
 	rfbInitServer(screen);
 	return screen;
 }
@@ -1398,26 +1386,17 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		return VG_EINVAL;
 	}
 
-	/* With port 0, another process may take the free port we found
-	 * before we listen on it: then try the next one. */
-	for (int attempt = 0;; attempt++) {
-		int port = cfg->port ? cfg->port : find_free_port(addr, 5900 + attempt);
+	{
+		vg_listener_config lc = { .addr = addr, .port = cfg->port, .handover_cb = hand_over,
+					  .user = s };
 
-		if (port < 0 || attempt == 20) {
-			vg_server_free(s);
-			return VG_EIO;
-		}
-		s->screen = new_screen(s, width, height, addr, port);
-		if (s->screen->listenSock != RFB_INVALID_SOCKET)
-			break;
-		rfbScreenCleanup(s->screen);
-		s->screen = NULL;
-		if (cfg->port) {
+		if (vg_listener_new(&lc, &s->listener)) {
 			vg_server_free(s);
 			return VG_EIO;
 		}
 	}
-	make_server_id(s, cfg, s->screen->port);
+	s->screen = new_screen(s, width, height);
+	make_server_id(s, cfg, vg_listener_port(s->listener));
 	if (!s->cfg.beliefs_save_s)
 		s->cfg.beliefs_save_s = 60;
 	if (!cfg->no_persist) {
@@ -1431,6 +1410,10 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 				vg_strerror(err));
 	}
 	rfbRunEventLoop(s->screen, -1, TRUE);
+	if (vg_listener_start(s->listener)) {
+		vg_server_free(s);
+		return VG_EIO;
+	}
 	*out = s;
 	return VG_OK;
 }
@@ -1441,6 +1424,8 @@ void vg_server_free(vg_server *s)
 
 	if (!s)
 		return;
+	/* No handover may be under way while LibVNCServer shuts down. */
+	vg_listener_free(s->listener);
 	if (s->screen) {
 		rfbShutdownServer(s->screen, TRUE);
 		rfbScreenCleanup(s->screen);
@@ -1473,7 +1458,7 @@ void vg_server_free(vg_server *s)
 
 int vg_server_port(const vg_server *s)
 {
-	return s->screen->port;
+	return vg_listener_port(s->listener);
 }
 
 vg_pixbuf *vg_server_frame_lock(vg_server *s)

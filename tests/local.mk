@@ -84,5 +84,5 @@ noinst_PROGRAMS += tests/vg_authprobe
 tests_vg_authprobe_SOURCES = tests/vg_authprobe.c tests/vg_fdio.c tests/vg_fdio.h
 tests_vg_authprobe_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS)
 tests_vg_authprobe_LDADD = $(VNCSERVER_LIBS)
-TESTS += tests/test_auth.sh
-dist_noinst_SCRIPTS += tests/test_auth.sh
+TESTS += tests/test_auth.sh tests/test_accept_guard.sh
+dist_noinst_SCRIPTS += tests/test_auth.sh tests/test_accept_guard.sh

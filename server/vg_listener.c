@@ -1,0 +1,341 @@
+#define _GNU_SOURCE /* accept4, pipe2, POLLRDHUP */
+#include "server/vg_listener.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "common/vg_error.h"
+#include "common/vg_log.h"
+#include "common/vg_time.h"
+
+/* The bytes LibVNCServer peeks at before it speaks. */
+#define PEEK_LEN 4
+
+/* A connection between accept and the end of its handover. */
+typedef struct conn {
+	struct conn *next;
+	struct vg_listener *owner;
+	int fd;                   /* given to the handover callback */
+	int dup_fd;               /* ours: the socket, whatever becomes of fd */
+	uint64_t handover_ns;     /* when the handover began; 0: not yet */
+	int done;                 /* the handover returned */
+	int cut;                  /* dissolved by the watchdog */
+} conn;
+
+struct vg_listener {
+	vg_listener_config cfg;
+	int fd;
+	int port;
+	int wake[2];              /* a byte here ends the accept thread */
+	pthread_t thread;
+	int started;
+	pthread_mutex_t lock;     /* conns, pending, stats, stopping */
+	pthread_cond_t idle;      /* pending fell to 0 */
+	pthread_mutex_t handover_lock; /* one handover at a time */
+	conn *conns;
+	int pending;              /* screening threads alive */
+	int stopping;
+	vg_listener_stats stats;
+};
+
+static int listen_on(in_addr_t addr, int port)
+{
+	struct sockaddr_in sin;
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)port);
+	sin.sin_addr.s_addr = addr;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0 || listen(fd, 32) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int vg_listener_new(const vg_listener_config *cfg, vg_listener **out)
+{
+	vg_listener *l = g_new0(vg_listener, 1);
+
+	l->cfg = *cfg;
+	if (!l->cfg.screen_ms)
+		l->cfg.screen_ms = 2000;
+	if (!l->cfg.handover_ms)
+		l->cfg.handover_ms = 3000;
+	if (!l->cfg.max_pending)
+		l->cfg.max_pending = 64;
+	l->wake[0] = l->wake[1] = -1;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->idle, NULL);
+	pthread_mutex_init(&l->handover_lock, NULL);
+	l->fd = -1;
+	if (cfg->port) {
+		l->fd = listen_on(cfg->addr, cfg->port);
+		l->port = cfg->port;
+	} else {
+		for (l->port = 5900; l->port < 6100 && l->fd < 0; l->port++)
+			l->fd = listen_on(cfg->addr, l->port);
+		l->port--;
+	}
+	if (l->fd < 0 || pipe2(l->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+		vg_listener_free(l);
+		return VG_EIO;
+	}
+	*out = l;
+	return VG_OK;
+}
+
+int vg_listener_port(const vg_listener *l)
+{
+	return l->port;
+}
+
+void vg_listener_stats_get(vg_listener *l, vg_listener_stats *out)
+{
+	pthread_mutex_lock(&l->lock);
+	*out = l->stats;
+	pthread_mutex_unlock(&l->lock);
+}
+
+static int queued_bytes(int fd)
+{
+	int n = 0;
+
+	return ioctl(fd, FIONREAD, &n) == 0 ? n : -1;
+}
+
+/* Whether the connection may go to LibVNCServer: the peer has sent
+ * nothing yet, or at least PEEK_LEN bytes. With SO_RCVLOWAT at PEEK_LEN,
+ * poll wakes for the fourth byte or for the peer's end, not for each
+ * byte before it. */
+static int screen_conn(int fd, int screen_ms)
+{
+	int lowat = PEEK_LEN, one = 1;
+	uint64_t until = vg_time_ns() + (uint64_t)screen_ms * 1000000u;
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+	int n = queued_bytes(fd);
+
+	if (n < 0)
+		return 0;
+	if (n >= PEEK_LEN)
+		return 1;
+	if (n == 0) {
+		/* Nothing sent: a client that waits for the server, unless
+		 * it has gone already (a port scan). */
+		return poll(&p, 1, 0) == 0 || !(p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat) != 0)
+		return 0;
+	for (;;) {
+		uint64_t now = vg_time_ns();
+		int r;
+
+		if (now >= until)
+			return 0;
+		r = poll(&p, 1, (int)((until - now) / 1000000u) + 1);
+		if (r < 0 && errno != EINTR)
+			return 0;
+		if (queued_bytes(fd) >= PEEK_LEN)
+			break;
+		if (r > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)))
+			return 0;
+	}
+	return setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof one) == 0;
+}
+
+static void unlink_conn(vg_listener *l, conn *c)
+{
+	conn **p;
+
+	for (p = &l->conns; *p; p = &(*p)->next) {
+		if (*p == c) {
+			*p = c->next;
+			return;
+		}
+	}
+}
+
+static void *screening_thread(void *arg)
+{
+	conn *c = arg;
+	vg_listener *l = c->owner;
+	int ok;
+
+	ok = screen_conn(c->fd, l->cfg.screen_ms);
+	if (ok) {
+		pthread_mutex_lock(&l->handover_lock);
+		pthread_mutex_lock(&l->lock);
+		ok = !l->stopping;
+		if (ok) {
+			c->handover_ns = vg_time_ns();
+			l->stats.handed_over++;
+		}
+		pthread_mutex_unlock(&l->lock);
+		if (ok)
+			l->cfg.handover_cb(l->cfg.user, c->fd);
+		pthread_mutex_unlock(&l->handover_lock);
+	}
+	pthread_mutex_lock(&l->lock);
+	if (!ok) {
+		close(c->fd);
+		l->stats.dropped++;
+	}
+	c->done = 1;
+	unlink_conn(l, c);
+	close(c->dup_fd);
+	g_free(c);
+	if (--l->pending == 0)
+		pthread_cond_broadcast(&l->idle);
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+/* Dissolves the connection under a handover that is stuck; the library's
+ * peek then fails and it drops the client. With l->lock held. */
+static void cut(vg_listener *l, conn *c)
+{
+	struct sockaddr sa = { .sa_family = AF_UNSPEC };
+
+	if (c->cut)
+		return;
+	c->cut = 1;
+	l->stats.cut++;
+	if (connect(c->dup_fd, &sa, sizeof sa) != 0)
+		shutdown(c->dup_fd, SHUT_RDWR);
+}
+
+static void watch_handovers(vg_listener *l)
+{
+	uint64_t now = vg_time_ns(), limit = (uint64_t)l->cfg.handover_ms * 1000000u;
+
+	pthread_mutex_lock(&l->lock);
+	for (conn *c = l->conns; c; c = c->next) {
+		if (c->handover_ns && !c->done && !c->cut && now - c->handover_ns > limit) {
+			cut(l, c);
+			vg_warn("a connection stalled the handshake for %d ms: cut", l->cfg.handover_ms);
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void accept_one(vg_listener *l)
+{
+	int fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+	pthread_attr_t attr;
+	pthread_t t;
+	conn *c;
+
+	if (fd < 0)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->stats.accepted++;
+	if (l->pending >= l->cfg.max_pending) {
+		l->stats.dropped++;
+		pthread_mutex_unlock(&l->lock);
+		close(fd);
+		return;
+	}
+	c = g_new0(conn, 1);
+	c->owner = l;
+	c->fd = fd;
+	c->dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (c->dup_fd < 0 || pthread_create(&t, &attr, screening_thread, c) != 0) {
+		l->stats.dropped++;
+		pthread_mutex_unlock(&l->lock);
+		pthread_attr_destroy(&attr);
+		if (c->dup_fd >= 0)
+			close(c->dup_fd);
+		close(fd);
+		g_free(c);
+		return;
+	}
+	pthread_attr_destroy(&attr);
+	c->next = l->conns;
+	l->conns = c;
+	l->pending++;
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void *accept_thread(void *arg)
+{
+	vg_listener *l = arg;
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = l->fd, .events = POLLIN }, { .fd = l->wake[0], .events = POLLIN } };
+		int r = poll(p, 2, 100);
+
+		if (r < 0 && errno != EINTR)
+			break;
+		if (p[1].revents)
+			break;
+		if (r > 0 && (p[0].revents & POLLIN))
+			accept_one(l);
+		watch_handovers(l);
+	}
+	return NULL;
+}
+
+int vg_listener_start(vg_listener *l)
+{
+	if (pthread_create(&l->thread, NULL, accept_thread, l) != 0)
+		return VG_EIO;
+	l->started = 1;
+	return VG_OK;
+}
+
+void vg_listener_free(vg_listener *l)
+{
+	struct timespec until;
+	int left;
+
+	if (!l)
+		return;
+	if (l->started) {
+		if (write(l->wake[1], "x", 1) != 1)
+			vg_warn("cannot wake the accept thread");
+		pthread_join(l->thread, NULL);
+	}
+	/* Screening threads end by themselves within screen_ms; handovers
+	 * in progress are cut so that they end too. */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	pthread_mutex_lock(&l->lock);
+	l->stopping = 1;
+	for (conn *c = l->conns; c; c = c->next)
+		if (c->handover_ns && !c->done)
+			cut(l, c);
+	while (l->pending > 0 && pthread_cond_timedwait(&l->idle, &l->lock, &until) == 0)
+		;
+	left = l->pending;
+	pthread_mutex_unlock(&l->lock);
+	if (l->fd >= 0)
+		close(l->fd);
+	if (l->wake[0] >= 0) {
+		close(l->wake[0]);
+		close(l->wake[1]);
+	}
+	if (left) {
+		/* A thread still holds l: leave it to the process's exit. */
+		vg_warn("%d connections still in their handshake at exit", left);
+		return;
+	}
+	pthread_mutex_destroy(&l->lock);
+	pthread_cond_destroy(&l->idle);
+	pthread_mutex_destroy(&l->handover_lock);
+	g_free(l);
+}

@@ -1,0 +1,70 @@
+/* vg_listener: varg-server's accept path, in front of LibVNCServer.
+ *
+ * LibVNCServer 0.9.14 peeks at a new connection's first 4 bytes to tell
+ * WebSocket clients from RFB ones (webSocketsCheck). Its peek loops
+ * without end, at full CPU, when 1-3 bytes are queued: recv(MSG_PEEK)
+ * returns the short count, errno still says EAGAIN from before and select
+ * reports the socket readable at once. That loop runs in the thread that
+ * accepts, so one peer that sends two bytes stops every later connection
+ * and the server's shutdown (doc/security.md).
+ *
+ * So the server listens itself. Each accepted connection is screened on a
+ * thread of its own: a peer that has sent nothing is handed over at once
+ * (RFB clients wait for the server to speak); one that has sent 1-3 bytes
+ * gets screen_ms to send a fourth, or is closed; one that closes before
+ * is closed. Good connections go to the handover callback one at a time
+ * (LibVNCServer's rfbNewClient is not safe to run twice at once). A peer
+ * can still time its bytes to land after the screening, inside the
+ * library's peek: a handover still running after handover_ms has its
+ * connection dissolved (connect with AF_UNSPEC on a duplicate of the
+ * socket, which no other file can have taken), so the peek sees an error
+ * and the library drops the client. WebSocket and TLS clients send 4 or
+ * more bytes at once and pass.
+ */
+#ifndef VG_LISTENER_H
+#define VG_LISTENER_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+typedef struct vg_listener vg_listener;
+
+/* Called on one screening thread at a time with a connected socket,
+ * which it owns from then on (it closes it when done with it). */
+typedef void (*vg_listener_handover_cb)(void *user, int fd);
+
+typedef struct {
+	in_addr_t addr;           /* address to listen on (network order) */
+	int port;                 /* 0: the first free port from 5900 on */
+	int screen_ms;            /* time for a peer with 1-3 bytes to send more; 0: 2000 */
+	int handover_ms;          /* longest handover before the connection is cut; 0: 3000 */
+	int max_pending;          /* connections being screened at once; 0: 64 */
+	vg_listener_handover_cb handover_cb;
+	void *user;
+} vg_listener_config;
+
+typedef struct {
+	uint64_t accepted;        /* connections accepted */
+	uint64_t handed_over;     /* of which passed to the handover callback */
+	uint64_t dropped;         /* closed by the screening (or over max_pending) */
+	uint64_t cut;             /* handovers cut after handover_ms */
+} vg_listener_stats;
+
+/* Binds and listens; accepts nothing before vg_listener_start. Errors:
+ * VG_EIO (the port, or with port 0 every port up to 6099, is taken).
+ * Free with vg_listener_free. */
+int vg_listener_new(const vg_listener_config *cfg, vg_listener **out);
+
+/* Starts accepting on a thread of its own. VG_EIO if it cannot start. */
+int vg_listener_start(vg_listener *l);
+
+/* The port it listens on. */
+int vg_listener_port(const vg_listener *l);
+
+void vg_listener_stats_get(vg_listener *l, vg_listener_stats *out);
+
+/* Stops accepting, cuts every handover in progress, waits (at most a few
+ * seconds) for the screening threads and frees l. NULL is fine. */
+void vg_listener_free(vg_listener *l);
+
+#endif
