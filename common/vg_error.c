@@ -18,6 +18,8 @@ const char *vg_strerror(int code)
 	case VG_ENOSPC:   return "no space left";
 	case VG_EFORMAT:  return "wrong file type";
 	case VG_EAUTH:    return "authentication failed";
+	case VG_ECANCELED: return "stopped on request";
+	case VG_ETIMEDOUT: return "no answer in time";
 	}
 	return "unknown error";
 }

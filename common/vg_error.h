@@ -22,6 +22,8 @@ enum {
 	VG_ENOSPC = -12,   /* no room left (output buffer, disk, capacity) */
 	VG_EFORMAT = -13,  /* a file is not of the expected type */
 	VG_EAUTH = -14,    /* the peer refused our credentials */
+	VG_ECANCELED = -15, /* stopped on request (a signal) before it completed */
+	VG_ETIMEDOUT = -16, /* the peer did not answer in time */
 };
 
 /* Returns a static, never-NULL description of code (also for unknown codes). */

@@ -3,7 +3,7 @@ bin_PROGRAMS += viewer/varg-viewer
 viewer_varg_viewer_SOURCES = \
 	viewer/varg_viewer.c \
 	viewer/vg_address.c viewer/vg_address.h \
-	viewer/vg_connection.c viewer/vg_connection.h \
+	viewer/vg_connection.c viewer/vg_connection.h viewer/vg_dial.c viewer/vg_dial.h \
 	viewer/vg_framelog.c viewer/vg_framelog.h \
 	viewer/vg_recorder.c viewer/vg_recorder.h \
 	viewer/vg_sockstat.c viewer/vg_sockstat.h \
@@ -27,7 +27,7 @@ check_PROGRAMS += tests/test_framelog
 TESTS += tests/test_framelog
 tests_test_framelog_SOURCES = tests/test_framelog.c $(VG_TESTUTIL_SOURCES) \
 	viewer/vg_framelog.c viewer/vg_framelog.h \
-	viewer/vg_connection.c viewer/vg_connection.h viewer/vg_sockstat.c viewer/vg_sockstat.h
+	viewer/vg_connection.c viewer/vg_connection.h viewer/vg_dial.c viewer/vg_dial.h viewer/vg_sockstat.c viewer/vg_sockstat.h
 tests_test_framelog_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
 tests_test_framelog_LDADD = traces/libvgtrace.a $(VG_FP_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS)
 

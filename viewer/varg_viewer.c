@@ -26,12 +26,14 @@ enum { EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_AUTH = 3 };
 #define VG_OVERLAY_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
 #endif
 
+/* The signal that asked the viewer to stop, or 0. Every wait looks at it:
+ * the connect and handshake (vg_dial), the -via tunnel, the window's and
+ * the headless loop. */
 static volatile sig_atomic_t stop_requested;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	stop_requested = sig;
 }
 
 typedef struct {
@@ -57,6 +59,7 @@ typedef struct {
 	char *scaling;
 	gboolean stats;
 	gboolean no_reconnect;
+	double timeout;
 	char **rest;
 } options;
 
@@ -98,6 +101,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "scaling", 0, 0, G_OPTION_ARG_STRING, &o->scaling, "Scale to fit the window: smooth (default) or nearest", "MODE" },
 		{ "stats", 0, 0, G_OPTION_ARG_NONE, &o->stats, "Show the statistics overlay (F8 then s toggles)", NULL },
 		{ "no-reconnect", 0, 0, G_OPTION_ARG_NONE, &o->no_reconnect, "Exit when the connection drops", NULL },
+		{ "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->timeout, "Give up a connection the server has not completed within SECONDS (default 20; a password prompt does not count)", "SECONDS" },
 		{ "headless", 0, 0, G_OPTION_ARG_NONE, &o->headless, "Decode without opening a window", NULL },
 		{ "snapshot", 0, 0, G_OPTION_ARG_FILENAME, &o->snapshot, "At exit, save the framebuffer as PNG", "FILE" },
 		{ "exit-when-idle", 0, 0, G_OPTION_ARG_DOUBLE, &o->exit_when_idle, "Exit after SECONDS without a message from the server", "SECONDS" },
@@ -125,7 +129,8 @@ static int parse_options(int argc, char **argv, options *o)
 		"against any other server it uses the standard encodings. In the window,\n"
 		"F8 then f: full screen, s: statistics, z: scaling, F8: send F8.\n"
 		"Options also take one dash (-via, -passwd, -viewonly) as in vncviewer.\n"
-		"Exit: 0 stopped, 1 connection failed, 2 bad options, 3 password refused.");
+		"Exit: 0 stopped, 1 connection failed, 2 bad options, 3 password refused,\n"
+		"128+N stopped by signal N before a connection stood.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	double_dashes(argc, argv, entries, owned);
 	if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
@@ -144,6 +149,12 @@ static int parse_options(int argc, char **argv, options *o)
 		o->requests = 3;
 	if (o->requests < 1 || o->requests > 8) {
 		vg_error("--requests must be from 1 to 8");
+		return VG_EINVAL;
+	}
+	if (o->timeout == 0)
+		o->timeout = 20;
+	if (o->timeout < 0.1 || o->timeout > 3600) {
+		vg_error("--timeout must be from 0.1 to 3600 seconds");
 		return VG_EINVAL;
 	}
 	if (o->exit_when_idle < 0) {
@@ -253,6 +264,8 @@ static char *ask_password(void *user)
 
 static int exit_code(int err)
 {
+	if (err && stop_requested)
+		return 128 + stop_requested;
 	return err == VG_EAUTH ? EXIT_AUTH : EXIT_FAILED;
 }
 
@@ -387,6 +400,7 @@ static int run_window(const options *o, vg_connection_config *cfg, const char *p
 	wcfg.view_only = o->viewonly;
 	wcfg.stats = o->stats;
 	wcfg.font = VG_OVERLAY_FONT;
+	wcfg.stop = &stop_requested;
 	if ((err = vg_window_new(&wcfg, &win, why, sizeof why))) {
 		vg_error("%s (or use --headless)", why);
 		return EXIT_FAILED;
@@ -493,16 +507,17 @@ int main(int argc, char **argv)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
-	if (o.headless) {
-		sa.sa_handler = on_signal;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-	}
+	/* Also for the window: SDL leaves a handler set before SDL_Init
+	 * alone, and the window loop looks at stop_requested. */
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	if (o.via) {
 		int local;
 
-		if ((err = vg_via_start(o.via, host, port, &via, &local, why, sizeof why))) {
+		if ((err = vg_via_start(o.via, host, port, &stop_requested, &via, &local, why, sizeof why))) {
 			vg_error("-via %s: %s", o.via, why);
+			status = exit_code(err);
 			goto out;
 		}
 		g_free(host);
@@ -519,6 +534,8 @@ int main(int argc, char **argv)
 	cfg.clear_cache = o.clear_cache;
 	cfg.requests = o.requests;
 	cfg.view_only = o.viewonly;
+	cfg.timeout_ms = (int)(o.timeout * 1000);
+	cfg.cancel = &stop_requested;
 	if (!o.no_persistent_cache)
 		cfg.cache_dir = o.cache_dir ? o.cache_dir : (default_cache = vg_segcache_default_base_dir());
 	if (o.headless) {

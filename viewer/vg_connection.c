@@ -15,6 +15,7 @@
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
 #include "viewer/vg_connection.h"
+#include "viewer/vg_dial.h"
 #include "viewer/vg_sockstat.h"
 
 /* A message queued by another thread for the network thread to write. */
@@ -37,6 +38,7 @@ struct vg_connection {
 	vg_connection_events events;
 	bool view_only;
 	bool auth_asked;         /* the server asked for a password */
+	vg_dial_watch *watch;    /* during the handshake */
 	int wake_fd;             /* eventfd: a message was queued */
 	GMutex out_lock;
 	GQueue out;              /* out_msg *, under out_lock */
@@ -238,7 +240,12 @@ static char *get_password(rfbClient *client)
 	char *p, *copy;
 
 	c->auth_asked = true;
-	if (!c->events.password_cb || !(p = c->events.password_cb(c->events.user)))
+	if (!c->events.password_cb)
+		return NULL;
+	vg_dial_watch_pause(c->watch, 1);
+	p = c->events.password_cb(c->events.user);
+	vg_dial_watch_pause(c->watch, 0);
+	if (!p)
 		return NULL;
 	copy = strdup(p);
 	memset(p, 0, strlen(p));
@@ -288,8 +295,10 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	vg_connection *c;
 	rfbClient *client;
 	vg_receiver_config rcfg;
-	char last[256];
-	int argc = 0;
+	char last[256], dial_why[160];
+	uint64_t deadline;
+	int argc = 0, fd = -1, fired;
+	rfbBool ok;
 	int err;
 
 	if (why && why_cap)
@@ -354,13 +363,38 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	client->MallocFrameBuffer = malloc_frame;
 	rfbClientSetClientData(client, &client_tag, c);
 	c->t0 = vg_time_ns();
-	/* rfbInitClient frees the client itself when it fails. */
-	if (!rfbInitClient(client, &argc, NULL)) {
-		err = c->auth_asked ? VG_EAUTH : VG_EIO;
-		log_last_line(last, sizeof last);
+	deadline = c->t0 + (uint64_t)(cfg->timeout_ms > 0 ? cfg->timeout_ms : 20000) * 1000000u;
+	if ((err = vg_dial(cfg->host, cfg->port, deadline, cfg->cancel, &fd, dial_why, sizeof dial_why))) {
 		if (why && why_cap)
+			snprintf(why, why_cap, "%s", dial_why);
+		rfbClientCleanup(client);
+		vg_connection_close(c);
+		return err;
+	}
+	/* Connected already: LibVNCClient takes the socket as it takes one
+	 * it accepted in listen mode, and only shakes hands. */
+	client->sock = fd;
+	client->listenSpecified = TRUE;
+	c->watch = vg_dial_watch_start(fd, deadline, cfg->cancel);
+	/* rfbInitClient frees the client itself when it fails. */
+	ok = rfbInitClient(client, &argc, NULL);
+	fired = vg_dial_watch_stop(c->watch);
+	c->watch = NULL;
+	if (!ok || fired) {
+		err = fired ? fired : c->auth_asked ? VG_EAUTH : VG_EIO;
+		log_last_line(last, sizeof last);
+		if (err == VG_ECANCELED)
+			snprintf(last, sizeof last, "stopped during the handshake");
+		else if (err == VG_ETIMEDOUT)
+			snprintf(last, sizeof last, "the server did not complete the handshake within %d s",
+				 (cfg->timeout_ms > 0 ? cfg->timeout_ms : 20000) / 1000);
+		if (why && why_cap && (err == VG_ECANCELED || err == VG_ETIMEDOUT))
+			snprintf(why, why_cap, "%s", last);
+		else if (why && why_cap)
 			snprintf(why, why_cap, "%s%s%s", err == VG_EAUTH ? "authentication failed" : "handshake failed",
 				 last[0] ? ": " : "", last);
+		if (ok)
+			rfbClientCleanup(client);
 		vg_connection_close(c);
 		return err;
 	}

@@ -9,6 +9,7 @@
 #ifndef VG_CONNECTION_H
 #define VG_CONNECTION_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -46,13 +47,16 @@ typedef struct {
 	bool view_only;          /* send no key, pointer or cut-text events */
 	const vg_connection_events *events; /* NULL: none */
 	int requests;            /* update requests kept in flight; 0: 2 */
+	int timeout_ms;          /* connect + handshake, password prompt not counted; 0: 20 s */
+	const volatile sig_atomic_t *cancel; /* non-zero stops a connect or handshake; may be NULL */
 } vg_connection_config;
 
 /* Connects and completes the RFB handshake; on failure writes a one-line
  * reason to why (why_cap bytes, may be 0). Errors: VG_EIO (cannot connect
  * or the handshake failed), VG_ENOTSUP (the server's framebuffer is too
  * large), VG_EAUTH (the server refused the password, or none could be
- * had). */
+ * had), VG_ETIMEDOUT (no connection or handshake within timeout_ms),
+ * VG_ECANCELED (*cancel was raised). */
 int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **out,
 			      char *why, size_t why_cap);
 

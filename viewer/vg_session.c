@@ -19,6 +19,7 @@ struct vg_session {
 	vg_connection_events events;
 	GThread *thread;
 	gint stop;                /* atomic */
+	volatile sig_atomic_t cancel; /* stops a reconnection's handshake */
 	gint ping_on;             /* atomic */
 
 	GMutex lock;              /* conn pointer, news, state, stats */
@@ -245,6 +246,8 @@ int vg_session_start(const vg_session_config *cfg, vg_session **out, char *why, 
 		vg_session_stop(s);
 		return err;
 	}
+	/* Reconnections stop when the session does. */
+	s->cfg.conn.cancel = &s->cancel;
 	s->state = VG_STATE_CONNECTED;
 	snprintf(s->state_msg, sizeof s->state_msg, "connected");
 	s->thread = g_thread_new("varg-network", run, s);
@@ -257,6 +260,7 @@ void vg_session_stop(vg_session *s)
 	if (!s)
 		return;
 	g_atomic_int_set(&s->stop, 1);
+	s->cancel = 1;
 	g_mutex_lock(&s->lock);
 	g_cond_broadcast(&s->wake);
 	g_mutex_unlock(&s->lock);

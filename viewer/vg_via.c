@@ -52,8 +52,8 @@ static void child_setup(gpointer data)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 }
 
-int vg_via_start(const char *gateway, const char *host, int port, vg_via **out,
-		 int *local_port, char *why, size_t why_cap)
+int vg_via_start(const char *gateway, const char *host, int port, const volatile sig_atomic_t *cancel,
+		 vg_via **out, int *local_port, char *why, size_t why_cap)
 {
 	const char *cmd = g_getenv("VARG_VIA_SSH");
 	g_auto(GStrv) base = NULL;
@@ -100,6 +100,11 @@ int vg_via_start(const char *gateway, const char *host, int port, vg_via **out,
 	/* Listening is visible without connecting (which would open a
 	 * channel to the server): our bind fails once ssh holds the port. */
 	for (i = 0; i < WAIT_MS / 50; i++) {
+		if (cancel && *cancel) {
+			snprintf(why, why_cap, "stopped while waiting for the tunnel");
+			vg_via_stop(v);
+			return VG_ECANCELED;
+		}
 		if (waitpid(v->pid, &status, WNOHANG) == v->pid) {
 			v->running = false;
 			snprintf(why, why_cap, "ssh to %s exited (status %d) before the tunnel was up",

@@ -52,7 +52,6 @@ int vg_window_new(const vg_window_config *cfg, vg_window **out, char *why, size_
 		snprintf(why, why_cap, "no display to open a window on (DISPLAY is not set)");
 		return VG_ENOTSUP;
 	}
-	/* SDL turns SIGINT/SIGTERM into SDL_QUIT, which ends the loop. */
 	if (SDL_Init(SDL_INIT_VIDEO) != 0) {
 		snprintf(why, why_cap, "cannot open the display: %s", SDL_GetError());
 		return VG_ENOTSUP;
@@ -546,6 +545,10 @@ int vg_window_run(vg_window *w, vg_session *s, char *why, size_t why_cap)
 		}
 		if (!SDL_WaitEventTimeout(&ev, STATS_EVERY_MS))
 			ev.type = 0;
+		/* varg-viewer handles SIGINT/SIGTERM itself (SDL leaves a
+		 * handler alone that is set before SDL_Init). */
+		if (w->cfg.stop && *w->cfg.stop)
+			break;
 		do {
 			if (ev.type == w->event_type) {
 				switch (ev.user.code) {
