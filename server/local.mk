@@ -7,6 +7,7 @@ server_varg_server_SOURCES = \
 	server/vg_monitor.c server/vg_monitor.h \
 	server/vg_authguard.c server/vg_authguard.h \
 	server/vg_listener.c server/vg_listener.h \
+	server/vg_serverkey.c server/vg_serverkey.h \
 	server/vg_tracesource.c server/vg_tracesource.h \
 	server/vg_inputqueue.c server/vg_inputqueue.h \
 	server/vg_xsource.c server/vg_xsource.h \

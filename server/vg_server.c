@@ -60,6 +60,7 @@
 #include "server/vg_segshare.h"
 #include "server/vg_listener.h"
 #include "server/vg_server.h"
+#include "server/vg_serverkey.h"
 
 struct vg_server {
 	vg_server_config cfg;
@@ -74,6 +75,7 @@ struct vg_server {
 	vg_monitor *monitor;      /* per-stage records; NULL: not kept */
 	int varg_now;             /* Varg viewers connected (atomic) */
 	uint8_t server_id[16];
+	vg_serverkey *key;        /* holds the identity's slot; NULL: random */
 	vg_beliefstore *beliefs;  /* NULL: beliefs die with the connection */
 	int send_delay_ms;        /* testing aid: widens the request race */
 	bool race_fix;            /* testing aid: off only to show the race */
@@ -1281,20 +1283,33 @@ int vg_server_resize(vg_server *s, int32_t width, int32_t height)
 	return VG_OK;
 }
 
-/* The identity viewers file this server's segments under: stable across
- * restarts of the same server (host, address and port), so a viewer's
- * persistent cache stays valid, and different for different servers. */
-static void make_server_id(vg_server *s, const vg_server_config *cfg, int port)
+/* The identity viewers file this server's segments under: a random key
+ * kept beside the beliefs (vg_serverkey), stable across restarts and
+ * ports. A server whose viewers keep nothing on disk, or that cannot keep
+ * the key, takes a random one for this run. */
+static void make_server_id(vg_server *s, const vg_server_config *cfg)
 {
-	g_autofree char *name = g_strdup_printf("varg-server %s %s %d", g_get_host_name(),
-						cfg->listen ? cfg->listen : "127.0.0.1", port);
-	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
-	uint8_t digest[32];
-	gsize n = sizeof digest;
+	g_autofree char *base = NULL;
+	int err, replaced = 0;
 
-	g_checksum_update(sum, (const guchar *)name, -1);
-	g_checksum_get_digest(sum, digest, &n);
-	memcpy(s->server_id, digest, sizeof s->server_id);
+	if (!cfg->no_persist) {
+		base = cfg->beliefs_dir ? g_strdup(cfg->beliefs_dir) : vg_beliefstore_default_base_dir();
+		err = vg_serverkey_open(base, s->server_id, &replaced, &s->key);
+		if (!err) {
+			if (replaced)
+				vg_warn("%s was damaged: a new server identity (viewers start cold once)",
+					vg_serverkey_path(s->key));
+			return;
+		}
+		vg_warn("cannot keep a server identity in %s (%s); viewers' caches stay cold across restarts",
+			base, vg_strerror(err));
+	}
+	/* GLib's generator is seeded from /dev/urandom. */
+	for (size_t i = 0; i < sizeof s->server_id; i += 4) {
+		guint32 r = g_random_int();
+
+		memcpy(s->server_id + i, &r, 4);
+	}
 }
 
 static void log_quiet(const char *fmt, ...)
@@ -1396,7 +1411,7 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		}
 	}
 	s->screen = new_screen(s, width, height);
-	make_server_id(s, cfg, vg_listener_port(s->listener));
+	make_server_id(s, cfg);
 	if (!s->cfg.beliefs_save_s)
 		s->cfg.beliefs_save_s = 60;
 	if (!cfg->no_persist) {
@@ -1440,6 +1455,7 @@ void vg_server_free(vg_server *s)
 		;
 	pthread_mutex_unlock(&s->stats_lock);
 	vg_beliefstore_free(s->beliefs);
+	vg_serverkey_free(s->key);
 	vg_segshare_free(s->share);
 	vg_monitor_free(s->monitor);
 	vg_pixbuf_free(s->frame);
