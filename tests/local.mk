@@ -5,9 +5,10 @@ dist_noinst_SCRIPTS += tests/test_headers.sh tests/tap.sh
 EXTRA_DIST += tests/fuzz/corpus
 
 # End-to-end tests: real varg-server and varg-viewer processes on loopback.
-noinst_PROGRAMS += tests/vg_imgcmp tests/vg_badclient
+noinst_PROGRAMS += tests/vg_imgcmp tests/vg_badclient tests/vg_e2efuzz
 tests_vg_imgcmp_LDADD = $(VG_COMMON_LIBS)
 tests_vg_badclient_SOURCES = tests/vg_badclient.c tests/vg_fdio.c tests/vg_fdio.h
+tests_vg_e2efuzz_SOURCES = tests/vg_e2efuzz.c tests/vg_fdio.c tests/vg_fdio.h
 TESTS += tests/test_firstlight.sh
 dist_noinst_SCRIPTS += tests/test_firstlight.sh tests/vg_e2e.sh
 TESTS += tests/test_fingerprint_e2e.sh
@@ -84,5 +85,5 @@ noinst_PROGRAMS += tests/vg_authprobe
 tests_vg_authprobe_SOURCES = tests/vg_authprobe.c tests/vg_fdio.c tests/vg_fdio.h
 tests_vg_authprobe_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS)
 tests_vg_authprobe_LDADD = $(VNCSERVER_LIBS)
-TESTS += tests/test_auth.sh tests/test_accept_guard.sh
-dist_noinst_SCRIPTS += tests/test_auth.sh tests/test_accept_guard.sh
+TESTS += tests/test_auth.sh tests/test_accept_guard.sh tests/test_e2efuzz.sh
+dist_noinst_SCRIPTS += tests/test_auth.sh tests/test_accept_guard.sh tests/test_e2efuzz.sh
