@@ -39,6 +39,7 @@ struct vg_connection {
 	bool view_only;
 	bool auth_asked;         /* the server asked for a password */
 	vg_dial_watch *watch;    /* during the handshake */
+	void *frame;             /* the client's framebuffer, as last allocated */
 	int wake_fd;             /* eventfd: a message was queued */
 	GMutex out_lock;
 	GQueue out;              /* out_msg *, under out_lock */
@@ -197,6 +198,7 @@ static rfbBool malloc_frame(rfbClient *client)
 
 	if (!c->default_malloc_fb(client))
 		return FALSE;
+	c->frame = client->frameBuffer;
 	vg_region_clear(c->dirty);
 	vg_region_add(c->dirty, vg_rect_make(0, 0, client->width, client->height));
 	return TRUE;
@@ -395,6 +397,9 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 				 last[0] ? ": " : "", last);
 		if (ok)
 			rfbClientCleanup(client);
+		/* LibVNCClient leaves the framebuffer to the application, also
+		 * when its handshake fails after allocating it. */
+		free(c->frame);
 		vg_connection_close(c);
 		return err;
 	}
