@@ -49,10 +49,7 @@ tap_check "a WebSocket handshake is still answered (101)" grep -q '^HTTP/1.1 101
 # Peers still hold connections; SIGTERM must end the server all the same.
 kill -TERM "$SERVER_PID"
 gone=no
-for _ in $(seq 1 50); do
-	kill -0 "$SERVER_PID" 2>/dev/null || { gone=yes; break; }
-	sleep 0.1
-done
+ends_within 50 "$SERVER_PID" && gone=yes
 tap_check "SIGTERM ends the server within 5 s" test "$gone" = yes
 [ "$gone" = yes ] || kill -9 "$SERVER_PID" 2>/dev/null
 wait "$SERVER_PID"

@@ -33,12 +33,7 @@ stopped_by() {
 	sleep 1
 	kill -0 "$p" 2>/dev/null || { echo "# it ended before the signal:"; sed 's/^/#   /' "$work/err"; return 1; }
 	kill "-$sig" "$p"
-	ended=no
-	for _ in $(seq 1 20); do
-		kill -0 "$p" 2>/dev/null || { ended=yes; break; }
-		sleep 0.1
-	done
-	[ "$ended" = yes ] || { echo "# still running 2 s after SIG$sig"; kill -9 "$p"; wait "$p"; return 1; }
+	ends_within 20 "$p" || { echo "# still running 2 s after SIG$sig"; kill -9 "$p"; wait "$p"; return 1; }
 	wait "$p"
 	st=$?
 	echo "#   exit $st: $(cat "$work/err")"
@@ -86,10 +81,7 @@ wp=$!
 sleep 2
 kill -TERM "$wp"
 ended=no
-for _ in $(seq 1 30); do
-	kill -0 "$wp" 2>/dev/null || { ended=yes; break; }
-	sleep 0.1
-done
+ends_within 30 "$wp" && ended=yes
 tap_check "window: SIGTERM once connected ends it within 3 s" test "$ended" = yes
 [ "$ended" = yes ] || kill -9 "$wp"
 wait "$wp"

@@ -15,7 +15,12 @@ VG_WRAP=${VG_WRAP:-}
 
 e2e_cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
+	# Bounded: x11vnc, for one, can hang in its SIGTERM handler once its
+	# X server is gone.
+	for p in $pids; do
+		ends_within 50 "$p" || kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
 	rm -rf "$work"
 }
 trap e2e_cleanup EXIT INT TERM
@@ -75,4 +80,13 @@ last_frame() {
 	rm -rf "$work/frames"
 	"$B/traces/varg-trace" export --frames "$work/frames" "$1" >/dev/null 2>&1 || return 1
 	cp "$(ls "$work"/frames/*.png | tail -1)" "$2"
+}
+
+# ends_within TENTHS PID: whether PID ends within TENTHS tenths of a second.
+ends_within() {
+	for _ in $(seq 1 "$1"); do
+		kill -0 "$2" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
 }

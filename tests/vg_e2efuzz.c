@@ -259,15 +259,23 @@ static const char *server_stages[] = {
 	"random rectangles", "bad Varg rectangles", "a disconnect mid-update",
 };
 
-/* The server's side of the handshake with no password, then a
- * ServerInit of w x h at 32 bits per pixel. */
+/* The server's side of the handshake with no password, up to the
+ * client's ClientInit. */
+static int serve_security(int fd)
+{
+	uint8_t buf[12];
+
+	return vg_fd_write_all(fd, "RFB 003.008\n", 12) || vg_fd_read_all(fd, buf, 12) ||
+	       vg_fd_write_all(fd, "\1\1", 2) || vg_fd_read_all(fd, buf, 1) ||
+	       vg_fd_write_all(fd, "\0\0\0\0", 4) || vg_fd_read_all(fd, buf, 1) ? -1 : 0;
+}
+
+/* serve_security, then a ServerInit of w x h at 32 bits per pixel. */
 static int serve_handshake(int fd, uint16_t w, uint16_t h)
 {
-	uint8_t buf[64], si[24] = { 0 };
+	uint8_t si[24] = { 0 };
 
-	if (vg_fd_write_all(fd, "RFB 003.008\n", 12) || vg_fd_read_all(fd, buf, 12) ||
-	    vg_fd_write_all(fd, "\1\1", 2) || vg_fd_read_all(fd, buf, 1) ||
-	    vg_fd_write_all(fd, "\0\0\0\0", 4) || vg_fd_read_all(fd, buf, 1))
+	if (serve_security(fd))
 		return -1;
 	put16(si, w);
 	put16(si + 2, h);
@@ -333,9 +341,7 @@ static void server_talk(int fd, int stage)
 	case 2: {
 		uint8_t si[24];
 
-		if (vg_fd_write_all(fd, "RFB 003.008\n", 12) || vg_fd_read_all(fd, buf, 12) ||
-		    vg_fd_write_all(fd, "\1\1", 2) || vg_fd_read_all(fd, buf, 1) ||
-		    vg_fd_write_all(fd, "\0\0\0\0", 4) || vg_fd_read_all(fd, buf, 1))
+		if (serve_security(fd))
 			break;
 		random_bytes(si, sizeof si);
 		if (rnd(2))
