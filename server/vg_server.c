@@ -398,7 +398,9 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	c->repair = vg_region_new();
 	c->wanted = sraRgnCreate();
 	c->late = sraRgnCreate();
+	LOCK(cl->updateMutex);
 	cl->clientData = c;
+	UNLOCK(cl->updateMutex);
 	cl->clientGoneHook = client_gone;
 	cl->clientFramebufferUpdateRequestHook = request_hook;
 	if (s->cfg.view_only)
@@ -1242,13 +1244,16 @@ int vg_server_resize(vg_server *s, int32_t width, int32_t height)
 	screen->paddedWidthInBytes = width * 4;
 	screen->frameBuffer = (char *)frame->pixels;
 	for (i = 0; i < clients->len; i++) {
-		cl = clients->pdata[i];
-		if (cl->clientData) {
-			vg_conn *c = cl->clientData;
+		vg_conn *fresh;  /* read under updateMutex, as new_client sets it */
 
-			reset_conn(c, width, height);
-			if (c->own_screen)
-				own_screen_fit(cl, c);
+		cl = clients->pdata[i];
+		LOCK(cl->updateMutex);
+		fresh = cl->clientData;
+		UNLOCK(cl->updateMutex);
+		if (fresh) {
+			reset_conn(fresh, width, height);
+			if (fresh->own_screen)
+				own_screen_fit(cl, fresh);
 		}
 		LOCK(cl->updateMutex);
 		if (cl->clientData) {
@@ -1496,9 +1501,12 @@ static void mark_modified(vg_server *s, sraRegion *rgn)
 	rfbClientPtr cl;
 
 	while ((cl = rfbClientIteratorNext(it))) {
-		vg_conn *c = cl->clientData;
+		vg_conn *c;
 
+		/* Under updateMutex: new_client may be setting it right now
+		 * (the client is in the list before its hook runs). */
 		LOCK(cl->updateMutex);
+		c = cl->clientData;
 		if (c && c->encoding)
 			sraRgnOr(c->late, rgn);
 		else
@@ -1678,8 +1686,12 @@ size_t vg_server_list_viewers(vg_server *s, vg_server_viewer *out, size_t cap)
 	size_t n = 0;
 
 	while (n < cap && (cl = rfbClientIteratorNext(it))) {
-		vg_conn *c = cl->clientData;
 		vg_server_viewer *v = &out[n];
+		vg_conn *c;
+
+		LOCK(cl->updateMutex);
+		c = cl->clientData;
+		UNLOCK(cl->updateMutex);
 
 		if (cl->state != RFB_NORMAL || !c)
 			continue;

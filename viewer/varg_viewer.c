@@ -1,4 +1,5 @@
 /* varg-viewer: a VNC viewer that speaks Varg to varg-server. */
+#include <errno.h>
 #include <glib.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,11 +30,16 @@ enum { EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_AUTH = 3 };
 /* The signal that asked the viewer to stop, or 0. Every wait looks at it:
  * the connect and handshake (vg_dial), the -via tunnel, the window's and
  * the headless loop. */
-static volatile sig_atomic_t stop_requested;
+static gint stop_requested;
 
+/* GLib's atomics are lock-free, so safe in a handler, and the threads
+ * that look at the flag see the write. */
 static void on_signal(int sig)
 {
-	stop_requested = sig;
+	int saved = errno;
+
+	g_atomic_int_set(&stop_requested, sig);
+	errno = saved;
 }
 
 typedef struct {
@@ -264,8 +270,8 @@ static char *ask_password(void *user)
 
 static int exit_code(int err)
 {
-	if (err && stop_requested)
-		return 128 + stop_requested;
+	if (err && g_atomic_int_get(&stop_requested))
+		return 128 + g_atomic_int_get(&stop_requested);
 	return err == VG_EAUTH ? EXIT_AUTH : EXIT_FAILED;
 }
 
@@ -312,9 +318,9 @@ static int run_headless(const options *o, vg_connection_config *cfg, vg_recorder
 		return exit_code(err);
 	}
 	last_msg = vg_time_ns();
-	while (!stop_requested) {
+	while (!g_atomic_int_get(&stop_requested)) {
 		n = vg_connection_poll(conn, 100);
-		if (n < 0 && stop_requested)
+		if (n < 0 && g_atomic_int_get(&stop_requested))
 			break;  /* the signal interrupted the wait */
 		if (n < 0) {
 			vg_error("%s", vg_connection_error_text(conn));

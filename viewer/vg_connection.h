@@ -9,7 +9,7 @@
 #ifndef VG_CONNECTION_H
 #define VG_CONNECTION_H
 
-#include <signal.h>
+#include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -48,7 +48,7 @@ typedef struct {
 	const vg_connection_events *events; /* NULL: none */
 	int requests;            /* update requests kept in flight; 0: 2 */
 	int timeout_ms;          /* connect + handshake, password prompt not counted; 0: 20 s */
-	const volatile sig_atomic_t *cancel; /* non-zero stops a connect or handshake; may be NULL */
+	const gint *cancel; /* non-zero stops a connect or handshake; may be NULL */
 } vg_connection_config;
 
 /* Connects and completes the RFB handshake; on failure writes a one-line

@@ -18,9 +18,9 @@
 /* How often a wait looks at the cancel flag and the clock. */
 #define SLICE_MS 50
 
-static int stopped(const volatile sig_atomic_t *cancel, uint64_t deadline_ns)
+static int stopped(const gint *cancel, uint64_t deadline_ns)
 {
-	if (cancel && *cancel)
+	if (cancel && g_atomic_int_get(cancel))
 		return VG_ECANCELED;
 	if (vg_time_ns() >= deadline_ns)
 		return VG_ETIMEDOUT;
@@ -28,7 +28,7 @@ static int stopped(const volatile sig_atomic_t *cancel, uint64_t deadline_ns)
 }
 
 /* One address: 0 and the connected socket, or an error. */
-static int dial_one(const struct addrinfo *ai, uint64_t deadline_ns, const volatile sig_atomic_t *cancel,
+static int dial_one(const struct addrinfo *ai, uint64_t deadline_ns, const gint *cancel,
 		    int *fd_out, int *sys_err)
 {
 	int one = 1, err = 0, fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -73,7 +73,7 @@ static int dial_one(const struct addrinfo *ai, uint64_t deadline_ns, const volat
 	return 0;
 }
 
-int vg_dial(const char *host, int port, uint64_t deadline_ns, const volatile sig_atomic_t *cancel,
+int vg_dial(const char *host, int port, uint64_t deadline_ns, const gint *cancel,
 	    int *fd, char *why, size_t why_cap)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV }, *res = NULL;
@@ -102,7 +102,7 @@ int vg_dial(const char *host, int port, uint64_t deadline_ns, const volatile sig
 
 struct vg_dial_watch {
 	int fd;                   /* our duplicate: LibVNCClient may close its own */
-	const volatile sig_atomic_t *cancel;
+	const gint *cancel;
 	uint64_t deadline_ns;     /* moved by the watch thread while paused */
 	gint paused;
 	gint done;
@@ -130,7 +130,7 @@ static gpointer watch_run(gpointer data)
 	return NULL;
 }
 
-vg_dial_watch *vg_dial_watch_start(int fd, uint64_t deadline_ns, const volatile sig_atomic_t *cancel)
+vg_dial_watch *vg_dial_watch_start(int fd, uint64_t deadline_ns, const gint *cancel)
 {
 	vg_dial_watch *w = g_new0(vg_dial_watch, 1);
 

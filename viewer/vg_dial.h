@@ -11,23 +11,23 @@
 #ifndef VG_DIAL_H
 #define VG_DIAL_H
 
-#include <signal.h>
+#include <glib.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* Connects to host:port (TCP, non-blocking, TCP_NODELAY) by deadline_ns
- * (vg_time_ns clock). cancel may be NULL; when *cancel becomes non-zero
+ * (vg_time_ns clock). cancel may be NULL; when *cancel (read atomically) becomes non-zero
  * the attempt stops within 50 ms. Returns 0 and the socket in *fd, or
  * VG_EIO (refused, unreachable, unknown host), VG_ETIMEDOUT or
  * VG_ECANCELED, with a one-line reason in why. */
-int vg_dial(const char *host, int port, uint64_t deadline_ns, const volatile sig_atomic_t *cancel,
+int vg_dial(const char *host, int port, uint64_t deadline_ns, const gint *cancel,
 	    int *fd, char *why, size_t why_cap);
 
 typedef struct vg_dial_watch vg_dial_watch;
 
 /* Watches fd until vg_dial_watch_stop: shuts it down when *cancel (may be
  * NULL) becomes non-zero or deadline_ns passes. */
-vg_dial_watch *vg_dial_watch_start(int fd, uint64_t deadline_ns, const volatile sig_atomic_t *cancel);
+vg_dial_watch *vg_dial_watch_start(int fd, uint64_t deadline_ns, const gint *cancel);
 
 /* While paused (a password prompt) the deadline moves with the clock. */
 void vg_dial_watch_pause(vg_dial_watch *w, int paused);

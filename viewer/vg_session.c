@@ -19,7 +19,7 @@ struct vg_session {
 	vg_connection_events events;
 	GThread *thread;
 	gint stop;                /* atomic */
-	volatile sig_atomic_t cancel; /* stops a reconnection's handshake */
+	gint cancel;              /* atomic: stops a reconnection's handshake */
 	gint ping_on;             /* atomic */
 
 	GMutex lock;              /* conn pointer, news, state, stats */
@@ -260,7 +260,7 @@ void vg_session_stop(vg_session *s)
 	if (!s)
 		return;
 	g_atomic_int_set(&s->stop, 1);
-	s->cancel = 1;
+	g_atomic_int_set(&s->cancel, 1);
 	g_mutex_lock(&s->lock);
 	g_cond_broadcast(&s->wake);
 	g_mutex_unlock(&s->lock);

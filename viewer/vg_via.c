@@ -52,7 +52,7 @@ static void child_setup(gpointer data)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 }
 
-int vg_via_start(const char *gateway, const char *host, int port, const volatile sig_atomic_t *cancel,
+int vg_via_start(const char *gateway, const char *host, int port, const gint *cancel,
 		 vg_via **out, int *local_port, char *why, size_t why_cap)
 {
 	const char *cmd = g_getenv("VARG_VIA_SSH");
@@ -100,7 +100,7 @@ int vg_via_start(const char *gateway, const char *host, int port, const volatile
 	/* Listening is visible without connecting (which would open a
 	 * channel to the server): our bind fails once ssh holds the port. */
 	for (i = 0; i < WAIT_MS / 50; i++) {
-		if (cancel && *cancel) {
+		if (cancel && g_atomic_int_get(cancel)) {
 			snprintf(why, why_cap, "stopped while waiting for the tunnel");
 			vg_via_stop(v);
 			return VG_ECANCELED;

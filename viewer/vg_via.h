@@ -6,7 +6,7 @@
 #ifndef VG_VIA_H
 #define VG_VIA_H
 
-#include <signal.h>
+#include <glib.h>
 #include <stddef.h>
 
 typedef struct vg_via vg_via;
@@ -15,7 +15,7 @@ typedef struct vg_via vg_via;
  * the terminal) until it listens on a free loopback port, *local_port.
  * VG_EIO with the reason in why if ssh cannot start or exits;
  * VG_ECANCELED when *cancel (may be NULL) becomes non-zero meanwhile. */
-int vg_via_start(const char *gateway, const char *host, int port, const volatile sig_atomic_t *cancel,
+int vg_via_start(const char *gateway, const char *host, int port, const gint *cancel,
 		 vg_via **out, int *local_port, char *why, size_t why_cap);
 
 /* Stops ssh and frees v; accepts NULL. */

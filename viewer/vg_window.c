@@ -547,7 +547,7 @@ int vg_window_run(vg_window *w, vg_session *s, char *why, size_t why_cap)
 			ev.type = 0;
 		/* varg-viewer handles SIGINT/SIGTERM itself (SDL leaves a
 		 * handler alone that is set before SDL_Init). */
-		if (w->cfg.stop && *w->cfg.stop)
+		if (w->cfg.stop && g_atomic_int_get(w->cfg.stop))
 			break;
 		do {
 			if (ev.type == w->event_type) {

@@ -10,7 +10,7 @@
 #ifndef VG_WINDOW_H
 #define VG_WINDOW_H
 
-#include <signal.h>
+#include <glib.h>
 #include <stdbool.h>
 
 #include "viewer/vg_session.h"
@@ -24,7 +24,7 @@ typedef struct {
 	bool view_only;          /* send no input */
 	bool stats;              /* show the statistics overlay at start */
 	const char *font;        /* TrueType font of the overlay */
-	const volatile sig_atomic_t *stop; /* non-zero ends vg_window_run (a signal); may be NULL */
+	const gint *stop; /* non-zero ends vg_window_run (a signal); may be NULL */
 } vg_window_config;
 
 /* Starts SDL's video (no window yet). VG_ENOTSUP with the reason in why
