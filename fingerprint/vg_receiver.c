@@ -8,6 +8,7 @@
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "common/vg_reader.h"
+#include "common/vg_rect.h"
 #include "common/vg_segdesc.h"
 #include "common/vg_seghash.h"
 #include "fingerprint/vg_cacheid.h"
@@ -52,6 +53,7 @@ struct vg_receiver {
 	vg_sha1 *sha1;
 	GArray *group;        /* pending */
 	GArray *repairs;      /* vg_rect */
+	vg_region *owed;      /* asked for again and not yet received */
 	vg_history *win;      /* the window: earlier updates' segments */
 	vg_history *hist;     /* keyed literals from this server, across sessions */
 	GArray *cur_hist;     /* list_item: the update's keyed literals */
@@ -99,6 +101,7 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	}
 	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
 	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	r->owed = vg_region_new();
 	r->win = vg_history_new(VG_REPEAT_WINDOW, false);
 	r->hist = vg_history_new(VG_HISTORY_MAX, false);
 	r->cur_hist = g_array_new(FALSE, FALSE, sizeof(list_item));
@@ -138,6 +141,7 @@ void vg_receiver_free(vg_receiver *r)
 		g_array_free(r->group, TRUE);
 	if (r->repairs)
 		g_array_free(r->repairs, TRUE);
+	vg_region_free(r->owed);
 	vg_history_free(r->win);
 	if (r->cur)
 		g_array_free(r->cur, TRUE);
@@ -157,6 +161,7 @@ const char *vg_receiver_error_text(const vg_receiver *r)
 void vg_receiver_get_stats(const vg_receiver *r, vg_receiver_stats *st)
 {
 	*st = r->stats;
+	st->owed_pixels = (uint64_t)vg_region_area(r->owed);
 	st->persistent = r->persistent;
 	if (r->cache) {
 		vg_segcache_stats cs;
@@ -474,6 +479,8 @@ static void send_repairs(vg_receiver *r, vg_writer *reply)
 		}
 		put_viewer_msg(reply, body.data, body.len);
 		vg_writer_clear(&body);
+		for (k = i; k < i + n; k++)
+			vg_region_add(r->owed, g_array_index(r->repairs, vg_rect, k));
 		r->stats.repairs_sent += n;
 		i += n;
 	}
@@ -659,6 +666,10 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 		}
 		if (pos != end)
 			return fail_run(r, VG_ECORRUPT, run, "");
+		/* Every segment of a run is drawn exactly unless this update
+		 * asks for it again (added after the update). */
+		if (!vg_region_is_empty(r->owed))
+			vg_region_subtract(r->owed, rr);
 	}
 	/* The last group's check may follow the last run's last segment. */
 	while (vg_reader_remaining(rd)) {

@@ -86,6 +86,7 @@ typedef struct {
 	uint64_t checks;          /* SHA-1 groups verified */
 	uint64_t check_failures;
 	uint64_t repairs_sent;    /* rectangles asked for again */
+	uint64_t owed_pixels;     /* pixels asked for again and not received yet */
 	uint64_t inflated_bytes;
 	bool persistent;          /* the cache is on disk */
 	uint64_t cache_entries;

@@ -1245,6 +1245,14 @@ static int load_dir(vg_segcache *c)
 		uint64_t seq;
 		char tail[8];
 
+		/* A save killed between its temporary file and the rename
+		 * leaves name.tmp-XXXXXX; whoever holds the lock owns them. */
+		if (strstr(de->d_name, ".tmp-")) {
+			char *path = g_build_filename(c->dir, de->d_name, NULL);
+			g_unlink(path);
+			g_free(path);
+			continue;
+		}
 		if (strlen(de->d_name) == 20 &&
 		    sscanf(de->d_name, "%16" SCNx64 "%7s", &seq, tail) == 2 &&
 		    strcmp(tail, ".vgc") == 0 && seq > 0)

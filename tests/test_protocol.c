@@ -131,11 +131,16 @@ static int exchange(pair *p, const vg_segdesc *segs, size_t n)
 {
 	int rounds = 0;
 
+	vg_receiver_stats st;
+
 	g_assert_cmpint(send_segs(p, segs, n, NULL), ==, 0);
 	while (feed_replies(p) > 0) {
 		const vg_rect *rs;
 		size_t k, nr;
 
+		/* The viewer knows its picture is not the server's yet. */
+		vg_receiver_get_stats(p->r, &st);
+		g_assert_cmpuint(st.owed_pixels, >, 0);
 		g_assert_cmpint(++rounds, <=, 3);
 		rs = vg_region_rects(p->repair, &nr);
 		g_array_set_size(p->segs, 0);
@@ -146,6 +151,8 @@ static int exchange(pair *p, const vg_segdesc *segs, size_t n)
 		g_assert_cmpint(send_segs(p, (vg_segdesc *)p->segs->data, p->segs->len, p->repair), ==, 0);
 		vg_region_clear(p->repair);
 	}
+	vg_receiver_get_stats(p->r, &st);
+	g_assert_cmpuint(st.owed_pixels, ==, 0);
 	return rounds;
 }
 

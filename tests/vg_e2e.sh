@@ -33,7 +33,7 @@ start_server() {
 	SERVER_PID=$!
 	PORT=""
 	for _ in $(seq 1 "${START_TRIES:-100}"); do
-		PORT=$(sed -n 's/^varg-server: listening on [0-9.]*:\([0-9]*\) .*/\1/p' "$work/$name.out")
+		PORT=$(sed -n 's/^varg-server: listening on [0-9.]*:\([0-9]*\) .*/\1/p' "$work/$name.out" 2>/dev/null)
 		[ -n "$PORT" ] && return 0
 		kill -0 "$SERVER_PID" 2>/dev/null || break
 		sleep 0.1

@@ -231,6 +231,7 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		"  \"miss_rate\": %.6f,\n"
 		"  \"checks\": %" G_GUINT64_FORMAT ",\n"
 		"  \"repairs_sent\": %" G_GUINT64_FORMAT ",\n"
+		"  \"owed_pixels\": %" G_GUINT64_FORMAT ",\n"
 		"  \"cache_persistent\": %s,\n"
 		"  \"cache_entries\": %" G_GUINT64_FORMAT ",\n"
 		"  \"cache_bytes_on_disk\": %" G_GUINT64_FORMAT ",\n"
@@ -243,7 +244,8 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		"}\n",
 		st.bytes_received, st.updates, encoding, st.varg_rects,
 		st.other_rects, st.varg_bytes, st.segments, st.repeats, st.history_restored, st.cache_hits, st.cache_misses,
-		st.corrections, miss_rate(&st), st.checks, st.repairs_sent, st.cache_persistent ? "true" : "false",
+		st.corrections, miss_rate(&st), st.checks, st.repairs_sent, st.owed_pixels,
+		st.cache_persistent ? "true" : "false",
 		st.cache_entries, st.cache_bytes_on_disk, width, height, st.first_update_s, st.last_update_s,
 		st.raw_bytes, st.rtt_ms);
 	if (!g_file_set_contents(path, json, -1, &error)) {
@@ -333,11 +335,25 @@ static int run_headless(const options *o, vg_connection_config *cfg, vg_recorder
 		/* The recorder reports its failure itself, at close. */
 		if (rec && vg_recorder_error(rec))
 			goto out;
-		if (n > 0)
+		if (n > 0) {
 			last_msg = vg_time_ns();
-		else if (o->exit_when_idle > 0 &&
-			 vg_time_ms_since(last_msg, vg_time_ns()) > o->exit_when_idle * 1000)
-			break;
+		} else if (o->exit_when_idle > 0 &&
+			   vg_time_ms_since(last_msg, vg_time_ns()) > o->exit_when_idle * 1000) {
+			/* Idle is done only once every pixel asked for again
+			 * has come: otherwise the picture is not the server's. */
+			vg_connection_stats st;
+
+			vg_connection_get_stats(conn, &st);
+			if (st.owed_pixels == 0)
+				break;
+			if (vg_time_ms_since(last_msg, vg_time_ns()) >
+			    (o->exit_when_idle + o->timeout) * 1000) {
+				vg_error("the server did not send the %" G_GUINT64_FORMAT
+					 " pixels asked for again within %g s; the picture is not exact",
+					 st.owed_pixels, o->timeout);
+				goto out;
+			}
+		}
 	}
 	status = 0;
 out:

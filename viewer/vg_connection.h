@@ -86,6 +86,7 @@ typedef struct {
 	uint64_t corrections;
 	uint64_t checks;
 	uint64_t repairs_sent;
+	uint64_t owed_pixels;        /* asked for again and not received yet */
 	uint64_t segments;
 	uint64_t repeats;            /* REPEAT items read */
 	uint64_t history_restored;   /* history items kept from the last session */
