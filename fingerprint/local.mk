@@ -13,10 +13,11 @@ fingerprint_libvgfp_a_SOURCES = \
 	fingerprint/vg_beliefs.c fingerprint/vg_beliefs.h \
 	fingerprint/vg_beliefstore.c fingerprint/vg_beliefstore.h \
 	fingerprint/vg_cacheid.c fingerprint/vg_cacheid.h \
-	fingerprint/vg_history.c fingerprint/vg_history.h
-fingerprint_libvgfp_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(CRYPTO_CFLAGS)
+	fingerprint/vg_history.c fingerprint/vg_history.h \
+	fingerprint/vg_zstream.c fingerprint/vg_zstream.h
+fingerprint_libvgfp_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(CRYPTO_CFLAGS)
 
-VG_FP_LIBS = fingerprint/libvgfp.a $(VG_COMMON_LIBS) $(CRYPTO_LIBS)
+VG_FP_LIBS = fingerprint/libvgfp.a $(VG_COMMON_LIBS) $(CRYPTO_LIBS) $(ZSTD_LIBS)
 
 check_PROGRAMS += tests/test_protocol tests/test_literal
 TESTS += tests/test_protocol tests/test_literal

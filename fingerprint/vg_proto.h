@@ -19,7 +19,11 @@
  * entry uses it (types 248-255 are all taken). */
 #define VG_CLIENT_MSG 200
 
+/* The version in the server's HELLO. A viewer answers with the highest
+ * version of the VIEWER HELLO it speaks (VG_VIEWER_VERSION); version 2
+ * adds the zstd window after the history digest (doc/protocol.md). */
 #define VG_PROTO_VERSION 1
+#define VG_VIEWER_VERSION 2
 
 /* Server-to-viewer message kinds (first byte of a Varg rectangle body). */
 enum {
@@ -41,9 +45,11 @@ enum {
 
 /* HELLO flags. */
 #define VG_HELLO_NO_PERSIST 0x01 /* the viewer must not keep segments on disk */
+#define VG_HELLO_ZSTD 0x02      /* the server can code updates with zstd */
 
 /* VIEWER HELLO flags. */
 #define VG_VHELLO_EPHEMERAL 0x01 /* the cache identity lives for this connection only */
+#define VG_VHELLO_ZSTD 0x02     /* version 2: code updates with zstd, window follows */
 
 /* Segment operations inside an update; each item starts with
  * uleb(length * 4 + op). */

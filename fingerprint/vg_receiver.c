@@ -18,6 +18,7 @@
 #include "fingerprint/vg_history.h"
 #include "fingerprint/vg_segcache.h"
 #include "fingerprint/vg_sha1.h"
+#include "fingerprint/vg_zstream.h"
 
 /* A fingerprinted segment awaiting its group's SHA-1. */
 typedef struct {
@@ -33,10 +34,8 @@ typedef vg_repeat_item list_item;
 struct vg_receiver {
 	vg_receiver_config cfg;
 	char *cache_dir;
-	z_stream zs;          /* mirrors the server's structure stream */
-	bool zs_ok;
-	z_stream zpix;        /* ... and its pixel stream */
-	bool zpix_ok;
+	vg_zin *zs;           /* mirrors the server's structure stream */
+	vg_zin *zpix;         /* ... and its pixel stream */
 	bool hello;
 	bool pong_pending;    /* a PONG arrived and was not taken yet */
 	uint32_t pong_token;
@@ -75,6 +74,7 @@ struct vg_receiver {
 void vg_receiver_config_init(vg_receiver_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
+	cfg->zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
 }
 
 int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
@@ -85,17 +85,15 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	r->cfg = *cfg;
 	r->cache_dir = g_strdup(cfg->cache_dir);
 	r->cfg.cache_dir = r->cache_dir;
-	if (inflateInit(&r->zs) != Z_OK) {
+	if (cfg->zstd_window_log &&
+	    (cfg->zstd_window_log < VG_ZSTD_WINDOW_LOG_MIN || cfg->zstd_window_log > VG_ZSTD_WINDOW_LOG_MAX)) {
 		vg_receiver_free(r);
-		return VG_EZLIB;
+		return VG_EINVAL;
 	}
-	r->zs_ok = true;
-	if (inflateInit(&r->zpix) != Z_OK) {
-		vg_receiver_free(r);
-		return VG_EZLIB;
-	}
-	r->zpix_ok = true;
-	if ((err = vg_sha1_new(&r->sha1))) {
+	/* zlib, unless the hellos agree on zstd. */
+	if ((err = vg_zin_new(VG_CODER_ZLIB, 0, &r->zs)) ||
+	    (err = vg_zin_new(VG_CODER_ZLIB, 0, &r->zpix)) ||
+	    (err = vg_sha1_new(&r->sha1))) {
 		vg_receiver_free(r);
 		return err;
 	}
@@ -131,10 +129,8 @@ void vg_receiver_free(vg_receiver *r)
 	vg_history_free(r->saved);
 	if (r->cur_hist)
 		g_array_free(r->cur_hist, TRUE);
-	if (r->zs_ok)
-		inflateEnd(&r->zs);
-	if (r->zpix_ok)
-		inflateEnd(&r->zpix);
+	vg_zin_free(r->zs);
+	vg_zin_free(r->zpix);
 	vg_segcache_close(r->cache);
 	vg_sha1_free(r->sha1);
 	if (r->group)
@@ -277,6 +273,7 @@ static void load_history(vg_receiver *r)
 static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 {
 	uint8_t version, fp_bits, group, flags;
+	bool zstd;
 	vg_writer body;
 
 	if (r->hello)
@@ -294,52 +291,49 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	r->fp_bits = fp_bits;
 	r->group_size = group;
 	open_cache(r, flags & VG_HELLO_NO_PERSIST);
+	/* zstd when the server offers it and we keep a window; an older
+	 * server never sees version 2's extra byte. */
+	zstd = (flags & VG_HELLO_ZSTD) && r->cfg.zstd_window_log;
+	if (zstd) {
+		vg_zin *zs, *zpix;
+		int err = vg_zin_new(VG_CODER_ZSTD, VG_ZSTD_WINDOW_LOG_MIN, &zs);
+
+		if (err || (err = vg_zin_new(VG_CODER_ZSTD, r->cfg.zstd_window_log, &zpix))) {
+			if (!err)
+				vg_zin_free(zs);
+			return fail(r, err, "hello: cannot start zstd");
+		}
+		vg_zin_free(r->zs);
+		vg_zin_free(r->zpix);
+		r->zs = zs;
+		r->zpix = zpix;
+		r->stats.zstd_window_log = r->cfg.zstd_window_log;
+	}
 
 	vg_writer_init(&body);
 	vg_writer_u8(&body, VG_VMSG_HELLO);
-	vg_writer_u8(&body, VG_PROTO_VERSION);
+	vg_writer_u8(&body, zstd ? VG_VIEWER_VERSION : 1);
 	vg_writer_bytes(&body, r->cache_id, sizeof r->cache_id);
 	vg_writer_u64be(&body, r->capacity);
-	vg_writer_u8(&body, r->ephemeral ? VG_VHELLO_EPHEMERAL : 0);
+	vg_writer_u8(&body, (r->ephemeral ? VG_VHELLO_EPHEMERAL : 0) | (zstd ? VG_VHELLO_ZSTD : 0));
 	vg_writer_u64be(&body, r->saved_digest);
+	if (zstd)
+		vg_writer_u8(&body, (uint8_t)r->cfg.zstd_window_log);
 	put_viewer_msg(reply, body.data, body.len);
 	vg_writer_clear(&body);
 	return VG_OK;
 }
 
-/* Inflates len bytes of one of the update's streams into *buf (grown up
- * to cap bytes, *buf_cap its size); *out_len receives the length. */
-static int inflate_chunk(vg_receiver *r, z_stream *zs, const uint8_t *in, size_t len,
+/* Decompresses one of the update's streams into *buf. */
+static int inflate_chunk(vg_receiver *r, vg_zin *z, const uint8_t *in, size_t len,
 			 uint8_t **buf, size_t *buf_cap, size_t cap, size_t *out_len)
 {
-	size_t have = 0;
-	int ret;
+	int err = vg_zin_get(z, in, len, buf, buf_cap, cap, out_len);
 
-	*out_len = 0;
-	if (len == 0)
-		return VG_OK;
-	zs->next_in = (Bytef *)in;
-	zs->avail_in = (uInt)len;
-	for (;;) {
-		if (have == *buf_cap) {
-			if (*buf_cap >= cap)
-				return fail(r, VG_ERANGE, "update inflates past the frame's size");
-			*buf_cap = *buf_cap ? *buf_cap * 2 : 65536;
-			if (*buf_cap > cap)
-				*buf_cap = cap;
-			*buf = g_realloc(*buf, *buf_cap);
-		}
-		zs->next_out = *buf + have;
-		zs->avail_out = (uInt)(*buf_cap - have);
-		ret = inflate(zs, Z_SYNC_FLUSH);
-		have = *buf_cap - zs->avail_out;
-		if (ret == Z_STREAM_END || ret == Z_NEED_DICT || ret == Z_DATA_ERROR ||
-		    ret == Z_MEM_ERROR || ret == Z_STREAM_ERROR)
-			return fail(r, VG_EZLIB, "update: compressed data");
-		if (zs->avail_in == 0 && zs->avail_out > 0)
-			break;
-	}
-	*out_len = have;
+	if (err == VG_ERANGE)
+		return fail(r, err, "update inflates past the frame's size");
+	if (err)
+		return fail(r, err, "update: compressed data");
 	return VG_OK;
 }
 
@@ -740,9 +734,9 @@ static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf
 		    vg_reader_uleb(&rd, &s_len) || s_len > vg_reader_remaining(&rd) ||
 		    vg_reader_ptr(&rd, (size_t)s_len, &chunk))
 			return fail(r, VG_ETRUNC, "update: digests or structure length");
-		if ((err = inflate_chunk(r, &r->zs, chunk, (size_t)s_len, &r->plain, &r->plain_cap,
+		if ((err = inflate_chunk(r, r->zs, chunk, (size_t)s_len, &r->plain, &r->plain_cap,
 					 cap, &n)) ||
-		    (err = inflate_chunk(r, &r->zpix, body + rd.pos, vg_reader_remaining(&rd),
+		    (err = inflate_chunk(r, r->zpix, body + rd.pos, vg_reader_remaining(&rd),
 					 &r->pix, &r->pix_cap, cap, &n_pix)))
 			return err;
 		r->stats.inflated_bytes += n + n_pix;

@@ -27,6 +27,9 @@ typedef struct {
 	uint64_t cache_capacity;  /* bytes; 0: 2 GB on disk, 256 MB in memory */
 	uint64_t memory_budget;   /* bytes; 0: 256 MB */
 	bool clear_cache;         /* empty this server's namespace at open */
+	/* Largest zstd window kept for the pixel stream (log2 bytes, 20..27;
+	 * default VG_ZSTD_WINDOW_LOG_DEFAULT); 0: speak zlib only. */
+	unsigned zstd_window_log;
 } vg_receiver_config;
 
 void vg_receiver_config_init(vg_receiver_config *cfg);
@@ -87,6 +90,7 @@ typedef struct {
 	uint64_t check_failures;
 	uint64_t repairs_sent;    /* rectangles asked for again */
 	uint64_t owed_pixels;     /* pixels asked for again and not received yet */
+	unsigned zstd_window_log; /* the zstd window in use; 0: zlib */
 	uint64_t inflated_bytes;
 	bool persistent;          /* the cache is on disk */
 	uint64_t cache_entries;

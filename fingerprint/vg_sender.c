@@ -1,6 +1,5 @@
 #include <glib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
@@ -11,6 +10,7 @@
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
 #include "fingerprint/vg_sha1.h"
+#include "fingerprint/vg_zstream.h"
 
 /* One segment of an update as both ends remember it, so that the next
  * update may REPEAT it (doc/protocol.md). */
@@ -18,8 +18,8 @@ typedef vg_repeat_item list_item;
 
 struct vg_sender {
 	vg_sender_config cfg;
-	z_stream zs;          /* the structure stream, for the connection's life */
-	z_stream zpix;        /* the pixel stream, likewise */
+	vg_zout *zs;          /* the structure stream, for the connection's life */
+	vg_zout *zpix;        /* the pixel stream, likewise */
 	vg_sha1 *sha1;
 	vg_literal *lit;      /* codes literal segments */
 	vg_writer plain;      /* an update's structure before compression, reused */
@@ -50,6 +50,8 @@ void vg_sender_config_init(vg_sender_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
 	cfg->zlib_level = 6;
+	cfg->zstd_level = VG_SENDER_ZSTD_LEVEL;
+	cfg->zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	cfg->fp_bits = VG_FP_BITS_DEFAULT;
 	cfg->group_size = VG_GROUP_DEFAULT;
 }
@@ -59,25 +61,22 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 	vg_sender *s;
 	int err;
 
-	if (cfg->zlib_level < -1 || cfg->zlib_level > 9 ||
+	if (cfg->zlib_level < -1 || cfg->zlib_level > 9 || cfg->zstd_level < 0 ||
+	    cfg->zstd_level > 19 ||
+	    (cfg->zstd_level > 0 && (cfg->zstd_window_log < VG_ZSTD_WINDOW_LOG_MIN ||
+				     cfg->zstd_window_log > VG_ZSTD_WINDOW_LOG_MAX)) ||
 	    cfg->fp_bits < VG_FP_BITS_MIN || cfg->fp_bits > VG_FP_BITS_MAX ||
 	    cfg->group_size < 1 || cfg->group_size > 255)
 		return VG_EINVAL;
 	s = g_new0(vg_sender, 1);
 	s->cfg = *cfg;
-	if (deflateInit(&s->zs, cfg->zlib_level) != Z_OK) {
-		g_free(s);
-		return VG_EZLIB;
-	}
-	if (deflateInit(&s->zpix, cfg->zlib_level) != Z_OK) {
-		deflateEnd(&s->zs);
-		g_free(s);
-		return VG_EZLIB;
-	}
-	if ((err = vg_sha1_new(&s->sha1)) || (err = vg_literal_new(&s->lit))) {
+	/* zlib until a viewer that speaks zstd says so in its hello. */
+	if ((err = vg_zout_new(VG_CODER_ZLIB, cfg->zlib_level, 0, &s->zs)) ||
+	    (err = vg_zout_new(VG_CODER_ZLIB, cfg->zlib_level, 0, &s->zpix)) ||
+	    (err = vg_sha1_new(&s->sha1)) || (err = vg_literal_new(&s->lit))) {
+		vg_zout_free(s->zs);
+		vg_zout_free(s->zpix);
 		vg_sha1_free(s->sha1);
-		deflateEnd(&s->zs);
-		deflateEnd(&s->zpix);
 		g_free(s);
 		return err;
 	}
@@ -99,8 +98,8 @@ void vg_sender_free(vg_sender *s)
 {
 	if (!s)
 		return;
-	deflateEnd(&s->zs);
-	deflateEnd(&s->zpix);
+	vg_zout_free(s->zs);
+	vg_zout_free(s->zpix);
 	vg_sha1_free(s->sha1);
 	vg_literal_free(s->lit);
 	vg_writer_clear(&s->plain);
@@ -125,7 +124,8 @@ void vg_sender_hello(vg_sender *s, vg_writer *out)
 	vg_writer_bytes(out, s->cfg.server_id, sizeof s->cfg.server_id);
 	vg_writer_u8(out, (uint8_t)s->cfg.fp_bits);
 	vg_writer_u8(out, (uint8_t)s->cfg.group_size);
-	vg_writer_u8(out, s->cfg.no_persist ? VG_HELLO_NO_PERSIST : 0);
+	vg_writer_u8(out, (s->cfg.no_persist ? VG_HELLO_NO_PERSIST : 0) |
+			  (s->cfg.zstd_level > 0 ? VG_HELLO_ZSTD : 0));
 	/* The viewer starts with an empty window and history too. */
 	vg_history_clear(s->win);
 	vg_history_clear(s->hist);
@@ -167,26 +167,6 @@ static bool touches(const vg_region *rgn, vg_rect r)
 		if (!vg_rect_is_empty(vg_rect_intersect(rs[i], r)))
 			return true;
 	return false;
-}
-
-static int deflate_into(z_stream *zs, const uint8_t *in, size_t len, vg_writer *out)
-{
-	int ret;
-
-	zs->next_in = (Bytef *)in;
-	zs->avail_in = (uInt)len;
-	do {
-		size_t room = deflateBound(zs, zs->avail_in) + 64;
-		uint8_t *dst = vg_writer_reserve(out, room);
-
-		zs->next_out = dst;
-		zs->avail_out = (uInt)room;
-		ret = deflate(zs, Z_SYNC_FLUSH);
-		out->len -= zs->avail_out;
-		if (ret != Z_OK && ret != Z_BUF_ERROR)
-			return VG_EZLIB;
-	} while (zs->avail_in > 0 || zs->avail_out == 0);
-	return VG_OK;
 }
 
 /* Ends the current group: its SHA-1 after its last fingerprint. */
@@ -438,12 +418,12 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 	vg_writer_uleb(out, s->checks.len / VG_SHA1_LEN);
 	vg_writer_bytes(out, s->checks.data, s->checks.len);
 	t0 = vg_time_ns();
-	if ((err = deflate_into(&s->zs, w->data, w->len, &s->body)))
+	if ((err = vg_zout_put(s->zs, w->data, w->len, &s->body)))
 		goto out;
 	vg_writer_uleb(out, s->body.len);
 	vg_writer_bytes(out, s->body.data, s->body.len);
 	if (s->pix.len)
-		err = deflate_into(&s->zpix, s->pix.data, s->pix.len, out);
+		err = vg_zout_put(s->zpix, s->pix.data, s->pix.len, out);
 out:
 	s->stats.zlib_ns += vg_time_ns() - t0;
 	vg_writer_reset(&s->body);
@@ -485,12 +465,44 @@ static int handle_repair(vg_sender *s, vg_reader *r, int32_t fbw, int32_t fbh, v
 	return vg_reader_remaining(r) ? VG_EPROTO : VG_OK;
 }
 
+/* The rest of a VIEWER HELLO: from version 2 on, a viewer that takes
+ * zstd says so with VG_VHELLO_ZSTD and the largest window it keeps. The
+ * streams switch before the first update. */
+static int viewer_coder(vg_sender *s, vg_reader *r)
+{
+	unsigned window;
+	vg_zout *zs, *zpix;
+	uint8_t log;
+	int err;
+
+	if (s->viewer_version < 2 || !(s->viewer_flags & VG_VHELLO_ZSTD))
+		return vg_reader_remaining(r) ? VG_EPROTO : VG_OK;
+	if (vg_reader_u8(r, &log) || vg_reader_remaining(r) || s->cfg.zstd_level == 0 ||
+	    log < VG_ZSTD_WINDOW_LOG_MIN || log > VG_ZSTD_WINDOW_LOG_MAX)
+		return VG_EPROTO;
+	window = MIN(log, s->cfg.zstd_window_log);
+	/* The structure stream is a few KB an update: a small window. */
+	if ((err = vg_zout_new(VG_CODER_ZSTD, s->cfg.zstd_level, VG_ZSTD_WINDOW_LOG_MIN, &zs)))
+		return err;
+	if ((err = vg_zout_new(VG_CODER_ZSTD, s->cfg.zstd_level, window, &zpix))) {
+		vg_zout_free(zs);
+		return err;
+	}
+	vg_zout_free(s->zs);
+	vg_zout_free(s->zpix);
+	s->zs = zs;
+	s->zpix = zpix;
+	s->stats.zstd_window_log = window;
+	return VG_OK;
+}
+
 int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		     int32_t fb_width, int32_t fb_height, vg_region *repair)
 {
 	vg_reader r;
 	uint8_t kind;
 	uint64_t capacity;
+	int err;
 
 	vg_reader_init(&r, body, len);
 	if (vg_reader_u8(&r, &kind))
@@ -500,8 +512,10 @@ int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		if (s->viewer_hello || vg_reader_u8(&r, &s->viewer_version) ||
 		    vg_reader_bytes(&r, s->cache_id, sizeof s->cache_id) ||
 		    vg_reader_u64be(&r, &capacity) || vg_reader_u8(&r, &s->viewer_flags) ||
-		    vg_reader_u64be(&r, &s->viewer_history) || vg_reader_remaining(&r) || s->viewer_version < 1)
+		    vg_reader_u64be(&r, &s->viewer_history) || s->viewer_version < 1)
 			return VG_EPROTO;
+		if ((err = viewer_coder(s, &r)))
+			return err;
 		s->viewer_hello = true;
 		/* Believe only the most recent 80 %: the viewer's eviction works
 		 * by whole containers and may run a little ahead of ours. */

@@ -25,16 +25,23 @@
 
 typedef struct vg_sender vg_sender;
 
+/* zstd's level for Varg updates: measured against levels 1-19 in
+ * doc/results.md (bytes against encode time per update). */
+#define VG_SENDER_ZSTD_LEVEL 9
+
 typedef struct {
 	int zlib_level;          /* 0..9; -1 for zlib's default */
+	int zstd_level;          /* 1..19; 0: offer zlib only */
+	unsigned zstd_window_log; /* the largest zstd window this end keeps, 20..27 */
 	unsigned fp_bits;        /* optimistic fingerprint width, 8..64 */
 	unsigned group_size;     /* fingerprinted segments per SHA-1, 1..255 */
 	bool no_persist;         /* ask the viewer not to keep segments on disk */
 	uint8_t server_id[16];   /* names the viewer's cache namespace */
 } vg_sender_config;
 
-/* Fills cfg with the defaults (zlib level 6, 40-bit fingerprints, groups
- * of 20, a zero server id). */
+/* Fills cfg with the defaults (zlib level 6, zstd offered at level
+ * VG_SENDER_ZSTD_LEVEL with a window of up to 2^VG_ZSTD_WINDOW_LOG_DEFAULT,
+ * 40-bit fingerprints, groups of 20, a zero server id). */
 void vg_sender_config_init(vg_sender_config *cfg);
 
 /* Creates a sender; *out is freed with vg_sender_free(). Returns VG_EINVAL
@@ -98,7 +105,8 @@ typedef struct {
 	uint64_t beliefs_loaded;  /* of them, loaded from an earlier session */
 	uint64_t history_restored; /* history items kept from it */
 	uint64_t sha1_ns;         /* time spent hashing groups */
-	uint64_t zlib_ns;         /* time spent compressing */
+	uint64_t zlib_ns;         /* time spent compressing (zlib or zstd) */
+	unsigned zstd_window_log; /* the pixel stream's zstd window; 0: zlib */
 } vg_sender_stats;
 
 void vg_sender_get_stats(const vg_sender *s, vg_sender_stats *st);

@@ -80,6 +80,7 @@ typedef struct {
 	int port;
 	char *listen;
 	int zlib_level;
+	int zstd_level;
 	int fp_bits;
 	int group_size;
 	gboolean no_persist;
@@ -133,6 +134,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port (default 5900; 0 = first free from 5900)", "N" },
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &o->listen, "IPv4 address to listen on (default 127.0.0.1)", "ADDR" },
 		{ "zlib-level", 0, 0, G_OPTION_ARG_INT, &o->zlib_level, "zlib level of Varg updates, 0-9 (default 6)", "N" },
+		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to viewers that take zstd, 1-19 (default 9); 0: zlib for every viewer", "N" },
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
 		{ "group-size", 0, 0, G_OPTION_ARG_INT, &o->group_size, "Fingerprinted segments per SHA-1 check, 1-255 (default 20)", "N" },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persist, "Ask viewers not to keep this server's segments on disk, and keep no beliefs about their caches", NULL },
@@ -202,6 +204,10 @@ static int parse_options(int argc, char **argv, options *o)
 	}
 	if (o->port < 0 || o->port > 65535) {
 		vg_error("--port must be between 0 and 65535");
+		return VG_EINVAL;
+	}
+	if (o->zstd_level < 0 || o->zstd_level > 19) {
+		vg_error("--zstd-level must be between 0 and 19");
 		return VG_EINVAL;
 	}
 	if (o->zlib_level < 0 || o->zlib_level > 9) {
@@ -484,6 +490,7 @@ int main(int argc, char **argv)
 	vg_tracesource_options_init(&play);
 	o.port = cfg.port;
 	o.zlib_level = cfg.zlib_level;
+	o.zstd_level = cfg.zstd_level;
 	o.fp_bits = (int)cfg.fp_bits;
 	o.group_size = (int)cfg.group_size;
 	o.fps = xo.fps;
@@ -538,6 +545,7 @@ int main(int argc, char **argv)
 	if (o.listen)
 		cfg.listen = o.listen;
 	cfg.zlib_level = o.zlib_level;
+	cfg.zstd_level = o.zstd_level;
 	cfg.fp_bits = (unsigned)o.fp_bits;
 	cfg.group_size = (unsigned)o.group_size;
 	cfg.no_persist = o.no_persist;

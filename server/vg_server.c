@@ -160,6 +160,7 @@ void vg_server_config_init(vg_server_config *cfg)
 	cfg->port = 5900;
 	cfg->listen = "127.0.0.1";
 	cfg->zlib_level = 6;
+	cfg->zstd_level = VG_SENDER_ZSTD_LEVEL;
 	cfg->fp_bits = VG_FP_BITS_DEFAULT;
 	cfg->group_size = VG_GROUP_DEFAULT;
 	cfg->desktop_name = "varg";
@@ -427,6 +428,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	s = c->server;
 	vg_sender_config_init(&cfg);
 	cfg.zlib_level = s->cfg.zlib_level;
+	cfg.zstd_level = s->cfg.zstd_level;
 	cfg.fp_bits = s->cfg.fp_bits;
 	cfg.group_size = s->cfg.group_size;
 	cfg.no_persist = s->cfg.no_persist;

@@ -32,6 +32,7 @@ typedef struct {
 	int port;                 /* TCP port; 0 picks the first free one from 5900 */
 	const char *listen;       /* IPv4 address to listen on (default 127.0.0.1) */
 	int zlib_level;           /* Varg's zlib level, 0..9 */
+	int zstd_level;           /* zstd level offered to viewers, 1..19; 0: zlib only */
 	unsigned fp_bits;         /* optimistic fingerprint width, 8..64 */
 	unsigned group_size;      /* fingerprinted segments per SHA-1 */
 	bool no_persist;          /* ask viewers not to keep segments on disk,

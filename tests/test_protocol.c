@@ -2,7 +2,6 @@
  * loss and malformed input for the Varg protocol. */
 #include <glib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
@@ -11,6 +10,10 @@
 #include "fingerprint/vg_receiver.h"
 #include "fingerprint/vg_sender.h"
 #include "fingerprint/vg_sha1.h"
+#include "fingerprint/vg_zstream.h"
+
+/* The coder the pairs of a test agree on: every test runs with both. */
+static vg_coder test_coder = VG_CODER_ZSTD;
 
 typedef struct {
 	vg_sender *s;
@@ -32,6 +35,8 @@ static void pair_init_group(pair *p, int w, int h, unsigned fp_bits, unsigned gr
 	memcpy(cfg.server_id, "0123456789abcdef", 16);
 	vg_receiver_config_init(&rcfg);
 	rcfg.memory_budget = 16u << 20;
+	if (test_coder == VG_CODER_ZLIB)
+		rcfg.zstd_window_log = 0;
 	g_assert_cmpint(vg_sender_new(&cfg, &p->s), ==, 0);
 	g_assert_cmpint(vg_receiver_new(&rcfg, &p->r), ==, 0);
 	vg_writer_init(&p->wire);
@@ -414,25 +419,25 @@ static void test_ping_pong(void)
 	pair_clear(&p);
 }
 
-/* Appends a sync-flushed chunk of zs holding plain[0..n). */
-static void deflate_chunk(z_stream *zs, const guint8 *plain, size_t n, vg_writer *out)
+/* A pair of streams as the server's for hand-made updates. */
+static void zouts(vg_zout **zs, vg_zout **zpix)
 {
-	guint8 buf[4096];
+	g_assert_cmpint(vg_zout_new(test_coder, test_coder == VG_CODER_ZLIB ? 6 : 3,
+				    VG_ZSTD_WINDOW_LOG_MIN, zs), ==, 0);
+	g_assert_cmpint(vg_zout_new(test_coder, test_coder == VG_CODER_ZLIB ? 6 : 3,
+				    VG_ZSTD_WINDOW_LOG_MIN, zpix), ==, 0);
+}
 
-	zs->next_in = (Bytef *)plain;
-	zs->avail_in = (uInt)n;
-	do {
-		zs->next_out = buf;
-		zs->avail_out = sizeof buf;
-		g_assert_cmpint(deflate(zs, Z_SYNC_FLUSH), !=, Z_STREAM_ERROR);
-		vg_writer_bytes(out, buf, sizeof buf - zs->avail_out);
-	} while (zs->avail_out == 0);
+/* Appends a flushed chunk of zs holding plain[0..n). */
+static void deflate_chunk(vg_zout *zs, const guint8 *plain, size_t n, vg_writer *out)
+{
+	g_assert_cmpint(vg_zout_put(zs, plain, n, out), ==, 0);
 }
 
 /* Frames a hand-made update as the sender would: kind, n_checks digests
  * (all 0x11), the structure chunk with its length, the pixel chunk (none
  * when n_pix is 0). */
-static void deflate_msg(z_stream *zs, z_stream *zpix, size_t n_checks, const guint8 *plain,
+static void deflate_msg(vg_zout *zs, vg_zout *zpix, size_t n_checks, const guint8 *plain,
 			size_t n, const guint8 *pix, size_t n_pix, vg_writer *out)
 {
 	vg_writer chunk;
@@ -505,24 +510,23 @@ static void test_malformed(void)
 	size_t i;
 
 	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
-		z_stream zs = { 0 }, zpix = { 0 };
+		vg_zout *zs, *zpix;
 		vg_writer msg;
 		pair p;
 		int err;
 
 		pair_init(&p, 8, 8);
-		g_assert_cmpint(deflateInit(&zs, 6), ==, Z_OK);
-		g_assert_cmpint(deflateInit(&zpix, 6), ==, Z_OK);
+		zouts(&zs, &zpix);
 		vg_writer_init(&msg);
-		deflate_msg(&zs, &zpix, cases[i].checks, cases[i].bytes, cases[i].n, cases[i].pix,
+		deflate_msg(zs, zpix, cases[i].checks, cases[i].bytes, cases[i].n, cases[i].pix,
 			    cases[i].n_pix, &msg);
 		err = vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply);
 		g_test_message("%s: %s", cases[i].name, vg_receiver_error_text(p.r));
 		g_assert_cmpint(err, <, 0);
 		/* Refused by the parser, not by the framing. */
 		g_assert_null(strstr(vg_receiver_error_text(p.r), "digests or structure length"));
-		deflateEnd(&zs);
-		deflateEnd(&zpix);
+		vg_zout_free(zs);
+		vg_zout_free(zpix);
 		vg_writer_clear(&msg);
 		pair_clear(&p);
 	}
@@ -568,29 +572,27 @@ static void test_bad_stream(void)
 /* A bomb: a small body that inflates far past the frame size is refused. */
 static void test_inflate_bomb(void)
 {
-	z_stream zs = { 0 }, zpix = { 0 };
+	vg_zout *zs, *zpix;
 	vg_writer msg;
 	guint8 *zeros = g_malloc0(1 << 20);
 	pair p;
 
 	pair_init(&p, 8, 8);
-	g_assert_cmpint(deflateInit(&zs, 9), ==, Z_OK);
-	g_assert_cmpint(deflateInit(&zpix, 9), ==, Z_OK);
+	zouts(&zs, &zpix);
 	vg_writer_init(&msg);
-	deflate_msg(&zs, &zpix, 0, zeros, 1 << 20, NULL, 0, &msg);
+	deflate_msg(zs, zpix, 0, zeros, 1 << 20, NULL, 0, &msg);
 	g_assert_cmpuint(msg.len, <, 8192);
 	g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply), ==, VG_ERANGE);
 	pair_clear(&p);
 	/* The same through the pixel stream (fresh streams for a fresh viewer). */
-	deflateEnd(&zs);
-	deflateEnd(&zpix);
-	g_assert_cmpint(deflateInit(&zs, 9), ==, Z_OK);
-	g_assert_cmpint(deflateInit(&zpix, 9), ==, Z_OK);
+	vg_zout_free(zs);
+	vg_zout_free(zpix);
+	zouts(&zs, &zpix);
 	pair_init(&p, 8, 8);
-	deflate_msg(&zs, &zpix, 0, (const guint8 *)"\0", 1, zeros, 1 << 20, &msg);
+	deflate_msg(zs, zpix, 0, (const guint8 *)"\0", 1, zeros, 1 << 20, &msg);
 	g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply), ==, VG_ERANGE);
-	deflateEnd(&zs);
-	deflateEnd(&zpix);
+	vg_zout_free(zs);
+	vg_zout_free(zpix);
 	vg_writer_clear(&msg);
 	g_free(zeros);
 	pair_clear(&p);
@@ -744,7 +746,7 @@ static void test_fingerprint_collision(void)
 		vg_pixbuf *right = vg_pixbuf_new(8, 8), *junk = vg_pixbuf_new(8, 8);
 		uint8_t digest[VG_SHA1_LEN];
 		vg_receiver_stats rs;
-		z_stream zs = { 0 };
+		vg_zout *zs, *zpix;
 		vg_writer plain, chunk, msg;
 		uint64_t key;
 		pair p;
@@ -776,8 +778,8 @@ static void test_fingerprint_collision(void)
 		vg_writer_uleb(&plain, 8 * 4 + VG_OP_FINGERPRINT);
 		vg_writer_uint_be(&plain, 5, key);
 		vg_writer_uleb(&plain, VG_OP_CHECK);
-		g_assert_cmpint(deflateInit(&zs, 6), ==, Z_OK);
-		deflate_chunk(&zs, plain.data, plain.len, &chunk);
+		zouts(&zs, &zpix);
+		deflate_chunk(zs, plain.data, plain.len, &chunk);
 		vg_writer_u8(&msg, VG_MSG_UPDATE);
 		vg_writer_uleb(&msg, 1);
 		vg_writer_bytes(&msg, digest, sizeof digest);
@@ -792,7 +794,8 @@ static void test_fingerprint_collision(void)
 		g_assert_cmpuint(rs.repairs_sent, ==, (uint64_t)planted);
 		/* Without the junk the viewer shows the right pixels at once. */
 		g_assert_true(planted || vg_pixbuf_equal(p.viewer_fb, right));
-		deflateEnd(&zs);
+		vg_zout_free(zs);
+		vg_zout_free(zpix);
 		vg_writer_clear(&plain);
 		vg_writer_clear(&chunk);
 		vg_writer_clear(&msg);
@@ -841,20 +844,19 @@ static void test_repeat_malformed(void)
 	size_t i;
 
 	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
-		z_stream zs = { 0 }, zpix = { 0 };
+		vg_zout *zs, *zpix;
 		vg_pixbuf *first_fb = vg_pixbuf_new(8, 8);
 		vg_writer msg;
 		pair p;
 		int err;
 
 		pair_init_group(&p, 8, 8, VG_FP_BITS_DEFAULT, cases[i].group);
-		g_assert_cmpint(deflateInit(&zs, 6), ==, Z_OK);
-		g_assert_cmpint(deflateInit(&zpix, 6), ==, Z_OK);
+		zouts(&zs, &zpix);
 		vg_writer_init(&msg);
-		deflate_msg(&zs, &zpix, 0, first, sizeof first, first_pix, sizeof first_pix, &msg);
+		deflate_msg(zs, zpix, 0, first, sizeof first, first_pix, sizeof first_pix, &msg);
 		g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply), ==, 0);
 		vg_pixbuf_copy_rect(first_fb, p.viewer_fb, vg_pixbuf_rect(first_fb));
-		deflate_msg(&zs, &zpix, cases[i].expect ? 1 : 0, cases[i].bytes, cases[i].n, NULL, 0,
+		deflate_msg(zs, zpix, cases[i].expect ? 1 : 0, cases[i].bytes, cases[i].n, NULL, 0,
 			    &msg);
 		err = vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply);
 		g_test_message("%s: %s", cases[i].name, vg_receiver_error_text(p.r));
@@ -870,8 +872,8 @@ static void test_repeat_malformed(void)
 			g_assert_cmpuint(rs.corrections, ==, 0);
 			g_assert_true(vg_pixbuf_equal(p.viewer_fb, first_fb));
 		}
-		deflateEnd(&zs);
-		deflateEnd(&zpix);
+		vg_zout_free(zs);
+		vg_zout_free(zpix);
 		vg_writer_clear(&msg);
 		vg_pixbuf_free(first_fb);
 		pair_clear(&p);
@@ -978,21 +980,159 @@ static void test_fp_key_vectors(void)
 	g_assert_cmphex(vg_fp_key(UINT64_MAX, 1), ==, 1);
 }
 
+/* Peers of different ages: a viewer that does not offer zstd, and a
+ * server that does not, both end up speaking zlib; the hellos say so. */
+static void test_coder_negotiation(void)
+{
+	static const struct {
+		int server_level;
+		unsigned viewer_window;
+		unsigned expect_window;
+	} cases[] = {
+		{ 9, 24, 24 }, /* both new: zstd, the viewer's window */
+		{ 9, 0, 0 },   /* an older viewer: zlib, VIEWER HELLO version 1 */
+		{ 0, 24, 0 },  /* an older server: no offer, zlib */
+		{ 9, 20, 20 }, /* a small viewer window is honoured */
+	};
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+		GRand *rng = g_rand_new_with_seed(3);
+		vg_sender_config cfg;
+		vg_receiver_config rcfg;
+		vg_sender_stats ss;
+		vg_receiver_stats rs;
+		vg_segdesc segs[4096];
+		pair p;
+		int update;
+
+		memset(&p, 0, sizeof p);
+		vg_sender_config_init(&cfg);
+		cfg.zstd_level = cases[i].server_level;
+		vg_receiver_config_init(&rcfg);
+		rcfg.memory_budget = 16u << 20;
+		rcfg.zstd_window_log = cases[i].viewer_window;
+		g_assert_cmpint(vg_sender_new(&cfg, &p.s), ==, 0);
+		g_assert_cmpint(vg_receiver_new(&rcfg, &p.r), ==, 0);
+		vg_writer_init(&p.wire);
+		vg_writer_init(&p.reply);
+		p.server_fb = vg_pixbuf_new(160, 120);
+		p.viewer_fb = vg_pixbuf_new(160, 120);
+		p.repair = vg_region_new();
+		p.segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
+		vg_sender_hello(p.s, &p.wire);
+		g_assert_cmpint(vg_receiver_handle(p.r, p.wire.data, p.wire.len, p.viewer_fb, &p.reply), ==, 0);
+		/* type, u16 length, kind, version */
+		g_assert_cmpuint(p.reply.data[4], ==, cases[i].expect_window ? 2 : 1);
+		g_assert_cmpint(vg_sender_handle(p.s, p.reply.data + 3, p.reply.len - 3, 160, 120, NULL), ==, 0);
+		vg_writer_reset(&p.reply);
+		for (update = 0; update < 60; update++) {
+			size_t n = random_update(rng, &p, segs, 20);
+			exchange(&p, segs, n);
+			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+		}
+		vg_sender_get_stats(p.s, &ss);
+		vg_receiver_get_stats(p.r, &rs);
+		g_assert_cmpuint(ss.zstd_window_log, ==, cases[i].expect_window);
+		g_assert_cmpuint(rs.zstd_window_log, ==, cases[i].expect_window);
+		g_assert_cmpuint(rs.updates, ==, 60);
+		pair_clear(&p);
+		g_rand_free(rng);
+	}
+}
+
+/* The server refuses a VIEWER HELLO that claims zstd it did not offer, or
+ * a window outside the protocol's; the viewer refuses a zstd frame whose
+ * window is larger than the one it announced. */
+static void test_coder_refusals(void)
+{
+	guint8 hello[1 + 1 + 16 + 8 + 1 + 8 + 1] = { VG_VMSG_HELLO, 2 };
+	vg_sender_config cfg;
+	vg_sender *s;
+	vg_zout *big, *zpix;
+	vg_writer msg;
+	guint8 plain[64] = { 0 };
+	pair p;
+
+	hello[26] = VG_VHELLO_ZSTD;
+	hello[35] = 24;
+	vg_sender_config_init(&cfg);
+	cfg.zstd_level = 0;
+	g_assert_cmpint(vg_sender_new(&cfg, &s), ==, 0);
+	g_assert_cmpint(vg_sender_handle(s, hello, sizeof hello, 8, 8, NULL), ==, VG_EPROTO);
+	vg_sender_free(s);
+	cfg.zstd_level = 9;
+	hello[35] = 31;
+	g_assert_cmpint(vg_sender_new(&cfg, &s), ==, 0);
+	g_assert_cmpint(vg_sender_handle(s, hello, sizeof hello, 8, 8, NULL), ==, VG_EPROTO);
+	vg_sender_free(s);
+	hello[35] = 24;
+	g_assert_cmpint(vg_sender_new(&cfg, &s), ==, 0);
+	g_assert_cmpint(vg_sender_handle(s, hello, sizeof hello - 1, 8, 8, NULL), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_handle(s, hello, sizeof hello, 8, 8, NULL), ==, 0);
+	vg_sender_free(s);
+
+	test_coder = VG_CODER_ZSTD;
+	pair_init(&p, 8, 8);
+	g_assert_cmpint(vg_zout_new(VG_CODER_ZSTD, 3, VG_ZSTD_WINDOW_LOG_MAX, &big), ==, 0);
+	g_assert_cmpint(vg_zout_new(VG_CODER_ZSTD, 3, VG_ZSTD_WINDOW_LOG_MIN, &zpix), ==, 0);
+	vg_writer_init(&msg);
+	deflate_msg(big, zpix, 0, plain, sizeof plain, NULL, 0, &msg);
+	g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply), ==, VG_EZLIB);
+	vg_writer_clear(&msg);
+	vg_zout_free(big);
+	vg_zout_free(zpix);
+	pair_clear(&p);
+}
+
+/* Runs a test with the pairs agreeing on one coder. */
+typedef struct {
+	vg_coder coder;
+	void (*fn)(void);
+} coder_case;
+
+static void with_coder(gconstpointer data)
+{
+	const coder_case *c = data;
+
+	test_coder = c->coder;
+	c->fn();
+	test_coder = VG_CODER_ZSTD;
+}
+
+static void add_both(const char *name, void (*fn)(void))
+{
+	static const char *names[] = { "zstd", "zlib" };
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		coder_case *c = g_new(coder_case, 1); /* lives as long as the run */
+		char *path = g_strdup_printf("/protocol/%s/%s", names[k], name);
+
+		c->coder = k == 0 ? VG_CODER_ZSTD : VG_CODER_ZLIB;
+		c->fn = fn;
+		g_test_add_data_func_full(path, c, with_coder, g_free);
+		g_free(path);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
-	g_test_add_func("/protocol/round-trip", test_round_trip);
-	g_test_add_func("/protocol/forced-collisions", test_forced_collisions);
-	g_test_add_func("/protocol/cache-loss", test_cache_loss);
-	g_test_add_func("/protocol/repeat-round-trip", test_repeat_round_trip);
-	g_test_add_func("/protocol/repeat-collisions", test_repeat_collisions);
-	g_test_add_func("/protocol/repeat-malformed", test_repeat_malformed);
-	g_test_add_func("/protocol/fingerprint-collision", test_fingerprint_collision);
+	add_both("round-trip", test_round_trip);
+	add_both("forced-collisions", test_forced_collisions);
+	add_both("cache-loss", test_cache_loss);
+	add_both("repeat-round-trip", test_repeat_round_trip);
+	add_both("repeat-collisions", test_repeat_collisions);
+	add_both("repeat-malformed", test_repeat_malformed);
+	add_both("fingerprint-collision", test_fingerprint_collision);
+	add_both("malformed", test_malformed);
+	add_both("inflate-bomb", test_inflate_bomb);
+	g_test_add_func("/protocol/coder-negotiation", test_coder_negotiation);
+	g_test_add_func("/protocol/coder-refusals", test_coder_refusals);
 	g_test_add_func("/protocol/sender-refuses", test_sender_refuses);
 	g_test_add_func("/protocol/ping-pong", test_ping_pong);
-	g_test_add_func("/protocol/malformed", test_malformed);
 	g_test_add_func("/protocol/bad-stream", test_bad_stream);
-	g_test_add_func("/protocol/inflate-bomb", test_inflate_bomb);
 	g_test_add_func("/protocol/sha1-vectors", test_sha1_vectors);
 	g_test_add_func("/protocol/sha1-more-vectors", test_sha1_more_vectors);
 	g_test_add_func("/protocol/fp-key-vectors", test_fp_key_vectors);

@@ -11,6 +11,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
+#include "fingerprint/vg_zstream.h"
 #include "traces/trace_cmd.h"
 #include "traces/vg_ratio.h"
 #include "traces/vg_wanmodel.h"
@@ -128,10 +129,10 @@ static void print_tables(const char *path, const vg_ratio_result *r, const vg_ra
 	printf("trace %s: %dx%d, %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " updates\n",
 	       path, r->width, r->height, r->frames, r->updates);
 	printf("main pipeline: %s, column width %d, anchor bits %d, min height %d, similar run %d, "
-	       "motion %s, zlib level %d\n\n",
+	       "motion %s, zlib level %d, zstd level %d\n\n",
 	       vg_ratio_variant_name(g_ptr_array_index(r->variants, 0)), o->params.column_width,
 	       o->params.anchor_bits, o->params.min_height, o->params.similar_run,
-	       o->no_motion ? "off" : "on", o->zlib_level);
+	       o->no_motion ? "off" : "on", o->zlib_level, o->zstd_level);
 
 	printf("Table 8: bytes after each stage (stage ratio = bytes before / bytes after)\n");
 	printf("  %-34s %14s %10s\n", "stage", "bytes", "ratio");
@@ -234,9 +235,10 @@ static char *make_json(const vg_ratio_result *r, const vg_ratio_options *o)
 	g_string_append_printf(j,
 			       "  \"params\": {\"column_width\": %d, \"anchor_bits\": %d, "
 			       "\"min_height\": %d, \"similar_run\": %d, \"motion\": %s, "
-			       "\"zlib_level\": %d},\n",
+			       "\"zlib_level\": %d, \"zstd_level\": %d},\n",
 			       o->params.column_width, o->params.anchor_bits, o->params.min_height,
-			       o->params.similar_run, o->no_motion ? "false" : "true", o->zlib_level);
+			       o->params.similar_run, o->no_motion ? "false" : "true", o->zlib_level,
+			       o->zstd_level);
 	g_string_append(j, "  \"stages\": {\n");
 	g_string_append_printf(j, "    \"diff\": {\"bytes\": %" G_GUINT64_FORMAT ", \"ratio\": %.4f, ",
 			       r->diff_bytes, ratio_of(r->raw_bytes, r->diff_bytes));
@@ -428,6 +430,8 @@ static int32_t *sweep_field(vg_ratio_options *o, const char *name)
 		return &o->params.similar_run;
 	if (strcmp(name, "zlib-level") == 0)
 		return (int32_t *)&o->zlib_level;
+	if (strcmp(name, "zstd-level") == 0)
+		return (int32_t *)&o->zstd_level;
 	return NULL;
 }
 
@@ -440,7 +444,8 @@ static int run_sweep(const char *path, vg_ratio_options *o, const char *spec)
 
 	if (!kv[0] || !kv[1] || !(field = sweep_field(o, kv[0])))
 		return vg__trace_usage_error("--sweep: expected PARAM=A,B,... with PARAM one of "
-					     "column-width, anchor-bits, min-height, similar-run, zlib-level");
+					     "column-width, anchor-bits, min-height, similar-run, zlib-level, "
+					     "zstd-level");
 	values = g_strsplit(kv[1], ",", -1);
 	saved = *field;
 	for (i = 0; values[i]; i++) {
@@ -450,7 +455,7 @@ static int run_sweep(const char *path, vg_ratio_options *o, const char *spec)
 		if (!*values[i] || *end || val < 0 || val > 100000)
 			return vg__trace_usage_error("--sweep: '%s' is not a number", values[i]);
 		*field = (int32_t)val;
-		if (vg_segparams_check(&o->params) || o->zlib_level > 9)
+		if (vg_segparams_check(&o->params) || o->zlib_level > 9 || o->zstd_level > 19)
 			return vg__trace_usage_error("--sweep: %s=%ld is out of range", kv[0], val);
 	}
 	*field = saved;
@@ -490,6 +495,7 @@ int vg__trace_ratio(int argc, char **argv)
 {
 	vg_ratio_options o;
 	int cw = -1, ab = -1, mh = -1, sr = -1, zl = 6, tl = -1, fp_bits = -1, group = -1;
+	int zstd = VG_SENDER_ZSTD_LEVEL, zwin = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	gint64 cache_size = -1;
 	gboolean trace_damage = FALSE, no_motion = FALSE, no_stock = FALSE, no_variants = FALSE, quiet = FALSE;
 	g_autofree char *json = NULL, *plot = NULL, *segmenter = NULL, *sweep = NULL;
@@ -505,6 +511,10 @@ int vg__trace_ratio(int argc, char **argv)
 		  "Main pipeline without movement estimation", NULL },
 		{ "zlib-level", 'z', 0, G_OPTION_ARG_INT, &zl,
 		  "Deflate level of the Varg sender and of the Zlib encoding (6)", "0-9" },
+		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &zstd,
+		  "zstd level of the Varg sender; 0: zlib, as older viewers get (9)", "0-19" },
+		{ "zstd-window", 0, 0, G_OPTION_ARG_INT, &zwin,
+		  "The viewer's zstd window, log2 bytes (24: 16 MiB)", "20-27" },
 		{ "tight-level", 0, 0, G_OPTION_ARG_INT, &tl, "Tight compress level, lossless (9)", "0-9" },
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &fp_bits, "Optimistic fingerprint bits, 8-64 (40)", "BITS" },
 		{ "group-size", 0, 0, G_OPTION_ARG_INT, &group,
@@ -554,6 +564,11 @@ int vg__trace_ratio(int argc, char **argv)
 		return vg__trace_usage_error("segmenter parameters out of range");
 	if (zl < 0 || zl > 9)
 		return vg__trace_usage_error("--zlib-level must be 0..9");
+	if (zstd < 0 || zstd > 19)
+		return vg__trace_usage_error("--zstd-level must be 0..19");
+	if (zwin < VG_ZSTD_WINDOW_LOG_MIN || zwin > VG_ZSTD_WINDOW_LOG_MAX)
+		return vg__trace_usage_error("--zstd-window must be %d..%d", VG_ZSTD_WINDOW_LOG_MIN,
+					     VG_ZSTD_WINDOW_LOG_MAX);
 	if (tl < -1 || tl > 9)
 		return vg__trace_usage_error("--tight-level must be 0..9");
 	if (fp_bits != -1 && (fp_bits < 8 || fp_bits > 64))
@@ -566,6 +581,8 @@ int vg__trace_ratio(int argc, char **argv)
 	o.group_size = group > 0 ? (unsigned)group : 0;
 	o.cache_size = cache_size > 0 ? (uint64_t)cache_size : 0;
 	o.zlib_level = zl;
+	o.zstd_level = zstd;
+	o.zstd_window_log = (unsigned)zwin;
 	o.stock_cfg.zlib_level = zl;
 	if (tl >= 0)
 		o.stock_cfg.tight_level = tl;

@@ -27,6 +27,7 @@
 #include "segment2d/vg_differ.h"
 #include "segment2d/vg_motion.h"
 #include "segment2d/vg_segmenter.h"
+#include "fingerprint/vg_zstream.h"
 #include "traces/vg_ratio.h"
 #include "traces/vg_stockenc.h"
 #include "traces/vg_trace.h"
@@ -111,6 +112,7 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	v->t.sha1_ms = g_array_new(FALSE, FALSE, sizeof(double));
 	vg_sender_config_init(&scfg);
 	scfg.zlib_level = o->zlib_level;
+	scfg.zstd_level = o->zstd_level;
 	if (o->fp_bits)
 		scfg.fp_bits = o->fp_bits;
 	if (o->group_size)
@@ -119,6 +121,7 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	vg_receiver_config_init(&rcfg);
 	rcfg.cache_dir = NULL;    /* in memory: every run starts cold */
 	rcfg.cache_capacity = o->cache_size;
+	rcfg.zstd_window_log = o->zstd_level ? o->zstd_window_log : 0;
 	v->repair = vg_region_new();
 	if ((err = vg_segmenter_new(params, &v->seg)) ||
 	    (v->motion && (err = vg_motion_new(w, h, 0, 0, &v->motion_est))) ||
@@ -357,6 +360,8 @@ void vg_ratio_options_init(vg_ratio_options *o)
 	memset(o, 0, sizeof *o);
 	vg_segparams_init(&o->params, VG_SEGMETHOD_VARG);
 	o->zlib_level = 6;
+	o->zstd_level = VG_SENDER_ZSTD_LEVEL;
+	o->zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	o->stock = true;
 	o->variants = true;
 	vg_stockenc_config_init(&o->stock_cfg);

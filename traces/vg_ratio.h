@@ -19,6 +19,7 @@
 
 #include "fingerprint/vg_receiver.h"
 #include "fingerprint/vg_sender.h"
+#include "fingerprint/vg_zstream.h"
 #include "segment2d/vg_segmenter.h"
 #include "traces/vg_stockenc.h"
 
@@ -28,6 +29,8 @@ typedef struct {
 	bool trace_damage;          /* send the trace's own rectangles, not the
 				     * differ's tighter ones */
 	int zlib_level;             /* vg_sender's deflate level */
+	int zstd_level;             /* its zstd level; 0: zlib, as older viewers */
+	unsigned zstd_window_log;   /* the viewer's zstd window (log2 bytes) */
 	bool variants;              /* also run the Table 12 variants */
 	bool stock;                 /* also run LibVNCServer's encoders */
 	bool progress;              /* a progress bar on stderr */

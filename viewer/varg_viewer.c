@@ -11,6 +11,7 @@
 #include "common/vg_log.h"
 #include "common/vg_time.h"
 #include "fingerprint/vg_segcache.h"
+#include "fingerprint/vg_zstream.h"
 #include "viewer/vg_address.h"
 #include "viewer/vg_connection.h"
 #include "viewer/vg_framelog.h"
@@ -53,6 +54,7 @@ typedef struct {
 	char *record;
 	char *cache_dir;
 	char *cache_size;
+	char *zstd_window;
 	gboolean no_persistent_cache;
 	gboolean clear_cache;
 	int requests;
@@ -117,6 +119,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "frame-log", 0, 0, G_OPTION_ARG_FILENAME, &o->frame_log, "Log the time and framebuffer hash of every update to FILE (--headless)", "FILE" },
 		{ "record", 0, 0, G_OPTION_ARG_FILENAME, &o->record, "Record what the viewer shows, the input sent and the cursor shapes as a trace (varg-trace info FILE)", "FILE.vtr" },
 		{ "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->cache_dir, "Keep segment caches under DIR (default $XDG_CACHE_HOME/varg)", "DIR" },
+		{ "zstd-window", 0, 0, G_OPTION_ARG_STRING, &o->zstd_window, "Memory for the server's zstd window, a power of two from 1M to 128M (default 16M); 0: zlib only, as older viewers", "SIZE" },
 		{ "cache-size", 0, 0, G_OPTION_ARG_STRING, &o->cache_size, "Largest size of one server's cache, e.g. 500M or 20G (default 2G)", "SIZE" },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persistent_cache, "Keep segments in memory only", NULL },
 		{ "clear-cache", 0, 0, G_OPTION_ARG_NONE, &o->clear_cache, "Empty this server's segment cache before connecting", NULL },
@@ -494,7 +497,7 @@ int main(int argc, char **argv)
 	g_autofree char *host = NULL;
 	g_autofree char *default_cache = NULL;
 	g_autofree char *password = NULL;
-	uint64_t cache_size = 0;
+	uint64_t cache_size = 0, zstd_window = 1u << VG_ZSTD_WINDOW_LOG_DEFAULT;
 	struct sigaction sa;
 	char why[256];
 	int port, err, status = EXIT_FAILED;
@@ -512,6 +515,14 @@ int main(int argc, char **argv)
 		vg_error("--cache-size: '%s' is not a size such as 500M or 20G", o.cache_size);
 		goto out;
 	}
+	if (o.zstd_window && strcmp(o.zstd_window, "0") != 0 &&
+	    (parse_size(o.zstd_window, &zstd_window) || (zstd_window & (zstd_window - 1)) ||
+	     zstd_window < (1u << VG_ZSTD_WINDOW_LOG_MIN) || zstd_window > (1u << VG_ZSTD_WINDOW_LOG_MAX))) {
+		vg_error("--zstd-window: '%s' is not a power of two from 1M to 128M (or 0)", o.zstd_window);
+		goto out;
+	}
+	if (o.zstd_window && strcmp(o.zstd_window, "0") == 0)
+		zstd_window = 0;
 	if (o.no_persistent_cache && o.cache_dir) {
 		vg_error("--cache-dir and --no-persistent-cache exclude each other");
 		goto out;
@@ -553,6 +564,7 @@ int main(int argc, char **argv)
 	cfg.encodings = o.encodings;
 	cfg.verbose = o.verbose;
 	cfg.cache_size = cache_size;
+	cfg.zstd_window_log = zstd_window ? (unsigned)__builtin_ctzll(zstd_window) : 0;
 	cfg.clear_cache = o.clear_cache;
 	cfg.requests = o.requests;
 	cfg.view_only = o.viewonly;
@@ -592,6 +604,7 @@ out:
 	g_free(o.record);
 	g_free(o.cache_dir);
 	g_free(o.cache_size);
+	g_free(o.zstd_window);
 	g_free(o.via);
 	g_free(o.passwd);
 	g_free(o.scaling);

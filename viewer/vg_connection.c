@@ -335,6 +335,7 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	rcfg.cache_dir = cfg->cache_dir;
 	rcfg.cache_capacity = cfg->cache_size;
 	rcfg.clear_cache = cfg->clear_cache;
+	rcfg.zstd_window_log = cfg->zstd_window_log;
 	if ((err = vg_receiver_new(&rcfg, &c->receiver))) {
 		vg_connection_close(c);
 		return err;

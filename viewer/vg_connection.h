@@ -42,6 +42,7 @@ typedef struct {
 	bool verbose;            /* pass LibVNCClient's log through */
 	const char *cache_dir;   /* base of persistent segment caches; NULL: memory only */
 	uint64_t cache_size;     /* bytes; 0: the cache's default */
+	unsigned zstd_window_log; /* zstd window offered, log2 bytes; 0: zlib only */
 	bool clear_cache;        /* empty this server's cache at connect */
 	bool remote_cursor;      /* ask for the cursor shape instead of cursor pixels */
 	bool view_only;          /* send no key, pointer or cut-text events */

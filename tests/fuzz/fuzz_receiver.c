@@ -1,5 +1,6 @@
-/* libFuzzer target for the viewer's Varg parser. The first byte picks the
- * mode: 0 feeds the input as a raw message body (after a valid hello);
+/* libFuzzer target for the viewer's Varg parser. The first byte's top
+ * bit picks the coder the hellos agree on (set: zstd, clear: zlib), its
+ * other bits the mode: 0 feeds the input as a raw message body (after a valid hello);
  * 2 feeds a sequence of updates, so that REPEATs find earlier segments to
  * point at: each is a byte of digest count (0..3), a big-endian u16
  * structure length and u16 pixel length, then the digests (20 bytes
@@ -8,36 +9,23 @@
  * number of SHA-1 digests (0..3), bytes 2-3 a big-endian split, then come
  * the digests, then the plain structure (up to the split) and the plain
  * literal pixels (the rest). The plain parts go through the connection's
- * two deflate streams and are framed as the sender frames an UPDATE.
+ * two compressed streams and are framed as the sender frames an UPDATE.
  * Fingerprints are 16 bits and groups of 4, so that fingerprint, repeat
  * and check items are short enough to be found. The frame is 64 x 48.
  */
 #include <stdint.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "common/vg_pixbuf.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
+#include "fingerprint/vg_zstream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Appends in[0..len) to out as one sync-flushed chunk of zs. */
-static void deflated(z_stream *zs, const uint8_t *in, size_t len, vg_writer *out)
-{
-	uLong bound = deflateBound(zs, (uLong)len) + 16;
-
-	zs->next_in = (Bytef *)in;
-	zs->avail_in = (uInt)len;
-	zs->next_out = vg_writer_reserve(out, bound);
-	zs->avail_out = (uInt)bound;
-	deflate(zs, Z_SYNC_FLUSH);
-	out->len -= zs->avail_out;
-}
-
 /* Frames one update of n_checks digests, s_len bytes of structure and
  * p_len of pixels, read from data in that order. */
-static void frame_update(z_stream *zs, z_stream *zpix, const uint8_t *data, size_t n_checks,
+static void frame_update(vg_zout *zs, vg_zout *zpix, const uint8_t *data, size_t n_checks,
 			 size_t s_len, size_t p_len, vg_writer *body, vg_writer *chunk)
 {
 	vg_writer_reset(body);
@@ -45,11 +33,11 @@ static void frame_update(z_stream *zs, z_stream *zpix, const uint8_t *data, size
 	vg_writer_u8(body, VG_MSG_UPDATE);
 	vg_writer_uleb(body, n_checks);
 	vg_writer_bytes(body, data, n_checks * 20);
-	deflated(zs, data + n_checks * 20, s_len, chunk);
+	vg_zout_put(zs, data + n_checks * 20, s_len, chunk);
 	vg_writer_uleb(body, chunk->len);
 	vg_writer_bytes(body, chunk->data, chunk->len);
 	if (p_len)
-		deflated(zpix, data + n_checks * 20 + s_len, p_len, body);
+		vg_zout_put(zpix, data + n_checks * 20 + s_len, p_len, body);
 }
 
 static size_t at_most(size_t want, size_t have)
@@ -59,30 +47,36 @@ static size_t at_most(size_t want, size_t have)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const uint8_t hello[21] = { VG_MSG_HELLO, VG_PROTO_VERSION, [18] = 16, [19] = 4 };
+	uint8_t hello[21] = { VG_MSG_HELLO, VG_PROTO_VERSION, [18] = 16, [19] = 4 };
 	vg_receiver_config cfg;
 	vg_receiver *r;
 	vg_pixbuf *fb;
 	vg_writer reply, body, chunk;
-	z_stream zs, zpix;
+	vg_zout *zs = NULL, *zpix = NULL;
+	vg_coder coder;
+	uint8_t mode;
 
 	vg_receiver_config_init(&cfg);
 	cfg.memory_budget = 16u << 20; /* the smallest that opens a cache */
+	cfg.zstd_window_log = VG_ZSTD_WINDOW_LOG_MIN;
 	if (size < 1 || vg_receiver_new(&cfg, &r))
 		return 0;
-	memset(&zs, 0, sizeof zs);
-	memset(&zpix, 0, sizeof zpix);
-	if (deflateInit(&zs, 1) != Z_OK || deflateInit(&zpix, 1) != Z_OK)
+	coder = data[0] & 0x80 ? VG_CODER_ZSTD : VG_CODER_ZLIB;
+	mode = data[0] & 0x7f;
+	if (coder == VG_CODER_ZSTD)
+		hello[20] = VG_HELLO_ZSTD;
+	if (vg_zout_new(coder, 1, VG_ZSTD_WINDOW_LOG_MIN, &zs) ||
+	    vg_zout_new(coder, 1, VG_ZSTD_WINDOW_LOG_MIN, &zpix))
 		goto out_streams;
 	fb = vg_pixbuf_new(64, 48);
 	vg_writer_init(&reply);
 	vg_writer_init(&body);
 	vg_writer_init(&chunk);
 	vg_receiver_handle(r, hello, sizeof hello, fb, &reply);
-	if (data[0] == 0) {
+	if (mode == 0) {
 		vg_writer_bytes(&body, data + 1, size - 1);
 		vg_receiver_handle(r, body.data, body.len, fb, &reply);
-	} else if (data[0] == 2) {
+	} else if (mode == 2) {
 		size_t at = 1;
 
 		/* Updates until the input ends or one is refused (the viewer
@@ -96,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			n_checks = at_most(n_checks, (size - at) / 20);
 			s_len = at_most(s_len, size - at - n_checks * 20);
 			p_len = at_most(p_len, size - at - n_checks * 20 - s_len);
-			frame_update(&zs, &zpix, data + at, n_checks, s_len, p_len, &body, &chunk);
+			frame_update(zs, zpix, data + at, n_checks, s_len, p_len, &body, &chunk);
 			at += n_checks * 20 + s_len + p_len;
 			vg_writer_reset(&reply);
 			if (vg_receiver_handle(r, body.data, body.len, fb, &reply))
@@ -106,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t n_checks = at_most(data[1] % 4, (size - 4) / 20), s_len;
 
 		s_len = at_most((size_t)data[2] << 8 | data[3], size - 4 - n_checks * 20);
-		frame_update(&zs, &zpix, data + 4, n_checks, s_len, size - 4 - n_checks * 20 - s_len,
+		frame_update(zs, zpix, data + 4, n_checks, s_len, size - 4 - n_checks * 20 - s_len,
 			     &body, &chunk);
 		vg_receiver_handle(r, body.data, body.len, fb, &reply);
 	}
@@ -115,8 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vg_writer_clear(&chunk);
 	vg_pixbuf_free(fb);
 out_streams:
-	deflateEnd(&zs);
-	deflateEnd(&zpix);
+	vg_zout_free(zs);
+	vg_zout_free(zpix);
 	vg_receiver_free(r);
 	return 0;
 }
