@@ -56,7 +56,7 @@ TESTS += tests/test_varg_trace_ratio.sh
 dist_noinst_SCRIPTS += tests/test_varg_trace_ratio.sh
 
 # varg-trace record: live sessions through server/libvgcapture.a.
-traces_varg_trace_SOURCES += traces/trace_cmd_record.c traces/trace_cmd_replay.c
+traces_varg_trace_SOURCES += traces/trace_cmd_record.c traces/trace_cmd_replay.c traces/trace_cmd_play.c
 traces_varg_trace_CFLAGS += $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(XI_CFLAGS) $(VNCCLIENT_CFLAGS)
 traces_varg_trace_LDADD += $(VG_CAPTURE_LIBS)
 

@@ -21,6 +21,7 @@ int vg__trace_export(int argc, char **argv);
 int vg__trace_model(int argc, char **argv);
 int vg__trace_record(int argc, char **argv);
 int vg__trace_replay_input(int argc, char **argv);
+int vg__trace_play(int argc, char **argv);
 int vg__trace_ratio(int argc, char **argv);
 
 /* import --fbs: converts the FBS capture at path; returns the exit status. */

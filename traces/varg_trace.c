@@ -24,6 +24,7 @@ static const struct {
 	{ "info", vg__trace_info, "print a trace's geometry, length and compression" },
 	{ "export", vg__trace_export, "write every frame of a trace as an image file" },
 	{ "record", vg__trace_record, "record a live X display or VNC server" },
+	{ "play", vg__trace_play, "show a trace's frames on an X display at the recorded pace" },
 	{ "replay-input", vg__trace_replay_input, "play a trace's pointer and key events into an X display" },
 	{ "ratio", vg__trace_ratio, "compression ratios and times of Varg and the RFB encodings" },
 	{ "model", vg__trace_model, "Equation 1: the modelled ratio of two-level fingerprints" },
