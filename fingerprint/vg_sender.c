@@ -422,8 +422,12 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 		goto out;
 	vg_writer_uleb(out, s->body.len);
 	vg_writer_bytes(out, s->body.data, s->body.len);
-	if (s->pix.len)
+	if (s->pix.len) {
+		size_t before = out->len;
+
 		err = vg_zout_put(s->zpix, s->pix.data, s->pix.len, out);
+		s->stats.literal_wire_bytes += out->len - before;
+	}
 out:
 	s->stats.zlib_ns += vg_time_ns() - t0;
 	vg_writer_reset(&s->body);

@@ -97,6 +97,7 @@ typedef struct {
 	uint64_t checks;          /* SHA-1 groups sent */
 	uint64_t literal_bytes;   /* literal pixels at 3 bytes a pixel */
 	uint64_t literal_coded_bytes; /* the same after literal coding, before zlib */
+	uint64_t literal_wire_bytes; /* ... and compressed: the updates' pixel chunks */
 	uint64_t fingerprinted_bytes; /* 4-byte pixels replaced by fingerprints */
 	uint64_t plain_bytes;     /* update bytes before compression */
 	uint64_t body_bytes;      /* bytes of message bodies produced */

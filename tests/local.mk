@@ -14,8 +14,8 @@ dist_noinst_SCRIPTS += tests/test_firstlight.sh tests/vg_e2e.sh
 TESTS += tests/test_fingerprint_e2e.sh
 dist_noinst_SCRIPTS += tests/test_fingerprint_e2e.sh
 EXTRA_DIST += tests/lsan.supp tests/tsan.supp tests/valgrind.supp
-TESTS += tests/test_beliefs_e2e.sh tests/test_server_identity.sh
-dist_noinst_SCRIPTS += tests/test_beliefs_e2e.sh tests/test_server_identity.sh
+TESTS += tests/test_beliefs_e2e.sh tests/test_server_identity.sh tests/test_coder_e2e.sh
+dist_noinst_SCRIPTS += tests/test_beliefs_e2e.sh tests/test_server_identity.sh tests/test_coder_e2e.sh
 # Several viewers on one server: shared segmentation, the monitor's summary.
 TESTS += tests/test_shared_viewers.sh tests/test_server_summary.sh
 dist_noinst_SCRIPTS += tests/test_shared_viewers.sh tests/test_server_summary.sh scripts/bench-viewers
@@ -26,6 +26,9 @@ noinst_PROGRAMS += tests/vg_wanlink
 tests_vg_wanlink_SOURCES = tests/vg_wanlink.c
 TESTS += tests/test_wan_bench.sh
 dist_noinst_SCRIPTS += tests/test_wan_bench.sh scripts/wan-bench scripts/wan-latency
+# The same session from TigerVNC's Xvnc and from varg-server, real viewers.
+TESTS += tests/test_compare_peers.sh
+dist_noinst_SCRIPTS += tests/test_compare_peers.sh scripts/compare-peers scripts/record-sessions
 
 # Recording live sessions: tiny X clients that draw and that log the
 # events they get, and a record printer.

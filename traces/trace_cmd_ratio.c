@@ -145,13 +145,15 @@ static void print_tables(const char *path, const vg_ratio_result *r, const vg_ra
 	printf("  %-34s %14" G_GUINT64_FORMAT " %10.2f\n", "total, with RFB framing", t->wire_bytes,
 	       ratio_of(r->raw_bytes, t->wire_bytes));
 	printf("  segments %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " as pixels (%" G_GUINT64_FORMAT
-	       " bytes at 3 a pixel, coded to %" G_GUINT64_FORMAT "), %" G_GUINT64_FORMAT
+	       " bytes at 3 a pixel, coded to %" G_GUINT64_FORMAT ", compressed to %" G_GUINT64_FORMAT
+	       "), %" G_GUINT64_FORMAT
 	       " as fingerprints (%" G_GUINT64_FORMAT
 	       " pixel bytes saved; %" G_GUINT64_FORMAT " of them in %" G_GUINT64_FORMAT
 	       " REPEATs), %" G_GUINT64_FORMAT " SHA-1 checks, %" G_GUINT64_FORMAT
 	       " repair rects; viewer: %s\n\n",
 	       t->sender.segments, t->sender.literal_segments, t->sender.literal_bytes,
-	       t->sender.literal_coded_bytes, t->sender.fingerprint_segments, t->sender.fingerprinted_bytes,
+	       t->sender.literal_coded_bytes, t->sender.literal_wire_bytes,
+	       t->sender.fingerprint_segments, t->sender.fingerprinted_bytes,
 	       t->sender.repeated_segments, t->sender.repeats, t->sender.checks,
 	       t->repair_rects, t->exact ? "exact" : "DIFFERS");
 
@@ -163,8 +165,10 @@ static void print_tables(const char *path, const vg_ratio_result *r, const vg_ra
 	       p90_of(t->enc_ms));
 	printf("  %-44s %8.2f %8.2f\n", "total (diff + segment + encode)", mean_of(t->upd_ms),
 	       p90_of(t->upd_ms));
-	printf("  %-44s %8.2f %8.2f\n\n", "SHA-1 (part of the encode time)", mean_of(t->sha1_ms),
+	printf("  %-44s %8.2f %8.2f\n", "SHA-1 (part of the encode time)", mean_of(t->sha1_ms),
 	       p90_of(t->sha1_ms));
+	printf("  %-44s %8.2f %8.2f\n\n", "viewer decode (cache and SHA-1 incl.)",
+	       mean_of(t->dec_ms), p90_of(t->dec_ms));
 
 	printf("Table 12: total bytes per method (ratio against raw frames and against Hextile)\n");
 	printf("  %-34s %14s %10s %10s %10s  %s\n", "method", "bytes", "vs raw", "vs hextile", "ms",
@@ -249,11 +253,12 @@ static char *make_json(const vg_ratio_result *r, const vg_ratio_options *o)
 			       ", \"fingerprint_segments\": %" G_GUINT64_FORMAT
 			       ", \"literal_bytes\": %" G_GUINT64_FORMAT
 			       ", \"literal_coded_bytes\": %" G_GUINT64_FORMAT
+			       ", \"literal_wire_bytes\": %" G_GUINT64_FORMAT
 			       ", \"repair_rects\": %" G_GUINT64_FORMAT ", ",
 			       segment_stage_bytes(t), ratio_of(r->diff_bytes, segment_stage_bytes(t)),
 			       t->sender.segments, t->sender.literal_segments,
 			       t->sender.fingerprint_segments, t->sender.literal_bytes,
-			       t->sender.literal_coded_bytes, t->repair_rects);
+			       t->sender.literal_coded_bytes, t->sender.literal_wire_bytes, t->repair_rects);
 	json_timing(j, t->seg_ms);
 	g_string_append_printf(j, "},\n    \"zlib\": {\"bytes\": %" G_GUINT64_FORMAT ", \"ratio\": %.4f, ",
 			       zlib_stage_bytes(t),
@@ -262,6 +267,9 @@ static char *make_json(const vg_ratio_result *r, const vg_ratio_options *o)
 	g_string_append_printf(j, "},\n    \"sha1\": {\"checks\": %" G_GUINT64_FORMAT ", ",
 			       t->sender.checks);
 	json_timing(j, t->sha1_ms);
+	g_string_append(j, "},\n");
+	g_string_append(j, "    \"viewer\": {");
+	json_timing(j, t->dec_ms);
 	g_string_append(j, "},\n");
 	g_string_append(j, "    \"total\": {");
 	json_timing(j, t->upd_ms);

@@ -58,6 +58,7 @@ struct vg_ratio_variant {
 	vg_region *repair;        /* asked for again by the receiver */
 	uint8_t *mask;            /* per pixel: 0 outside, 1 uncovered, 2 covered */
 	bool hello_sent;
+	double dec_ms;            /* the receiver's time in the current update */
 	vg_ratio_totals t;
 };
 
@@ -87,6 +88,8 @@ static void variant_free(vg_ratio_variant *v)
 		g_array_free(v->t.enc_ms, TRUE);
 	if (v->t.sha1_ms)
 		g_array_free(v->t.sha1_ms, TRUE);
+	if (v->t.dec_ms)
+		g_array_free(v->t.dec_ms, TRUE);
 	g_free(v);
 }
 
@@ -110,6 +113,7 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	v->t.seg_ms = g_array_new(FALSE, FALSE, sizeof(double));
 	v->t.enc_ms = g_array_new(FALSE, FALSE, sizeof(double));
 	v->t.sha1_ms = g_array_new(FALSE, FALSE, sizeof(double));
+	v->t.dec_ms = g_array_new(FALSE, FALSE, sizeof(double));
 	vg_sender_config_init(&scfg);
 	scfg.zlib_level = o->zlib_level;
 	scfg.zstd_level = o->zstd_level;
@@ -173,7 +177,10 @@ static int feed_replies(vg_ratio_variant *v)
  * replies to the sender. */
 static int deliver(vg_ratio_variant *v, const uint8_t *body, size_t len, const char *what)
 {
+	uint64_t t0 = vg_time_ns();
 	int err = vg_receiver_handle(v->receiver, body, len, v->view, &v->reply);
+
+	v->dec_ms += vg_time_ms_since(t0, vg_time_ns());
 
 	if (err) {
 		vg_error("%s: the receiver refused %s: %s", v->name, what,
@@ -281,6 +288,7 @@ static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_
 
 	vg_sender_get_stats(v->sender, &st);
 	sha1_before = st.sha1_ns;
+	v->dec_ms = 0;
 	t0 = vg_time_ns();
 	if ((err = segment(v, frame, rects, n)))
 		return err;
@@ -332,6 +340,7 @@ static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_
 	g_array_append_val(v->t.seg_ms, seg_ms);
 	g_array_append_val(v->t.enc_ms, enc_ms);
 	g_array_append_val(v->t.sha1_ms, sha1_ms);
+	g_array_append_val(v->t.dec_ms, v->dec_ms);
 	g_array_append_val(v->t.upd_ms, (double){ diff_ms + seg_ms + enc_ms });
 	return VG_OK;
 }

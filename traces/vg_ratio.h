@@ -58,6 +58,8 @@ typedef struct {
 	GArray *enc_ms;             /* double: vg_sender_update (incl. zlib and
 				     * SHA-1) */
 	GArray *sha1_ms;            /* double: the sender's SHA-1 time */
+	GArray *dec_ms;             /* double: vg_receiver_handle (decompression,
+				     * literal decoding, cache, SHA-1 checks) */
 	uint64_t repair_rects;      /* rectangles the viewer asked for again */
 } vg_ratio_totals;
 

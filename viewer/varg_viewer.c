@@ -235,6 +235,7 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		"  \"checks\": %" G_GUINT64_FORMAT ",\n"
 		"  \"repairs_sent\": %" G_GUINT64_FORMAT ",\n"
 		"  \"owed_pixels\": %" G_GUINT64_FORMAT ",\n"
+		"  \"zstd_window_log\": %u,\n"
 		"  \"cache_persistent\": %s,\n"
 		"  \"cache_entries\": %" G_GUINT64_FORMAT ",\n"
 		"  \"cache_bytes_on_disk\": %" G_GUINT64_FORMAT ",\n"
@@ -247,7 +248,7 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		"}\n",
 		st.bytes_received, st.updates, encoding, st.varg_rects,
 		st.other_rects, st.varg_bytes, st.segments, st.repeats, st.history_restored, st.cache_hits, st.cache_misses,
-		st.corrections, miss_rate(&st), st.checks, st.repairs_sent, st.owed_pixels,
+		st.corrections, miss_rate(&st), st.checks, st.repairs_sent, st.owed_pixels, st.zstd_window_log,
 		st.cache_persistent ? "true" : "false",
 		st.cache_entries, st.cache_bytes_on_disk, width, height, st.first_update_s, st.last_update_s,
 		st.raw_bytes, st.rtt_ms);

@@ -644,6 +644,7 @@ void vg_connection_get_stats(const vg_connection *c, vg_connection_stats *st)
 	st->checks = rs.checks;
 	st->repairs_sent = rs.repairs_sent;
 	st->owed_pixels = rs.owed_pixels;
+	st->zstd_window_log = rs.zstd_window_log;
 	st->segments = rs.segments;
 	st->repeats = rs.repeats;
 	st->history_restored = rs.history_restored;

@@ -88,6 +88,7 @@ typedef struct {
 	uint64_t checks;
 	uint64_t repairs_sent;
 	uint64_t owed_pixels;        /* asked for again and not received yet */
+	unsigned zstd_window_log;    /* zstd window in use for Varg; 0: zlib */
 	uint64_t segments;
 	uint64_t repeats;            /* REPEAT items read */
 	uint64_t history_restored;   /* history items kept from the last session */
