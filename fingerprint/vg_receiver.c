@@ -36,6 +36,7 @@ struct vg_receiver {
 	char *cache_dir;
 	vg_zin *zs;           /* mirrors the server's structure stream */
 	vg_zin *zpix;         /* ... and its pixel stream */
+	bool delta_runs;      /* version 2: run rectangles relative to the last */
 	bool hello;
 	bool pong_pending;    /* a PONG arrived and was not taken yet */
 	uint32_t pong_token;
@@ -307,6 +308,7 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 		vg_zin_free(r->zpix);
 		r->zs = zs;
 		r->zpix = zpix;
+		r->delta_runs = true;
 		r->stats.zstd_window_log = r->cfg.zstd_window_log;
 	}
 
@@ -599,21 +601,60 @@ static int fail_run(vg_receiver *r, int err, uint64_t run, const char *part)
 	return fail(r, err, what);
 }
 
+/* Version 2's run rectangle: differences from the previous run's. */
+static int read_delta(vg_reader *rd, int64_t base, int32_t *v)
+{
+	uint64_t u;
+	int64_t x;
+	int err = vg_reader_uleb(rd, &u);
+
+	if (err)
+		return err;
+	/* Both in range before adding, so nothing overflows. */
+	if (u > 4 * (uint64_t)VG_MAX_DIM + 2)
+		return VG_ERANGE;
+	x = base + vg_zigzag_decode(u);
+	if (x < 0 || x > VG_MAX_DIM)
+		return VG_ERANGE;
+	*v = (int32_t)x;
+	return VG_OK;
+}
+
+/* A run's rectangle, absolute or (version 2) relative to *prev. */
+static int read_run(const vg_receiver *r, vg_reader *rd, vg_rect *rr, vg_rect *prev)
+{
+	int err;
+
+	if (!r->delta_runs) {
+		if ((err = read_dim(rd, &rr->x)) || (err = read_dim(rd, &rr->y)) ||
+		    (err = read_dim(rd, &rr->w)) || (err = read_dim(rd, &rr->h)))
+			return err;
+		return VG_OK;
+	}
+	if ((err = read_delta(rd, (int64_t)prev->x + prev->w, &rr->x)) ||
+	    (err = read_delta(rd, prev->y, &rr->y)) || (err = read_delta(rd, prev->w, &rr->w)) ||
+	    (err = read_delta(rd, prev->h, &rr->h)))
+		return err;
+	*prev = *rr;
+	return VG_OK;
+}
+
 static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 {
+	vg_rect prev;
 	vg_reader *rd = &in->s;
 	uint64_t nruns, run, nseg, k, item;
 	int err;
 
 	if ((err = vg_reader_uleb(rd, &nruns)))
 		return fail(r, err, "update: run count");
+	prev = vg_rect_make(0, 0, 0, 0);
 	for (run = 0; run < nruns; run++) {
 		vg_rect rr;
 		uint8_t orient;
 		int32_t pos, end;
 
-		if ((err = read_dim(rd, &rr.x)) || (err = read_dim(rd, &rr.y)) ||
-		    (err = read_dim(rd, &rr.w)) || (err = read_dim(rd, &rr.h)) ||
+		if ((err = read_run(r, rd, &rr, &prev)) ||
 		    (err = vg_reader_u8(rd, &orient)) || (err = vg_reader_uleb(rd, &nseg)))
 			return fail_run(r, err, run, "");
 		if (vg_rect_is_empty(rr) || !vg_rect_contains(vg_pixbuf_rect(fb), rr) ||

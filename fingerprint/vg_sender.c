@@ -40,6 +40,7 @@ struct vg_sender {
 	bool history_notice;      /* a restored history awaits its HISTORY message */
 	bool updated;             /* an UPDATE was written: too late to restore */
 	uint64_t believe_bytes;   /* budget: 80 % of the viewer's capacity */
+	bool delta_runs;          /* version 2: run rectangles relative to the last */
 	bool ping_pending;        /* a PING awaits its PONG */
 	uint32_t ping_token;
 	vg_beliefs *beliefs;      /* what the viewer's cache holds, we think */
@@ -348,11 +349,31 @@ static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg
 	return VG_OK;
 }
 
+/* A run's rectangle: four numbers, or in version 2 four differences from
+ * the previous run's (x from its right edge), which are 0 or small when
+ * the runs are the columns of one changed area. */
+static void put_run(const vg_sender *s, vg_writer *w, vg_rect run, vg_rect *prev)
+{
+	if (!s->delta_runs) {
+		vg_writer_uleb(w, (uint64_t)run.x);
+		vg_writer_uleb(w, (uint64_t)run.y);
+		vg_writer_uleb(w, (uint64_t)run.w);
+		vg_writer_uleb(w, (uint64_t)run.h);
+		return;
+	}
+	vg_writer_uleb(w, vg_zigzag_encode((int64_t)run.x - ((int64_t)prev->x + prev->w)));
+	vg_writer_uleb(w, vg_zigzag_encode((int64_t)run.y - prev->y));
+	vg_writer_uleb(w, vg_zigzag_encode((int64_t)run.w - prev->w));
+	vg_writer_uleb(w, vg_zigzag_encode((int64_t)run.h - prev->h));
+	*prev = run;
+}
+
 int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *segs,
 		     size_t n, const vg_region *literal_only, vg_writer *out)
 {
 	vg_writer *w = &s->plain;
 	size_t i, runs = 0, start = out->len;
+	vg_rect prev = { 0, 0, 0, 0 };
 	unsigned in_group = 0;
 	uint64_t t0;
 	int err;
@@ -389,10 +410,7 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 
 		while (j < n && continues(&segs[j - 1], &segs[j]))
 			run = vg_rect_bounds(run, segs[j++].rect);
-		vg_writer_uleb(w, (uint64_t)run.x);
-		vg_writer_uleb(w, (uint64_t)run.y);
-		vg_writer_uleb(w, (uint64_t)run.w);
-		vg_writer_uleb(w, (uint64_t)run.h);
+		put_run(s, w, run, &prev);
 		vg_writer_u8(w, segs[i].orient);
 		vg_writer_uleb(w, j - i);
 		for (k = i; k < j; k += used)
@@ -496,6 +514,7 @@ static int viewer_coder(vg_sender *s, vg_reader *r)
 	vg_zout_free(s->zpix);
 	s->zs = zs;
 	s->zpix = zpix;
+	s->delta_runs = true;
 	s->stats.zstd_window_log = window;
 	return VG_OK;
 }

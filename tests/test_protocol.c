@@ -6,6 +6,7 @@
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
 #include "common/vg_seghash.h"
+#include "fingerprint/vg_literal.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
 #include "fingerprint/vg_sender.h"
@@ -419,6 +420,19 @@ static void test_ping_pong(void)
 	pair_clear(&p);
 }
 
+/* The first run's rectangle of a hand-made update, as the pair's format
+ * writes it: absolute (zlib, version 1) or relative to an empty rectangle
+ * at 0,0 (version 2). */
+static void first_run(vg_writer *w, vg_rect r)
+{
+	bool delta = test_coder == VG_CODER_ZSTD;
+
+	vg_writer_uleb(w, delta ? vg_zigzag_encode(r.x) : (uint64_t)r.x);
+	vg_writer_uleb(w, delta ? vg_zigzag_encode(r.y) : (uint64_t)r.y);
+	vg_writer_uleb(w, delta ? vg_zigzag_encode(r.w) : (uint64_t)r.w);
+	vg_writer_uleb(w, delta ? vg_zigzag_encode(r.h) : (uint64_t)r.h);
+}
+
 /* A pair of streams as the server's for hand-made updates. */
 static void zouts(vg_zout **zs, vg_zout **zpix)
 {
@@ -769,10 +783,7 @@ static void test_fingerprint_collision(void)
 		vg_writer_init(&chunk);
 		vg_writer_init(&msg);
 		vg_writer_uleb(&plain, 1);
-		vg_writer_uleb(&plain, 0);
-		vg_writer_uleb(&plain, 0);
-		vg_writer_uleb(&plain, 8);
-		vg_writer_uleb(&plain, 8);
+		first_run(&plain, vg_rect_make(0, 0, 8, 8));
 		vg_writer_u8(&plain, VG_ORIENT_ROWS);
 		vg_writer_uleb(&plain, 1);
 		vg_writer_uleb(&plain, 8 * 4 + VG_OP_FINGERPRINT);
@@ -1085,6 +1096,64 @@ static void test_coder_refusals(void)
 	pair_clear(&p);
 }
 
+/* Version 2's run rectangles: differences that land inside the frame
+ * draw there; differences that leave 0..VG_MAX_DIM, or a rectangle
+ * outside the frame, are refused. */
+static void test_run_deltas(void)
+{
+	static const struct {
+		const char *name;
+		int64_t d[8];     /* two runs: dx, dy, dw, dh each */
+		int expect;
+	} cases[] = {
+		{ "two columns side by side", { 0, 0, 4, 8, 0, 0, 0, 0 }, VG_OK },
+		{ "second run back left", { 4, 0, 4, 8, -8, 0, 0, 0 }, VG_OK },
+		{ "x below 0", { 0, 0, 4, 8, -5, 0, 0, 0 }, VG_ERANGE },
+		{ "width past VG_MAX_DIM", { 0, 0, 4, 8, 0, 0, VG_MAX_DIM, 0 }, VG_ERANGE },
+		{ "a huge difference", { 0, 0, 4, 8, INT64_C(1) << 40, 0, 0, 0 }, VG_ERANGE },
+		{ "outside the frame", { 0, 0, 4, 8, 4, 0, 0, 0 }, VG_ERANGE },
+	};
+	guint8 pix[1 + 4 * 8 * 3];
+	size_t i;
+	int k;
+
+	memset(pix, 0x5a, sizeof pix);
+	pix[0] = VG_LIT_RAW;
+	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+		vg_writer plain, both, msg;
+		vg_zout *zs, *zpix;
+		pair p;
+		int err;
+
+		pair_init(&p, 8, 8);
+		vg_writer_init(&plain);
+		vg_writer_init(&both);
+		vg_writer_init(&msg);
+		vg_writer_uleb(&plain, 2);
+		for (k = 0; k < 2; k++) {
+			vg_writer_uleb(&plain, vg_zigzag_encode(cases[i].d[4 * k]));
+			vg_writer_uleb(&plain, vg_zigzag_encode(cases[i].d[4 * k + 1]));
+			vg_writer_uleb(&plain, vg_zigzag_encode(cases[i].d[4 * k + 2]));
+			vg_writer_uleb(&plain, vg_zigzag_encode(cases[i].d[4 * k + 3]));
+			vg_writer_u8(&plain, VG_ORIENT_ROWS);
+			vg_writer_uleb(&plain, 1);
+			vg_writer_uleb(&plain, 8 * 4 + VG_OP_LITERAL);
+			vg_writer_bytes(&both, pix, sizeof pix);
+		}
+		zouts(&zs, &zpix);
+		deflate_msg(zs, zpix, 0, plain.data, plain.len, both.data, both.len, &msg);
+		err = vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply);
+		g_test_message("%s: %s", cases[i].name, err ? vg_receiver_error_text(p.r) : "drawn");
+		g_assert_cmpint(err, ==, cases[i].expect);
+		vg_zout_free(zs);
+		vg_zout_free(zpix);
+		vg_writer_clear(&plain);
+		vg_writer_clear(&both);
+		vg_writer_clear(&msg);
+		pair_clear(&p);
+	}
+}
+
 /* Runs a test with the pairs agreeing on one coder. */
 typedef struct {
 	vg_coder coder;
@@ -1100,20 +1169,21 @@ static void with_coder(gconstpointer data)
 	test_coder = VG_CODER_ZSTD;
 }
 
+static void add_one(const char *name, vg_coder coder, void (*fn)(void))
+{
+	coder_case *c = g_new(coder_case, 1); /* lives as long as the run */
+	char *path = g_strdup_printf("/protocol/%s/%s", coder == VG_CODER_ZSTD ? "zstd" : "zlib", name);
+
+	c->coder = coder;
+	c->fn = fn;
+	g_test_add_data_func_full(path, c, with_coder, g_free);
+	g_free(path);
+}
+
 static void add_both(const char *name, void (*fn)(void))
 {
-	static const char *names[] = { "zstd", "zlib" };
-	int k;
-
-	for (k = 0; k < 2; k++) {
-		coder_case *c = g_new(coder_case, 1); /* lives as long as the run */
-		char *path = g_strdup_printf("/protocol/%s/%s", names[k], name);
-
-		c->coder = k == 0 ? VG_CODER_ZSTD : VG_CODER_ZLIB;
-		c->fn = fn;
-		g_test_add_data_func_full(path, c, with_coder, g_free);
-		g_free(path);
-	}
+	add_one(name, VG_CODER_ZSTD, fn);
+	add_one(name, VG_CODER_ZLIB, fn);
 }
 
 int main(int argc, char **argv)
@@ -1124,10 +1194,12 @@ int main(int argc, char **argv)
 	add_both("cache-loss", test_cache_loss);
 	add_both("repeat-round-trip", test_repeat_round_trip);
 	add_both("repeat-collisions", test_repeat_collisions);
-	add_both("repeat-malformed", test_repeat_malformed);
 	add_both("fingerprint-collision", test_fingerprint_collision);
-	add_both("malformed", test_malformed);
 	add_both("inflate-bomb", test_inflate_bomb);
+	/* Hand-made structures in version 1's absolute rectangles. */
+	add_one("malformed", VG_CODER_ZLIB, test_malformed);
+	add_one("repeat-malformed", VG_CODER_ZLIB, test_repeat_malformed);
+	add_one("run-deltas", VG_CODER_ZSTD, test_run_deltas);
 	g_test_add_func("/protocol/coder-negotiation", test_coder_negotiation);
 	g_test_add_func("/protocol/coder-refusals", test_coder_refusals);
 	g_test_add_func("/protocol/sender-refuses", test_sender_refuses);
