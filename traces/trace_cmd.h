@@ -10,6 +10,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #define VG__EXIT_OK 0
 #define VG__EXIT_FAIL 1
@@ -34,5 +35,14 @@ bool vg__trace_parse_options(GOptionContext *ctx, int *argc, char ***argv);
 /* Prints "the message (try --help)" for a usage error; returns
  * VG__EXIT_USAGE. */
 int vg__trace_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* For commands that run until they are told to stop: after
+ * vg__trace_catch_stop(), SIGINT and SIGTERM set vg__trace_stopped()
+ * (without SA_RESTART, so a blocking poll() returns at once). */
+void vg__trace_catch_stop(void);
+bool vg__trace_stopped(void);
+
+/* Sleeps until vg_time_ns() reaches t_ns, or until a stop signal. */
+void vg__trace_sleep_until(uint64_t t_ns);
 
 #endif

@@ -6,37 +6,14 @@
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 #include <glib.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "common/vg_time.h"
 #include "traces/trace_cmd.h"
 #include "traces/vg_trace.h"
-
-static volatile sig_atomic_t play_stop;
-
-static void on_signal(int sig)
-{
-	play_stop = sig;
-}
-
-static void sleep_until(uint64_t t)
-{
-	while (!play_stop) {
-		uint64_t now = vg_time_ns();
-		struct timespec ts;
-
-		if (now >= t)
-			return;
-		ts.tv_sec = (time_t)((t - now) / 1000000000u);
-		ts.tv_nsec = (long)((t - now) % 1000000000u);
-		nanosleep(&ts, NULL);
-	}
-}
 
 /* A window the size of the trace at 0,0, with no window manager's frame,
  * and an XImage over fb's pixels (0x00RRGGBB words, as a 24-bit TrueColor
@@ -110,7 +87,6 @@ int vg__trace_play(int argc, char **argv)
 	vg_trace_reader *r = NULL;
 	vg_pixbuf *fb = NULL;
 	vg_trace_record rec;
-	struct sigaction sa;
 	screen s = { 0 };
 	uint64_t start, frames = 0, late = 0;
 	size_t i;
@@ -141,19 +117,15 @@ int vg__trace_play(int argc, char **argv)
 			 display);
 		goto out;
 	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	vg__trace_catch_stop();
 
 	start = vg_time_ns();
-	while (!play_stop && (err = vg_trace_reader_next(r, &rec, fb)) == 1) {
+	while (!vg__trace_stopped() && (err = vg_trace_reader_next(r, &rec, fb)) == 1) {
 		if (rec.kind != VG_TRACE_FRAME)
 			continue;
 		if (vg_time_ns() > start + (uint64_t)((double)rec.t_ns / speed) + 100000000u)
 			late++;
-		sleep_until(start + (uint64_t)((double)rec.t_ns / speed));
+		vg__trace_sleep_until(start + (uint64_t)((double)rec.t_ns / speed));
 		for (i = 0; i < rec.n_rects; i++)
 			XPutImage(s.dpy, s.win, s.gc, s.img, rec.rects[i].x, rec.rects[i].y, rec.rects[i].x,
 				  rec.rects[i].y, (unsigned)rec.rects[i].w, (unsigned)rec.rects[i].h);
@@ -172,8 +144,8 @@ int vg__trace_play(int argc, char **argv)
 		fflush(stdout);
 	}
 	/* The last frame stays up for whoever watches the display. */
-	while (!play_stop)
-		sleep_until(vg_time_ns() + 1000000000u);
+	while (!vg__trace_stopped())
+		vg__trace_sleep_until(vg_time_ns() + 1000000000u);
 	status = VG__EXIT_OK;
 out:
 	screen_close(&s);

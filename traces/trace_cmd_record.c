@@ -14,7 +14,6 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,29 +54,6 @@ typedef struct {
 	vg_mirror *vnc;
 } source;
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-	stop_requested = sig;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: poll() returns at once with EINTR. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-static bool stopped(void)
-{
-	return stop_requested != 0;
-}
 
 static void progress(const rec_stats *s, uint64_t now_ns, bool final)
 {
@@ -312,7 +288,7 @@ static int record(const rec_options *o)
 		bool last;
 
 		now = vg_time_ns() - start;
-		last = ended || stopped() || (end_ns > 0 && now >= end_ns);
+		last = ended || vg__trace_stopped() || (end_ns > 0 && now >= end_ns);
 		if ((err = write_inputs(&src, w, now, &stats)) ||
 		    (err = write_cursor(&src, w, now, &stats)))
 			goto write_failed;
@@ -432,6 +408,6 @@ int vg__trace_record(int argc, char **argv)
 	o.input = !no_input;
 	o.quiet = quiet;
 	o.progress = !quiet && isatty(STDERR_FILENO);
-	catch_signals();
+	vg__trace_catch_stop();
 	return record(&o);
 }

@@ -3,10 +3,8 @@
  * a recorded session can be re-run against an application. Frames are
  * read (and checked) but not shown. */
 #include <glib.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/vg_error.h"
@@ -15,28 +13,6 @@
 #include "server/vg_xinject.h"
 #include "traces/trace_cmd.h"
 #include "traces/vg_trace.h"
-
-static volatile sig_atomic_t replay_stop;
-
-static void on_signal(int sig)
-{
-	replay_stop = sig;
-}
-
-/* Sleeps until vg_time_ns() reaches t (or a signal comes). */
-static void sleep_until(uint64_t t)
-{
-	while (!replay_stop) {
-		uint64_t now = vg_time_ns();
-		struct timespec ts;
-
-		if (now >= t)
-			return;
-		ts.tv_sec = (time_t)((t - now) / 1000000000u);
-		ts.tv_nsec = (long)((t - now) % 1000000000u);
-		nanosleep(&ts, NULL);
-	}
-}
 
 int vg__trace_replay_input(int argc, char **argv)
 {
@@ -53,7 +29,6 @@ int vg__trace_replay_input(int argc, char **argv)
 	vg_trace_reader *r = NULL;
 	vg_xinject *j = NULL;
 	vg_trace_record rec;
-	struct sigaction sa;
 	uint64_t start, sent = 0, skipped = 0;
 	int err, status = VG__EXIT_FAIL;
 
@@ -84,18 +59,14 @@ int vg__trace_replay_input(int argc, char **argv)
 	if (vg_xinject_width(j) < vg_trace_reader_width(r) || vg_xinject_height(j) < vg_trace_reader_height(r))
 		vg_warn("display '%s' is %dx%d, smaller than the trace's %dx%d", display, vg_xinject_width(j),
 			vg_xinject_height(j), vg_trace_reader_width(r), vg_trace_reader_height(r));
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	vg__trace_catch_stop();
 
 	start = vg_time_ns();
-	while (!replay_stop && (err = vg_trace_reader_next(r, &rec, NULL)) == 1) {
+	while (!vg__trace_stopped() && (err = vg_trace_reader_next(r, &rec, NULL)) == 1) {
 		if (rec.kind != VG_TRACE_INPUT)
 			continue;
-		sleep_until(start + (uint64_t)((double)rec.t_ns / speed));
-		if (replay_stop)
+		vg__trace_sleep_until(start + (uint64_t)((double)rec.t_ns / speed));
+		if (vg__trace_stopped())
 			break;
 		if (rec.input == VG_TRACE_POINTER)
 			err = vg_xinject_pointer(j, rec.x, rec.y, rec.buttons);

@@ -6,11 +6,14 @@
 #include "config.h"
 
 #include <glib.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/vg_log.h"
+#include "common/vg_time.h"
 #include "traces/trace_cmd.h"
 
 typedef int (*command_cb)(int argc, char **argv);
@@ -63,6 +66,43 @@ int vg__trace_usage_error(const char *fmt, ...)
 	va_end(ap);
 	vg_error("%s (try --help)", msg);
 	return VG__EXIT_USAGE;
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+void vg__trace_catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+bool vg__trace_stopped(void)
+{
+	return stop_signal != 0;
+}
+
+void vg__trace_sleep_until(uint64_t t_ns)
+{
+	while (!stop_signal) {
+		uint64_t now = vg_time_ns();
+		struct timespec ts;
+
+		if (now >= t_ns)
+			return;
+		ts.tv_sec = (time_t)((t_ns - now) / 1000000000u);
+		ts.tv_nsec = (long)((t_ns - now) % 1000000000u);
+		nanosleep(&ts, NULL);
+	}
 }
 
 int main(int argc, char **argv)
