@@ -50,8 +50,8 @@ tests_bench_bench_segcache_LDADD = $(VG_FP_LIBS)
 # The miss coder on the bundled TreeView session: vg_literal with zlib and
 # zstd against plain pixels through each.
 VG_BENCHES += tests/bench/bench_literal
-tests_bench_bench_literal_CPPFLAGS = $(AM_CPPFLAGS) -DVG_SRCDIR='"$(abs_top_srcdir)"'
-tests_bench_bench_literal_LDADD = traces/libvgtrace.a $(VG_FP_LIBS)
+tests_bench_bench_literal_CPPFLAGS = $(AM_CPPFLAGS) $(WEBP_CFLAGS) -DVG_SRCDIR='"$(abs_top_srcdir)"'
+tests_bench_bench_literal_LDADD = traces/libvgtrace.a $(VG_FP_LIBS) $(WEBP_LIBS)
 
 # The protocol on a scrolled heat map: sender, receiver, SHA-1 (against
 # `openssl speed`), bytes per believed segment.

@@ -4,12 +4,20 @@
  * through a stream that lives for the whole session as a connection's
  * does: vg_literal then zlib (what older viewers get), vg_literal then
  * zstd with a 16 MiB window (the default now), and for comparison the
- * plain 3-byte pixels through zlib and through zstd. Prints bytes,
+ * plain 3-byte pixels through zlib and through zstd; and, when libwebp is
+ * there, each rectangle as a lossless WebP image of its own (the usual
+ * yardstick for lossless screen images). Prints bytes,
  * encode and decode MB/s (of 3-byte pixels) and, as the yardstick,
  * memcpy of as many bytes. `bench <name> <value> <unit>` lines. */
+#include "config.h"
+
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef HAVE_WEBP
+#include <webp/decode.h>
+#include <webp/encode.h>
+#endif
 
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
@@ -47,12 +55,55 @@ typedef struct {
 	bool literal;   /* vg_literal first, else plain pixels */
 	vg_coder coder;
 	int level;
+	bool webp;      /* instead: lossless WebP, one image per rectangle */
 } method;
 
 typedef struct {
 	uint64_t updates, px_bytes, bytes, enc_ns, dec_ns;
 	bool exact;
 } result;
+
+#ifdef HAVE_WEBP
+/* One rectangle as a lossless WebP image and back; false if the pixels
+ * do not come back. scratch holds w x h BGRA pixels. */
+static bool webp_rect(const vg_pixbuf *fb, vg_rect q, uint8_t *scratch, result *res)
+{
+	uint8_t *webp = NULL, *p = scratch;
+	uint64_t t0 = vg_time_ns();
+	size_t n;
+	int32_t x, y;
+	bool same = true;
+
+	/* Opaque: WebP may change the colour of transparent pixels. */
+	for (y = q.y; y < q.y + q.h; y++) {
+		const uint32_t *row = vg_pixbuf_row(fb, y);
+
+		for (x = q.x; x < q.x + q.w; x++) {
+			*p++ = (uint8_t)row[x];
+			*p++ = (uint8_t)(row[x] >> 8);
+			*p++ = (uint8_t)(row[x] >> 16);
+			*p++ = 0xff;
+		}
+	}
+	n = WebPEncodeLosslessBGRA(scratch, q.w, q.h, q.w * 4, &webp);
+	res->enc_ns += vg_time_ns() - t0;
+	if (n == 0)
+		return false;
+	res->bytes += n;
+	t0 = vg_time_ns();
+	same = WebPDecodeBGRAInto(webp, n, scratch, (size_t)q.w * q.h * 4, q.w * 4) != NULL;
+	res->dec_ns += vg_time_ns() - t0;
+	WebPFree(webp);
+	p = scratch;
+	for (y = q.y; y < q.y + q.h && same; y++) {
+		const uint32_t *row = vg_pixbuf_row(fb, y);
+
+		for (x = q.x; x < q.x + q.w; x++, p += 4)
+			same = same && (((uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0]) == (row[x] & 0xffffff));
+	}
+	return same;
+}
+#endif
 
 /* Codes every update of the trace at path with m, decodes it again and
  * checks the pixels; the trace's own decoding is not timed. */
@@ -89,6 +140,18 @@ static int run(const method *m, const char *path, result *res)
 		if (rec.kind != VG_TRACE_FRAME || rec.n_rects == 0)
 			continue;
 		res->updates++;
+#ifdef HAVE_WEBP
+		if (m->webp) {
+			uint8_t *scratch = g_malloc((size_t)w * h * 4);
+
+			for (i = 0; i < rec.n_rects; i++) {
+				res->exact = res->exact && webp_rect(fb, rec.rects[i], scratch, res);
+				res->px_bytes += (uint64_t)rec.rects[i].w * (uint64_t)rec.rects[i].h * 3;
+			}
+			g_free(scratch);
+			continue;
+		}
+#endif
 		vg_writer_reset(&plain);
 		vg_writer_reset(&wire);
 		t0 = vg_time_ns();
@@ -141,12 +204,15 @@ out:
 int main(int argc, char **argv)
 {
 	static const method methods[] = {
-		{ "literal+zlib6", true, VG_CODER_ZLIB, 6 },
-		{ "literal+zstd3", true, VG_CODER_ZSTD, 3 },
-		{ "literal+zstd9", true, VG_CODER_ZSTD, 9 },
-		{ "literal+zstd19", true, VG_CODER_ZSTD, 19 },
-		{ "plain+zlib6", false, VG_CODER_ZLIB, 6 },
-		{ "plain+zstd9", false, VG_CODER_ZSTD, 9 },
+		{ "literal+zlib6", true, VG_CODER_ZLIB, 6, false },
+		{ "literal+zstd3", true, VG_CODER_ZSTD, 3, false },
+		{ "literal+zstd9", true, VG_CODER_ZSTD, 9, false },
+		{ "literal+zstd19", true, VG_CODER_ZSTD, 19, false },
+		{ "plain+zlib6", false, VG_CODER_ZLIB, 6, false },
+		{ "plain+zstd9", false, VG_CODER_ZSTD, 9, false },
+#ifdef HAVE_WEBP
+		{ "webp-lossless", false, VG_CODER_ZLIB, 6, true },
+#endif
 	};
 	const char *path = argc > 1 ? argv[1] : NULL;
 	g_autofree char *def = NULL;
