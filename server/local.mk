@@ -2,7 +2,8 @@
 bin_PROGRAMS += server/varg-server
 server_varg_server_SOURCES = \
 	server/varg_server.c \
-	server/vg_server.c server/vg_server.h \
+	server/vg_server.c server/vg_server.h server/vg_serverpriv.h \
+	server/vg_vargclient.c server/vg_stockclient.c server/vg_desktop.c \
 	server/vg_segshare.c server/vg_segshare.h \
 	server/vg_monitor.c server/vg_monitor.h \
 	server/vg_authguard.c server/vg_authguard.h \

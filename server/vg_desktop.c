@@ -1,0 +1,191 @@
+/* The desktop around the picture: input and clipboard from clients to
+ * the source, the cursor shape and clipboard from the source to clients,
+ * and passwords behind the guard against guessing (vg_authguard).
+ */
+#include <glib.h>
+#include <limits.h>
+#include <rfb/rfb.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/vg_error.h"
+#include "common/vg_log.h"
+#include "common/vg_time.h"
+#include "server/vg_authguard.h"
+#include "server/vg_serverpriv.h"
+
+/* Seconds for which cl's address may not try a password (0: it may). */
+unsigned vg__auth_blocked(vg_server *s, rfbClientPtr cl)
+{
+	unsigned secs;
+
+	pthread_mutex_lock(&s->guard_lock);
+	secs = vg_authguard_blocked_s(s->guard, cl->host, vg_time_ns());
+	pthread_mutex_unlock(&s->guard_lock);
+	return secs;
+}
+
+/* LibVNCServer's password check, behind the guard: an address that is
+ * blocked fails even with the right password (connections opened before
+ * the block must not go on guessing), and each result is recorded. */
+static rfbBool check_password(rfbClientPtr cl, const char *response, int len)
+{
+	vg_server *s = cl->screen->screenData;
+	unsigned secs = vg__auth_blocked(s, cl);
+	rfbBool ok;
+
+	if (secs) {
+		vg_warn("client %s: password refused unchecked: blocked for %u s more after failed passwords",
+			cl->host, secs);
+		return FALSE;
+	}
+	ok = rfbCheckPasswordByList(cl, response, len);
+	pthread_mutex_lock(&s->guard_lock);
+	if (ok)
+		vg_authguard_succeeded(s->guard, cl->host);
+	else
+		secs = vg_authguard_failed(s->guard, cl->host, vg_time_ns());
+	pthread_mutex_unlock(&s->guard_lock);
+	if (!ok && secs)
+		vg_warn("client %s: wrong password; this address is refused for %u s", cl->host, secs);
+	else if (!ok)
+		vg_warn("client %s: wrong password", cl->host);
+	return ok;
+}
+
+static void on_pointer(int mask, int x, int y, rfbClientPtr cl)
+{
+	vg_server *s = cl->screen->screenData;
+
+	/* Not rfbDefaultPtrAddEvent: it would move screen->cursorX/Y, which
+	 * are kept off the screen (see vg__desktop_setup). */
+	if (s->cfg.input.pointer)
+		s->cfg.input.pointer(s->cfg.input.user, x, y, (uint8_t)mask);
+}
+
+static void on_key(rfbBool down, rfbKeySym keysym, rfbClientPtr cl)
+{
+	vg_server *s = cl->screen->screenData;
+
+	if (s->cfg.input.key)
+		s->cfg.input.key(s->cfg.input.user, (uint32_t)keysym, down != FALSE);
+}
+
+/* Plain RFB cut text is Latin-1. */
+static void on_cut_text(char *str, int len, rfbClientPtr cl)
+{
+	vg_server *s = cl->screen->screenData;
+	g_autofree char *utf8 = NULL;
+	gsize n = 0;
+
+	if (!s->cfg.input.cut_text || len < 0)
+		return;
+	utf8 = g_convert(str, len, "UTF-8", "ISO-8859-1", NULL, &n, NULL);
+	if (utf8)
+		s->cfg.input.cut_text(s->cfg.input.user, utf8, n);
+}
+
+static void on_cut_text_utf8(char *str, int len, rfbClientPtr cl)
+{
+	vg_server *s = cl->screen->screenData;
+
+	if (s->cfg.input.cut_text && len >= 0 && g_utf8_validate(str, len, NULL))
+		s->cfg.input.cut_text(s->cfg.input.user, str, (size_t)len);
+}
+
+/* Installs the input, clipboard and password hooks on a new screen. */
+void vg__desktop_setup(vg_server *s, rfbScreenInfoPtr screen)
+{
+	int n = 0;
+
+	screen->ptrAddEvent = on_pointer;
+	screen->kbdAddEvent = on_key;
+	if (!s->cfg.no_clipboard) {
+		screen->setXCutText = on_cut_text;
+		screen->setXCutTextUTF8 = on_cut_text_utf8;
+	}
+	/* LibVNCServer paints the cursor into the shared framebuffer for
+	 * clients that do not take cursor shapes (rfbShowCursor, at
+	 * screen->cursorX/Y); with the position far off the screen it
+	 * paints nothing. Clients that take shapes get them. */
+	screen->cursorX = screen->cursorY = -0x4000;
+	if (s->cfg.password)
+		s->passwords[n++] = g_strdup(s->cfg.password);
+	if (s->cfg.view_password)
+		s->passwords[n++] = g_strdup(s->cfg.view_password);
+	if (n) {
+		screen->authPasswdData = s->passwords;
+		screen->passwordCheck = check_password;
+		screen->authPasswdFirstViewOnly = s->cfg.password ? 1 : 0;
+	}
+}
+
+/* Adds a leaving client's LibVNCServer counts to the totals. */
+void vg__account_gone(rfbClientPtr cl)
+{
+	vg_server *s = cl->screen->screenData;
+
+	pthread_mutex_lock(&s->stats_lock);
+	s->gone_bytes += (uint64_t)rfbStatGetSentBytes(cl);
+	s->gone_updates += (uint64_t)rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
+	pthread_mutex_unlock(&s->stats_lock);
+}
+
+int vg_server_set_cursor(vg_server *s, const vg_server_cursor *cur)
+{
+	rfbCursorPtr c;
+	int32_t x, y, row_bytes;
+
+	if (cur->width < 1 || cur->height < 1 || cur->width > 256 || cur->height > 256 ||
+	    cur->hot_x < 0 || cur->hot_y < 0 || cur->hot_x >= cur->width || cur->hot_y >= cur->height)
+		return VG_EINVAL;
+	row_bytes = (cur->width + 7) / 8;
+	/* malloc, not g_malloc: LibVNCServer frees these (cleanup flags). */
+	c = calloc(1, sizeof *c);
+	c->width = (unsigned short)cur->width;
+	c->height = (unsigned short)cur->height;
+	c->xhot = (unsigned short)cur->hot_x;
+	c->yhot = (unsigned short)cur->hot_y;
+	c->richSource = calloc((size_t)cur->width * (size_t)cur->height, 4);
+	c->mask = calloc((size_t)row_bytes * (size_t)cur->height, 1);
+	c->cleanup = c->cleanupMask = c->cleanupRichSource = TRUE;
+	for (y = 0; y < cur->height; y++)
+		for (x = 0; x < cur->width; x++) {
+			uint32_t p = cur->pixels[(size_t)y * (size_t)cur->width + (size_t)x];
+			uint32_t a = p >> 24, r = p >> 16 & 0xff, g = p >> 8 & 0xff, b = p & 0xff;
+
+			/* RFB cursors have a 1-bit mask: opaque from half alpha,
+			 * colours taken back out of premultiplication. */
+			if (a < 0x80)
+				continue;
+			if (a < 0xff) {
+				r = MIN(255u, r * 255 / a);
+				g = MIN(255u, g * 255 / a);
+				b = MIN(255u, b * 255 / a);
+			}
+			((uint32_t *)(void *)c->richSource)[(size_t)y * (size_t)cur->width + (size_t)x] =
+				r << 16 | g << 8 | b;
+			c->mask[(size_t)y * (size_t)row_bytes + (size_t)x / 8] |= (uint8_t)(0x80u >> (x % 8));
+		}
+	/* For clients that only take two-colour X cursors. */
+	rfbMakeXCursorFromRichCursor(s->screen, c);
+	rfbSetCursor(s->screen, c);
+	return VG_OK;
+}
+
+void vg_server_cut_text(vg_server *s, const char *utf8, size_t len)
+{
+	g_autofree char *latin1 = NULL;
+	g_autofree char *copy = NULL;
+	gsize n = 0;
+
+	if (s->cfg.no_clipboard || len > INT_MAX / 2)
+		return;
+	latin1 = g_convert_with_fallback(utf8, (gssize)len, "ISO-8859-1", "UTF-8", "?", NULL, &n, NULL);
+	copy = g_malloc(len + 1);
+	memcpy(copy, utf8, len);
+	if (!latin1)
+		latin1 = g_strdup("");
+	rfbSendServerCutTextUTF8(s->screen, copy, (int)len, latin1, (int)n);
+}

@@ -1,0 +1,690 @@
+/* A Varg viewer's updates. LibVNCServer cannot plug a new encoding into
+ * its sender, so for a Varg client the display hook, which runs first
+ * thing in rfbSendFramebufferUpdate on the client's output thread, takes
+ * the pending region, empties the client's requested region and writes a
+ * Varg update itself (vg__varg_pass); LibVNCServer then finds nothing
+ * requested and sends nothing. The pipeline is varg-trace ratio's:
+ * snapshot of the due pixels, differencing, movement estimation and
+ * segmentation (shared with viewers in step, vg_segshare), then the
+ * client's vg_sender. This file also reads the viewer's Varg messages
+ * (HELLO, REPAIR, PING), keeps its beliefs across sessions, and keeps the
+ * update credits.
+ *
+ * Update credits: a Varg viewer keeps several update requests in flight;
+ * the request hook counts each as one credit and the server may send one
+ * update per credit without waiting for the next request, never more. The
+ * hook applies the request itself while holding sendMutex, so no request
+ * ever reaches requestedRegion while a send is in progress (LibVNCServer
+ * would answer it from its stale copy of the region in its own encoding),
+ * and moves the copy LibVNCServer applies after the hook outside the
+ * framebuffer, where it can never meet a modified pixel. After each pass
+ * vg__varg_pass_end re-arms requestedRegion while credits remain.
+ */
+#include <assert.h>
+#include <glib.h>
+#include <rfb/rfb.h>
+#include <rfb/rfbregion.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "common/vg_error.h"
+#include "common/vg_log.h"
+#include "common/vg_time.h"
+#include "common/vg_writer.h"
+#include "fingerprint/vg_beliefstore.h"
+#include "fingerprint/vg_proto.h"
+#include "fingerprint/vg_sender.h"
+#include "segment2d/vg_differ.h"
+#include "segment2d/vg_motion.h"
+#include "segment2d/vg_segmenter.h"
+#include "server/vg_monitor.h"
+#include "server/vg_segshare.h"
+#include "server/vg_serverpriv.h"
+
+static int varg_encodings[] = { VG_ENCODING, 0 };
+
+/* Loads what an earlier session with this viewer's cache left, right
+ * after its HELLO set the budget. Caller holds c->lock. */
+static void load_beliefs(vg_conn *c, const char *host)
+{
+	vg_server *s = c->server;
+	vg_sender_stats st;
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!s->beliefs || !vg_sender_persistent_id(c->sender, c->cache_id))
+		return;
+	c->persist = true;
+	c->saved_ns = vg_time_ns();
+	err = vg_beliefstore_read(s->beliefs, c->cache_id, &data, &len);
+	if (err == VG_ENOENT)
+		return;
+	if (!err)
+		err = vg_sender_load_beliefs(c->sender, data, len);
+	g_free(data);
+	if (err == VG_ENOENT) {
+		vg_info("client %s: beliefs on disk are for another fingerprint width; starting cold",
+			host);
+	} else if (err == VG_ENOTSUP) {
+		vg_info("client %s: beliefs on disk are in an older format; starting cold", host);
+	} else if (err) {
+		vg_warn("client %s: belief file in %s is unusable (%s); starting cold", host,
+			vg_beliefstore_dir(s->beliefs), vg_strerror(err));
+	} else {
+		vg_sender_get_stats(c->sender, &st);
+		vg_info("client %s: %" G_GUINT64_FORMAT " beliefs from earlier sessions, %" G_GUINT64_FORMAT
+			" history items", host, st.beliefs_loaded, st.history_restored);
+		pthread_mutex_lock(&s->stats_lock);
+		s->stats.warm_viewers++;
+		pthread_mutex_unlock(&s->stats_lock);
+	}
+}
+
+/* Writes this viewer's beliefs to its file. Any thread; takes c->lock. */
+void vg__varg_save_beliefs(vg_conn *c, const char *host)
+{
+	vg_server *s = c->server;
+	vg_writer w;
+	int err;
+
+	if (!c->persist || !s->beliefs)
+		return;
+	vg_writer_init(&w);
+	pthread_mutex_lock(&c->lock);
+	vg_sender_save_beliefs(c->sender, vg_beliefstore_max_file_bytes(s->beliefs), &w);
+	pthread_mutex_unlock(&c->lock);
+	if ((err = vg_beliefstore_write(s->beliefs, c->cache_id, w.data, w.len)))
+		vg_warn("client %s: cannot save beliefs in %s: %s", host,
+			vg_beliefstore_dir(s->beliefs), vg_strerror(err));
+	c->saved_ns = vg_time_ns();
+	vg_writer_clear(&w);
+}
+
+/* The session's account: how often the viewer's cache disagreed. */
+void vg__varg_log_session(vg_conn *c, const char *host)
+{
+	vg_sender_stats st;
+
+	vg_sender_get_stats(c->sender, &st);
+	vg_info("client %s: Varg session ended: %" G_GUINT64_FORMAT " fingerprints, %"
+		G_GUINT64_FORMAT " literal segments, %" G_GUINT64_FORMAT " repairs, miss rate %.2f %%, %"
+		G_GUINT64_FORMAT " beliefs (%" G_GUINT64_FORMAT " from disk)%s", host,
+		st.fingerprint_segments, st.literal_segments, st.repairs,
+		st.fingerprint_segments ? 100.0 * (double)st.repairs / (double)st.fingerprint_segments : 0.0,
+		st.beliefs, st.beliefs_loaded, c->persist ? ", saved" : "");
+}
+
+static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
+{
+	vg_conn *c = cl->clientData;
+	vg_server *s;
+	vg_sender_config cfg;
+	vg_segparams params;
+
+	*data = NULL;
+	if (encoding != VG_ENCODING || !c)
+		return FALSE;
+	if (c->varg)
+		return TRUE;
+	s = c->server;
+	vg_sender_config_init(&cfg);
+	cfg.zlib_level = s->cfg.zlib_level;
+	cfg.zstd_level = s->cfg.zstd_level;
+	cfg.fp_bits = s->cfg.fp_bits;
+	cfg.group_size = s->cfg.group_size;
+	cfg.no_persist = s->cfg.no_persist;
+	memcpy(cfg.server_id, s->server_id, sizeof cfg.server_id);
+	pthread_mutex_lock(&c->lock);
+	vg_segparams_init(&params, VG_SEGMETHOD_VARG);
+	if (vg_sender_new(&cfg, &c->sender) == 0 &&
+	    vg_segmenter_new(&params, &c->segmenter) == 0 &&
+	    vg_differ_new(s->frame->width, s->frame->height, 0, &c->differ) == 0 &&
+	    vg_motion_new(s->frame->width, s->frame->height, MOTION_STRIP, 0, &c->motion) == 0) {
+		c->snapshot = vg_pixbuf_new(s->frame->width, s->frame->height);
+		c->varg = true;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!c->varg)
+		return FALSE;
+	g_atomic_int_inc(&s->varg_now);
+	pthread_mutex_lock(&s->stats_lock);
+	s->stats.varg_clients++;
+	pthread_mutex_unlock(&s->stats_lock);
+	return TRUE;
+}
+
+/* Marks a repaired region modified for this client alone and wakes its
+ * output thread; the next update sends it as pixels. */
+static void ask_again(rfbClientPtr cl, const vg_region *repair)
+{
+	vg_server *s = ((vg_conn *)cl->clientData)->server;
+	sraRegion *rgn = sraRgnCreate();
+	const vg_rect *rs;
+	size_t i, n;
+
+	rs = vg_region_rects(repair, &n);
+	for (i = 0; i < n; i++) {
+		sraRegion *one = sraRgnCreateRect(rs[i].x, rs[i].y, rs[i].x + rs[i].w, rs[i].y + rs[i].h);
+		sraRgnOr(rgn, one);
+		sraRgnDestroy(one);
+	}
+	LOCK(cl->updateMutex);
+	sraRgnOr(cl->modifiedRegion, rgn);
+	TSIGNAL(cl->updateCond);
+	UNLOCK(cl->updateMutex);
+	sraRgnDestroy(rgn);
+	pthread_mutex_lock(&s->stats_lock);
+	s->stats.repairs += n;
+	pthread_mutex_unlock(&s->stats_lock);
+}
+
+/* The VIEWER HELLO arrived: hands the requests that waited for it back to
+ * LibVNCServer's bookkeeping and wakes the output thread. On the input
+ * thread; sendMutex keeps the region away from a send in progress. */
+static void unpark(rfbClientPtr cl, vg_conn *c)
+{
+	LOCK(cl->sendMutex);
+	LOCK(cl->updateMutex);
+	c->ready = true;
+	sraRgnOr(cl->requestedRegion, c->wanted);
+	if (!c->server->race_fix)
+		sraRgnMakeEmpty(c->wanted);
+	TSIGNAL(cl->updateCond);
+	UNLOCK(cl->updateMutex);
+	UNLOCK(cl->sendMutex);
+}
+
+/* Writes the header of a Varg rectangle r and returns where its body
+ * length goes (patched once the body is written). */
+static size_t put_rect(vg_writer *w, vg_rect r)
+{
+	size_t len_at;
+
+	vg_writer_u16be(w, (uint16_t)r.x);
+	vg_writer_u16be(w, (uint16_t)r.y);
+	vg_writer_u16be(w, (uint16_t)r.w);
+	vg_writer_u16be(w, (uint16_t)r.h);
+	vg_writer_u32be(w, (uint32_t)VG_ENCODING);
+	len_at = w->len;
+	vg_writer_u32be(w, 0);
+	return len_at;
+}
+
+/* The start of a FramebufferUpdate holding one Varg rectangle r. */
+static size_t begin_update(vg_writer *w, vg_rect r)
+{
+	vg_writer_u8(w, rfbFramebufferUpdate);
+	vg_writer_u8(w, 0);
+	vg_writer_u16be(w, 1);
+	return put_rect(w, r);
+}
+
+/* Answers a PING at once, from the input thread, as an update of its own
+ * holding one empty Varg rectangle. sendMutex keeps it whole between the
+ * output thread's updates; nothing else is locked, so the lock order holds. */
+static int send_pong(rfbClientPtr cl, uint32_t token)
+{
+	vg_writer w;
+	size_t len_at;
+	int n;
+
+	vg_writer_init(&w);
+	len_at = begin_update(&w, vg_rect_make(0, 0, 0, 0));
+	vg_sender_pong(token, &w);
+	vg_writer_patch_u32be(&w, len_at, (uint32_t)(w.len - len_at - 4));
+	assert(w.len == 4 + 12 + 4 + VG_PING_LEN);
+	LOCK(cl->sendMutex);
+	n = rfbWriteExact(cl, (const char *)w.data, (int)w.len);
+	UNLOCK(cl->sendMutex);
+	vg_writer_clear(&w);
+	return n < 0 ? VG_EIO : VG_OK;
+}
+
+/* Reads one Varg viewer message (the type byte is already read). */
+static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientToServerMsg *msg)
+{
+	vg_conn *c = cl->clientData;
+	uint8_t hdr[2], *body;
+	vg_region *repair;
+	bool had_hello, now_ready = false;
+	uint32_t token;
+	size_t len;
+	bool ping;
+	int err;
+
+	(void)data;
+	if (msg->type != VG_CLIENT_MSG || !c || !c->varg)
+		return FALSE;
+	if (rfbReadExact(cl, (char *)hdr, 2) <= 0) {
+		rfbCloseClient(cl);
+		return TRUE;
+	}
+	len = (size_t)hdr[0] << 8 | hdr[1];
+	body = g_malloc(len ? len : 1);
+	if (len && rfbReadExact(cl, (char *)body, (int)len) <= 0) {
+		g_free(body);
+		rfbCloseClient(cl);
+		return TRUE;
+	}
+	repair = vg_region_new();
+	pthread_mutex_lock(&c->lock);
+	had_hello = vg_sender_has_viewer_hello(c->sender);
+	err = vg_sender_handle(c->sender, body, len, c->server->frame->width,
+			       c->server->frame->height, repair);
+	vg_region_add_region(c->repair, repair);
+	if (!err && !had_hello && vg_sender_has_viewer_hello(c->sender)) {
+		load_beliefs(c, cl->host);
+		now_ready = true;
+	}
+	ping = !err && vg_sender_take_ping(c->sender, &token);
+	pthread_mutex_unlock(&c->lock);
+	if (now_ready)
+		unpark(cl, c);
+	g_free(body);
+	if (ping && send_pong(cl, token))
+		err = VG_EIO;
+	if (err) {
+		vg_warn("client %s: bad Varg message (%s); closing", cl->host, vg_strerror(err));
+		rfbCloseClient(cl);
+	} else if (!vg_region_is_empty(repair)) {
+		ask_again(cl, repair);
+	}
+	vg_region_free(repair);
+	return TRUE;
+}
+
+static rfbProtocolExtension varg_extension = {
+	.pseudoEncodings = varg_encodings,
+	.enablePseudoEncoding = enable_varg,
+	.handleMessage = handle_varg_message,
+};
+
+/* Called on the input thread before LibVNCServer applies a
+ * FramebufferUpdateRequest (msg is in host order and clipped). For a Varg
+ * viewer the request is one credit and is applied here, under sendMutex so
+ * that it never lands while a send is in progress. The copy LibVNCServer
+ * applies after this hook is moved to one pixel outside the framebuffer,
+ * which no update region can intersect; the next pass removes it. */
+void vg__varg_request(rfbClientPtr cl, rfbFramebufferUpdateRequestMsg *msg)
+{
+	vg_conn *c = cl->clientData;
+	sraRegion *r;
+
+	if (!c || !c->varg || !c->server->race_fix || !vg__format_is_native(&cl->format))
+		return;
+	r = sraRgnCreateRect(msg->x, msg->y, msg->x + msg->w, msg->y + msg->h);
+	LOCK(cl->sendMutex);
+	LOCK(cl->updateMutex);
+	if (c->credits < MAX_CREDITS)
+		c->credits++;
+	sraRgnOr(c->wanted, r);
+	if (!msg->incremental) {
+		sraRgnOr(cl->modifiedRegion, r);
+		sraRgnSubtract(cl->copyRegion, r);
+	}
+	/* Before the VIEWER HELLO only the first request wakes the output
+	 * thread (for the HELLO); the others wait in c->wanted. */
+	if (c->ready || !c->hello_sent)
+		sraRgnOr(cl->requestedRegion, r);
+	TSIGNAL(cl->updateCond);
+	UNLOCK(cl->updateMutex);
+	UNLOCK(cl->sendMutex);
+	sraRgnDestroy(r);
+	msg->incremental = 1;
+	msg->x = msg->y = UINT16_MAX;
+	msg->w = msg->h = 1;
+}
+
+/* Takes (modified | copy) & requested from the client under its lock,
+ * empties what LibVNCServer would look at and uses up one credit. Returns
+ * NULL if nothing is due. */
+static sraRegion *take_due_region(rfbClientPtr cl, vg_conn *c)
+{
+	sraRegion *due;
+
+	LOCK(cl->updateMutex);
+	due = sraRgnCreateRgn(cl->modifiedRegion);
+	sraRgnOr(due, cl->copyRegion);
+	sraRgnAnd(due, cl->requestedRegion);
+	if (sraRgnEmpty(due)) {
+		UNLOCK(cl->updateMutex);
+		sraRgnDestroy(due);
+		return NULL;
+	}
+	sraRgnSubtract(cl->modifiedRegion, due);
+	sraRgnMakeEmpty(cl->requestedRegion);
+	sraRgnMakeEmpty(cl->copyRegion);
+	if (c->credits > 0)
+		c->credits--;
+	UNLOCK(cl->updateMutex);
+	return due;
+}
+
+/* Lists the rectangles of due in c->rects and copies the pixels around
+ * them from the frame to the client's snapshot: their bounding box,
+ * widened to whole motion strips and segmenter columns, because movement
+ * estimation reads whole strips and the segmenter widens to its columns
+ * (rows, when it cuts bands). Caller holds frame_lock. */
+static void snapshot_region(vg_conn *c, sraRegion *due)
+{
+	vg_server *s = c->server;
+	sraRectangleIterator *it = sraRgnGetIterator(due);
+	int32_t cw = vg_segmenter_params(c->segmenter)->column_width;
+	vg_rect bounds = vg_rect_make(0, 0, 0, 0);
+	int32_t x0, y0, x1, y1;
+	sraRect sr;
+
+	g_array_set_size(c->rects, 0);
+	c->snap_serial = s->serial;
+	c->snap_frame_ns = s->frame_ns;
+	while (sraRgnIteratorNext(it, &sr)) {
+		vg_rect r = vg_rect_intersect(vg_rect_make(sr.x1, sr.y1, sr.x2 - sr.x1, sr.y2 - sr.y1),
+					      vg_pixbuf_rect(s->frame));
+
+		if (vg_rect_is_empty(r))
+			continue;
+		g_array_append_val(c->rects, r);
+		bounds = vg_rect_bounds(bounds, r);
+	}
+	sraRgnReleaseIterator(it);
+	if (vg_rect_is_empty(bounds))
+		return;
+	x0 = bounds.x / MOTION_STRIP * MOTION_STRIP / cw * cw;
+	y0 = bounds.y / MOTION_STRIP * MOTION_STRIP / cw * cw;
+	x1 = bounds.x + bounds.w;
+	y1 = bounds.y + bounds.h;
+	x1 = ((x1 + MOTION_STRIP - 1) / MOTION_STRIP * MOTION_STRIP + cw - 1) / cw * cw;
+	y1 = ((y1 + MOTION_STRIP - 1) / MOTION_STRIP * MOTION_STRIP + cw - 1) / cw * cw;
+	vg_pixbuf_copy_rect(c->snapshot, s->frame,
+			    vg_rect_intersect(vg_rect_make(x0, y0, x1 - x0, y1 - y0),
+					      vg_pixbuf_rect(s->frame)));
+}
+
+/* The pipeline of varg-trace ratio, on the snapshot: the differ keeps what
+ * changed of the due rectangles (LibVNCServer's region is cut into bands,
+ * and its damage is often wider than the change), repairs are added as
+ * they are, movement estimation picks the orientation and the segmenter
+ * cuts. With other Varg viewers connected, movement estimation and
+ * segmentation are taken from the share when a viewer in step has done
+ * them for the same input (vg_segshare.h), and published for the others
+ * otherwise. Stage times go to u. Caller holds c->lock (for c->repair). */
+static int segment_due(vg_conn *c, vg_monitor_update *u, const vg_segdesc **segs,
+		       size_t *n_segs)
+{
+	vg_server *s = c->server;
+	const vg_rect *changed, *rs;
+	size_t n_changed, n_repair, i, k;
+	vg_segshare_claim *claim = NULL;
+	vg_motion_result mr;
+	vg_motion_dir dir;
+	uint64_t t0, t1;
+	int err;
+
+	*n_segs = 0;
+	*segs = NULL;
+	t0 = vg_time_ns();
+	if ((err = vg_differ_update(c->differ, c->snapshot, (const vg_rect *)c->rects->data,
+				    c->rects->len, &changed, &n_changed)))
+		return err;
+	t1 = vg_time_ns();
+	u->ns[VG_STAGE_DIFFER] = t1 - t0;
+	g_array_set_size(c->todo, 0);
+	g_array_append_vals(c->todo, changed, (guint)n_changed);
+	rs = vg_region_rects(c->repair, &n_repair);
+	for (i = 0; i < c->rects->len; i++)
+		for (k = 0; k < n_repair; k++) {
+			vg_rect r = vg_rect_intersect(g_array_index(c->rects, vg_rect, i), rs[k]);
+
+			if (!vg_rect_is_empty(r))
+				g_array_append_val(c->todo, r);
+		}
+	/* One viewer alone computes as it always did. A NULL list would
+	 * make the estimator read the whole frame, beyond the snapshot. */
+	if (s->share && changed && g_atomic_int_get(&s->varg_now) > 1) {
+		vg_segshare_input in = { .serial = c->snap_serial,
+					 .rects = (const vg_rect *)(void *)c->todo->data,
+					 .n_rects = c->todo->len,
+					 .n_changed = n_changed };
+
+		if (vg_segshare_lookup(s->share, &in, c->motion, &dir, c->shared_segs, &claim) == VG_OK) {
+			u->shared = true;
+			*segs = (const vg_segdesc *)(void *)c->shared_segs->data;
+			*n_segs = c->shared_segs->len;
+			return VG_OK;
+		}
+	}
+	t0 = vg_time_ns();
+	if ((err = vg_motion_estimate(c->motion, c->snapshot, changed, n_changed, &mr)))
+		goto out;
+	t1 = vg_time_ns();
+	u->ns[VG_STAGE_MOTION] = t1 - t0;
+	dir = mr.dir;
+	if (c->todo->len > 0)
+		err = vg_segmenter_run(c->segmenter, c->snapshot,
+				       (const vg_rect *)(void *)c->todo->data, c->todo->len,
+				       dir == VG_MOTION_HORIZONTAL ? VG_ORIENT_COLS : VG_ORIENT_ROWS,
+				       segs, n_segs);
+	u->ns[VG_STAGE_SEGMENTER] = vg_time_ns() - t1;
+out:
+	if (claim && !err)
+		vg_segshare_publish(s->share, claim, c->motion, dir, *segs, *n_segs);
+	else
+		vg_segshare_abandon(s->share, claim);
+	return err;
+}
+
+/* Before the VIEWER HELLO: the first request is answered with the HELLO
+ * alone, later ones wait (parked) until the viewer has answered, so that
+ * the first segments are written knowing the beliefs of earlier sessions
+ * with its cache. Returns true when this pass is done. On the output
+ * thread with sendMutex held. */
+static bool hello_first(rfbClientPtr cl, vg_conn *c)
+{
+	bool requested, write_hello = false;
+	size_t len_at;
+
+	pthread_mutex_lock(&c->lock);
+	if (vg_sender_has_viewer_hello(c->sender)) {
+		pthread_mutex_unlock(&c->lock);
+		return false;
+	}
+	/* Take the request, so LibVNCServer does not answer it in its own
+	 * encodings; the modified region stays for the first update. With
+	 * credits the requests are in c->wanted already. */
+	LOCK(cl->updateMutex);
+	requested = !sraRgnEmpty(cl->requestedRegion);
+	if (requested && c->hello_sent && !c->server->race_fix)
+		sraRgnOr(c->wanted, cl->requestedRegion);
+	sraRgnMakeEmpty(cl->requestedRegion);
+	if (requested && !c->hello_sent && c->credits > 0)
+		c->credits--;
+	UNLOCK(cl->updateMutex);
+	if (requested && !c->hello_sent) {
+		vg_writer_reset(&c->out);
+		len_at = begin_update(&c->out, vg_rect_make(0, 0, 0, 0));
+		vg_sender_hello(c->sender, &c->out);
+		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - len_at - 4));
+		c->hello_sent = true;
+		write_hello = true;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (write_hello && rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0)
+		rfbCloseClient(cl);
+	return true;
+}
+
+/* Writes one Varg update for what is due (first statement of
+ * rfbSendFramebufferUpdate, on the output thread with sendMutex held). */
+void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
+{
+	vg_server *s = c->server;
+	sraRegion *due;
+	vg_rect bounds = vg_rect_make(0, 0, 0, 0);
+	const vg_segdesc *segs;
+	vg_sender_stats before, after;
+	vg_monitor_update u;
+	size_t n_segs, len_at, body_at, i;
+	uint64_t t0, t1;
+	int err;
+
+	c->lib_sent = rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
+	/* LibVNCServer's pass that only carries a desktop-size marker. */
+	c->lib_pass = cl->useNewFBSize && cl->newFBSizePending;
+	if (c->lib_pass)
+		return;
+	if (hello_first(cl, c))
+		return;
+	memset(&u, 0, sizeof u);
+	pthread_rwlock_rdlock(&s->frame_lock);
+	due = take_due_region(cl, c);
+	if (!due) {
+		pthread_rwlock_unlock(&s->frame_lock);
+		return;
+	}
+	t0 = vg_time_ns();
+	snapshot_region(c, due);
+	u.ns[VG_STAGE_SNAPSHOT] = vg_time_ns() - t0;
+	pthread_rwlock_unlock(&s->frame_lock);
+	sraRgnDestroy(due);
+
+	pthread_mutex_lock(&c->lock);
+	if ((err = segment_due(c, &u, &segs, &n_segs))) {
+		pthread_mutex_unlock(&c->lock);
+		vg_error("client %s: cannot segment update: %s", cl->host, vg_strerror(err));
+		rfbCloseClient(cl);
+		return;
+	}
+	/* An update with nothing changed still goes out (empty): the request
+	 * it answers is used up, and the viewer asks again on each update. */
+	for (i = 0; i < n_segs; i++)
+		bounds = vg_rect_bounds(bounds, segs[i].rect);
+	vg_writer_reset(&c->out);
+	/* The restored history is announced before the first UPDATE, as a
+	 * rectangle of the same FramebufferUpdate. */
+	len_at = begin_update(&c->out, vg_rect_make(0, 0, 0, 0));
+	if (vg_sender_take_history(c->sender, &c->out)) {
+		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - len_at - 4));
+		c->out.data[3] = 2;
+		len_at = put_rect(&c->out, bounds);
+	} else {
+		vg_writer_reset(&c->out);
+		len_at = begin_update(&c->out, bounds);
+	}
+	body_at = c->out.len;
+	vg_sender_get_stats(c->sender, &before);
+	t0 = vg_time_ns();
+	err = vg_sender_update(c->sender, c->snapshot, segs, n_segs, c->repair, &c->out);
+	u.ns[VG_STAGE_SENDER] = vg_time_ns() - t0;
+	if (err == 0) {
+		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - body_at));
+		/* What this update covered is repaired; repairs that arrived
+		 * since the region was taken stay for the next one. */
+		for (i = 0; i < c->rects->len; i++)
+			vg_region_subtract(c->repair, g_array_index(c->rects, vg_rect, i));
+	}
+	vg_sender_get_stats(c->sender, &after);
+	pthread_mutex_unlock(&c->lock);
+	if (err) {
+		vg_error("client %s: cannot encode update: %s", cl->host, vg_strerror(err));
+		rfbCloseClient(cl);
+		return;
+	}
+	t0 = vg_time_ns();
+	if (rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0) {
+		rfbCloseClient(cl);
+		return;
+	}
+	t1 = vg_time_ns();
+	if (s->monitor) {
+		u.ns[VG_STAGE_WRITE] = t1 - t0;
+		u.ns[VG_STAGE_LATENCY] = t1 > c->snap_frame_ns ? t1 - c->snap_frame_ns : 0;
+		u.sent_bytes = c->out.len;
+		for (i = 0; i < c->rects->len; i++) {
+			vg_rect r = g_array_index(c->rects, vg_rect, i);
+
+			u.raw_bytes += 4 * (uint64_t)r.w * (uint64_t)r.h;
+		}
+		vg_monitor_record(s->monitor, &u);
+	}
+	pthread_mutex_lock(&s->stats_lock);
+	c->sent_bytes += c->out.len;
+	c->sent_updates++;
+	if (u.shared)
+		s->stats.shared_updates++;
+	s->stats.varg_updates++;
+	s->stats.varg_bytes += c->out.len;
+	s->stats.fingerprints += after.fingerprint_segments - before.fingerprint_segments;
+	s->stats.literals += after.literal_segments - before.literal_segments;
+	pthread_mutex_unlock(&s->stats_lock);
+	/* Also while connected: a server that dies keeps most of what it knew. */
+	if (c->persist && vg_time_ns() - c->saved_ns > (uint64_t)s->cfg.beliefs_save_s * 1000000000u)
+		vg__varg_save_beliefs(c, cl->host);
+	if (s->send_delay_ms)
+		g_usleep((gulong)s->send_delay_ms * 1000);
+}
+
+/* After every pass (last statement of rfbSendFramebufferUpdate, same
+ * thread, still under sendMutex). A LibVNCServer update sent to a Varg
+ * viewer in this pass (its size marker, its first pseudo-rectangles) also
+ * answered a request, so it uses up a credit. Then requestedRegion holds
+ * exactly what the remaining credits ask for: the output thread sends the
+ * next change without waiting for the viewer. */
+void vg__varg_pass_end(rfbClientPtr cl, vg_conn *c)
+{
+	if (!c->varg || !c->server->race_fix || !vg__format_is_native(&cl->format))
+		return;
+	LOCK(cl->updateMutex);
+	if ((c->lib_pass || rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate) != c->lib_sent) &&
+	    c->credits > 0)
+		c->credits--;
+	sraRgnMakeEmpty(cl->requestedRegion);
+	if (c->credits == 0)
+		sraRgnMakeEmpty(c->wanted);
+	else if (c->ready)
+		sraRgnOr(cl->requestedRegion, c->wanted);
+	UNLOCK(cl->updateMutex);
+	c->lib_pass = false;
+}
+
+/* A new picture for one Varg viewer at the new size: its differ, movement
+ * estimator and snapshot start from nothing, pending repairs (in old
+ * coordinates) are dropped. The sender keeps its beliefs:
+ * segments are named by content, not place. Caller holds the client's
+ * sendMutex and frame_lock. */
+void vg__varg_resize(vg_conn *c, int32_t width, int32_t height)
+{
+	vg_differ *differ = NULL;
+	vg_motion *motion = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->varg && vg_differ_new(width, height, 0, &differ) == 0 &&
+	    vg_motion_new(width, height, MOTION_STRIP, 0, &motion) == 0) {
+		vg_differ_free(c->differ);
+		vg_motion_free(c->motion);
+		vg_pixbuf_free(c->snapshot);
+		c->differ = differ;
+		c->motion = motion;
+		c->snapshot = vg_pixbuf_new(width, height);
+		vg_region_free(c->repair);
+		c->repair = vg_region_new();
+	} else if (c->varg) {
+		vg_differ_free(differ);
+		vg_motion_free(motion);
+		/* Without state at the new size the viewer gets stock
+		 * encodings from now on. */
+		c->varg = false;
+		g_atomic_int_dec_and_test(&c->server->varg_now);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+void vg__varg_register(void)
+{
+	static gsize registered;
+
+	if (g_once_init_enter(&registered)) {
+		rfbRegisterProtocolExtension(&varg_extension);
+		g_once_init_leave(&registered, 1);
+	}
+}
