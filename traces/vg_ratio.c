@@ -117,6 +117,9 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	vg_sender_config_init(&scfg);
 	scfg.zlib_level = o->zlib_level;
 	scfg.zstd_level = o->zstd_level;
+	/* Both ends keep the window asked for, as a server configured for it
+	 * would. */
+	scfg.zstd_window_log = o->zstd_window_log;
 	if (o->fp_bits)
 		scfg.fp_bits = o->fp_bits;
 	if (o->group_size)
