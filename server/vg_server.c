@@ -73,9 +73,6 @@ bool vg__format_is_native(const rfbPixelFormat *f)
 	       f->blueShift == 0;
 }
 
-
-
-
 static void conn_free(vg_conn *c)
 {
 	vg_server *s;
@@ -128,7 +125,6 @@ static void client_gone(rfbClientPtr cl)
 	cl->clientData = NULL;
 }
 
-
 static enum rfbNewClientAction new_client(rfbClientPtr cl)
 {
 	vg_server *s = cl->screen->screenData;
@@ -164,20 +160,6 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	pthread_mutex_unlock(&s->stats_lock);
 	return RFB_CLIENT_ACCEPT;
 }
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 /* First statement of rfbSendFramebufferUpdate, on the client's output
  * thread with sendMutex held. */
