@@ -31,6 +31,7 @@ enum {
 	VG_MSG_UPDATE = 2, /* segments of an update, deflated */
 	VG_MSG_PONG = 3,   /* echoes a viewer's PING token */
 	VG_MSG_HISTORY = 4, /* the saved history is restored */
+	VG_MSG_APPROX = 5,  /* missed regions at a lower resolution, exact later */
 };
 
 /* Viewer-to-server message kinds (after VG_CLIENT_MSG). */
@@ -50,6 +51,7 @@ enum {
 /* VIEWER HELLO flags. */
 #define VG_VHELLO_EPHEMERAL 0x01 /* the cache identity lives for this connection only */
 #define VG_VHELLO_ZSTD 0x02     /* version 2: code updates with zstd, window follows */
+#define VG_VHELLO_APPROX 0x04   /* the viewer draws APPROX messages */
 
 /* Segment operations inside an update; each item starts with
  * uleb(length * 4 + op). */

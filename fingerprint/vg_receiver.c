@@ -11,6 +11,7 @@
 #include "common/vg_rect.h"
 #include "common/vg_segdesc.h"
 #include "common/vg_seghash.h"
+#include "fingerprint/vg_approx.h"
 #include "fingerprint/vg_cacheid.h"
 #include "fingerprint/vg_literal.h"
 #include "fingerprint/vg_proto.h"
@@ -54,6 +55,8 @@ struct vg_receiver {
 	GArray *group;        /* pending */
 	GArray *repairs;      /* vg_rect */
 	vg_region *owed;      /* asked for again and not yet received */
+	vg_region *approx;    /* drawn from an APPROX, exact pixels to come */
+	vg_approx *ax;        /* reads APPROX messages */
 	vg_history *win;      /* the window: earlier updates' segments */
 	vg_history *hist;     /* keyed literals from this server, across sessions */
 	GArray *cur_hist;     /* list_item: the update's keyed literals */
@@ -76,6 +79,7 @@ void vg_receiver_config_init(vg_receiver_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
 	cfg->zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
+	cfg->approx = true;
 }
 
 int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
@@ -101,6 +105,8 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
 	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	r->owed = vg_region_new();
+	r->approx = vg_region_new();
+	vg_approx_new(&r->ax);
 	r->win = vg_history_new(VG_REPEAT_WINDOW, false);
 	r->hist = vg_history_new(VG_HISTORY_MAX, false);
 	r->cur_hist = g_array_new(FALSE, FALSE, sizeof(list_item));
@@ -139,6 +145,8 @@ void vg_receiver_free(vg_receiver *r)
 	if (r->repairs)
 		g_array_free(r->repairs, TRUE);
 	vg_region_free(r->owed);
+	vg_region_free(r->approx);
+	vg_approx_free(r->ax);
 	vg_history_free(r->win);
 	if (r->cur)
 		g_array_free(r->cur, TRUE);
@@ -159,6 +167,7 @@ void vg_receiver_get_stats(const vg_receiver *r, vg_receiver_stats *st)
 {
 	*st = r->stats;
 	st->owed_pixels = (uint64_t)vg_region_area(r->owed);
+	st->approx_pixels = (uint64_t)vg_region_area(r->approx);
 	st->persistent = r->persistent;
 	if (r->cache) {
 		vg_segcache_stats cs;
@@ -317,7 +326,8 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	vg_writer_u8(&body, zstd ? VG_VIEWER_VERSION : 1);
 	vg_writer_bytes(&body, r->cache_id, sizeof r->cache_id);
 	vg_writer_u64be(&body, r->capacity);
-	vg_writer_u8(&body, (r->ephemeral ? VG_VHELLO_EPHEMERAL : 0) | (zstd ? VG_VHELLO_ZSTD : 0));
+	vg_writer_u8(&body, (r->ephemeral ? VG_VHELLO_EPHEMERAL : 0) | (zstd ? VG_VHELLO_ZSTD : 0) |
+				    (r->cfg.approx ? VG_VHELLO_APPROX : 0));
 	vg_writer_u64be(&body, r->saved_digest);
 	if (zstd)
 		vg_writer_u8(&body, (uint8_t)r->cfg.zstd_window_log);
@@ -705,6 +715,8 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 		 * asks for it again (added after the update). */
 		if (!vg_region_is_empty(r->owed))
 			vg_region_subtract(r->owed, rr);
+		if (!vg_region_is_empty(r->approx))
+			vg_region_subtract(r->approx, rr);
 	}
 	/* The last group's check may follow the last run's last segment. */
 	while (vg_reader_remaining(rd)) {
@@ -730,6 +742,31 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 
 static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf *fb,
 		      vg_writer *reply);
+
+/* APPROX: rectangles at a lower resolution, through the pixel stream. They
+ * stay approximate until an UPDATE's run covers them. */
+static int handle_approx(vg_receiver *r, vg_reader *rd, const uint8_t *body, vg_pixbuf *fb)
+{
+	const vg_rect *rects;
+	vg_reader pix;
+	size_t n, n_pix, i;
+	int err;
+
+	if ((err = vg_approx_read_head(r->ax, rd, fb)))
+		return fail(r, err, "approx: head");
+	if ((err = inflate_chunk(r, r->zpix, body + rd->pos, vg_reader_remaining(rd), &r->pix,
+				 &r->pix_cap, vg_approx_pixel_bound(r->ax), &n_pix)))
+		return err;
+	r->stats.inflated_bytes += n_pix;
+	vg_reader_init(&pix, r->pix, n_pix);
+	if ((err = vg_approx_draw(r->ax, &pix, fb)))
+		return fail(r, err, "approx: pixels");
+	rects = vg_approx_rects(r->ax, &n);
+	for (i = 0; i < n; i++)
+		vg_region_add(r->approx, rects[i]);
+	r->stats.approx_messages++;
+	return VG_OK;
+}
 
 int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 		       vg_pixbuf *fb, vg_writer *reply)
@@ -805,6 +842,10 @@ static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf
 		r->saved_digest = 0;
 		r->stats.history_restored = vg_history_len(r->hist);
 		return VG_OK;
+	case VG_MSG_APPROX:
+		if (!r->hello || !r->cfg.approx)
+			return fail(r, VG_EPROTO, "approx: not asked for");
+		return handle_approx(r, &rd, body, fb);
 	case VG_MSG_PONG:
 		if (!r->hello)
 			return fail(r, VG_EPROTO, "pong before hello");

@@ -30,6 +30,9 @@ typedef struct {
 	/* Largest zstd window kept for the pixel stream (log2 bytes, 20..27;
 	 * default VG_ZSTD_WINDOW_LOG_DEFAULT); 0: speak zlib only. */
 	unsigned zstd_window_log;
+	/* Draw approximations of missed regions while their exact pixels are
+	 * on the way (fingerprint/vg_approx.h); false: exact pixels only. */
+	bool approx;
 } vg_receiver_config;
 
 void vg_receiver_config_init(vg_receiver_config *cfg);
@@ -90,6 +93,8 @@ typedef struct {
 	uint64_t check_failures;
 	uint64_t repairs_sent;    /* rectangles asked for again */
 	uint64_t owed_pixels;     /* pixels asked for again and not received yet */
+	uint64_t approx_messages; /* APPROX messages drawn */
+	uint64_t approx_pixels;   /* pixels approximate now, exact ones to come */
 	unsigned zstd_window_log; /* the zstd window in use; 0: zlib */
 	uint64_t inflated_bytes;
 	bool persistent;          /* the cache is on disk */

@@ -4,6 +4,7 @@
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
 #include "common/vg_time.h"
+#include "fingerprint/vg_approx.h"
 #include "fingerprint/vg_beliefs.h"
 #include "fingerprint/vg_history.h"
 #include "fingerprint/vg_literal.h"
@@ -44,6 +45,7 @@ struct vg_sender {
 	bool ping_pending;        /* a PING awaits its PONG */
 	uint32_t ping_token;
 	vg_beliefs *beliefs;      /* what the viewer's cache holds, we think */
+	vg_approx *approx;        /* shrinks APPROX rectangles */
 	vg_sender_stats stats;
 };
 
@@ -74,10 +76,12 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 	/* zlib until a viewer that speaks zstd says so in its hello. */
 	if ((err = vg_zout_new(VG_CODER_ZLIB, cfg->zlib_level, 0, &s->zs)) ||
 	    (err = vg_zout_new(VG_CODER_ZLIB, cfg->zlib_level, 0, &s->zpix)) ||
-	    (err = vg_sha1_new(&s->sha1)) || (err = vg_literal_new(&s->lit))) {
+	    (err = vg_sha1_new(&s->sha1)) || (err = vg_literal_new(&s->lit)) ||
+	    (err = vg_approx_new(&s->approx))) {
 		vg_zout_free(s->zs);
 		vg_zout_free(s->zpix);
 		vg_sha1_free(s->sha1);
+		vg_literal_free(s->lit);
 		g_free(s);
 		return err;
 	}
@@ -113,6 +117,7 @@ void vg_sender_free(vg_sender *s)
 	g_array_free(s->cur_hist, TRUE);
 	vg_history_free(s->hist);
 	vg_beliefs_free(s->beliefs);
+	vg_approx_free(s->approx);
 	g_free(s);
 }
 
@@ -139,7 +144,7 @@ static void believe(vg_sender *s, uint64_t key, uint64_t hash, uint64_t bytes)
 	vg_beliefs_put(s->beliefs, key, hash, (uint32_t)bytes);
 }
 
-static bool is_believed(vg_sender *s, uint64_t key, uint64_t hash)
+static bool is_believed(const vg_sender *s, uint64_t key, uint64_t hash)
 {
 	return vg_beliefs_holds(s->beliefs, key, hash);
 }
@@ -459,6 +464,48 @@ out:
 	s->stats.updates++;
 	s->stats.segments += n;
 	s->stats.plain_bytes += w->len + s->pix.len + s->checks.len;
+	s->stats.body_bytes += out->len - start;
+	return VG_OK;
+}
+
+bool vg_sender_takes_approx(const vg_sender *s)
+{
+	return s->viewer_hello && (s->viewer_flags & VG_VHELLO_APPROX);
+}
+
+bool vg_sender_is_miss(const vg_sender *s, const vg_segdesc *d)
+{
+	return !(s->believe_bytes > 0 && seg_bytes(d) <= VG_MAX_CACHED_SEGMENT &&
+		 is_believed(s, vg_fp_key(d->hash, s->cfg.fp_bits), d->hash));
+}
+
+int vg_sender_approx(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rects, size_t n,
+		     unsigned factor, vg_writer *out)
+{
+	size_t start = out->len, i;
+	uint64_t t0;
+	int err;
+
+	if (!vg_sender_takes_approx(s))
+		return VG_EPROTO;
+	vg_writer_reset(&s->pix);
+	vg_writer_u8(out, VG_MSG_APPROX);
+	if ((err = vg_approx_encode(s->approx, s->lit, frame, rects, n, factor, out, &s->pix))) {
+		out->len = start;
+		return err;
+	}
+	t0 = vg_time_ns();
+	err = vg_zout_put(s->zpix, s->pix.data, s->pix.len, out);
+	s->stats.zlib_ns += vg_time_ns() - t0;
+	vg_writer_reset(&s->pix);
+	if (err) {
+		out->len = start;
+		return err;
+	}
+	s->stats.approx_messages++;
+	for (i = 0; i < n; i++)
+		s->stats.approx_pixels += (uint64_t)rects[i].w * (uint64_t)rects[i].h;
+	s->stats.approx_bytes += out->len - start;
 	s->stats.body_bytes += out->len - start;
 	return VG_OK;
 }

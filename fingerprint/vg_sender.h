@@ -63,6 +63,23 @@ void vg_sender_hello(vg_sender *s, vg_writer *out);
 int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *segs,
 		     size_t n, const vg_region *literal_only, vg_writer *out);
 
+/* True when the viewer's HELLO said it draws approximations (APPROX). */
+bool vg_sender_takes_approx(const vg_sender *s);
+
+/* True when vg_sender_update would send d as pixels, literal_only aside:
+ * the viewer is not believed to hold it. Reads the beliefs only. */
+bool vg_sender_is_miss(const vg_sender *s, const vg_segdesc *d);
+
+/* Appends the body of an APPROX message: rects[0..n) of frame shrunk by
+ * factor (fingerprint/vg_approx.h), their pixels through the connection's
+ * pixel stream. The caller must send the exact pixels of every rectangle
+ * in a later UPDATE. Beliefs, window and history do not change. VG_EPROTO
+ * if the viewer does not take approximations, VG_EINVAL / VG_ERANGE as
+ * vg_approx_encode(), VG_EZLIB when the stream fails (the connection is
+ * then unusable). */
+int vg_sender_approx(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rects, size_t n,
+		     unsigned factor, vg_writer *out);
+
 /* Handles one viewer message body (after its RFB type and length). The
  * rectangles of a REPAIR are added to repair, which the caller must send
  * again with literal_only covering them. VG_EPROTO for a malformed or
@@ -102,6 +119,9 @@ typedef struct {
 	uint64_t plain_bytes;     /* update bytes before compression */
 	uint64_t body_bytes;      /* bytes of message bodies produced */
 	uint64_t repairs;         /* repair rectangles received */
+	uint64_t approx_messages; /* APPROX messages written */
+	uint64_t approx_pixels;   /* pixels they covered */
+	uint64_t approx_bytes;    /* their bodies' bytes */
 	uint64_t beliefs;         /* fingerprints believed held right now */
 	uint64_t beliefs_loaded;  /* of them, loaded from an earlier session */
 	uint64_t history_restored; /* history items kept from it */

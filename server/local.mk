@@ -5,6 +5,7 @@ server_varg_server_SOURCES = \
 	server/vg_server.c server/vg_server.h server/vg_serverpriv.h \
 	server/vg_vargclient.c server/vg_stockclient.c server/vg_desktop.c \
 	server/vg_segshare.c server/vg_segshare.h \
+	server/vg_refine.c server/vg_refine.h \
 	server/vg_monitor.c server/vg_monitor.h \
 	server/vg_authguard.c server/vg_authguard.h \
 	server/vg_listener.c server/vg_listener.h \
@@ -36,3 +37,10 @@ TESTS += tests/test_authguard
 tests_test_authguard_SOURCES = tests/test_authguard.c server/vg_authguard.c server/vg_authguard.h
 tests_test_authguard_CFLAGS = $(AM_CFLAGS)
 tests_test_authguard_LDADD = $(VG_COMMON_LIBS)
+
+# The refinement planner on paths given by hand.
+check_PROGRAMS += tests/test_refine
+TESTS += tests/test_refine
+tests_test_refine_SOURCES = tests/test_refine.c server/vg_refine.c server/vg_refine.h
+tests_test_refine_CFLAGS = $(AM_CFLAGS)
+tests_test_refine_LDADD = $(VG_COMMON_LIBS)

@@ -81,6 +81,7 @@ typedef struct {
 	char *listen;
 	int zlib_level;
 	int zstd_level;
+	int refine_ms;
 	int fp_bits;
 	int group_size;
 	gboolean no_persist;
@@ -92,6 +93,7 @@ typedef struct {
 	int pace_timeout_ms;
 	gboolean exit_at_end;
 	char *frame_log;
+	char *update_log;
 	gboolean verbose;
 	gboolean quiet;
 } options;
@@ -134,6 +136,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port (default 5900; 0 = first free from 5900)", "N" },
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &o->listen, "IPv4 address to listen on (default 127.0.0.1)", "ADDR" },
 		{ "zlib-level", 0, 0, G_OPTION_ARG_INT, &o->zlib_level, "zlib level of Varg updates, 0-9 (default 6)", "N" },
+		{ "refine-ms", 0, 0, G_OPTION_ARG_INT, &o->refine_ms, "Show a missed region approximately first when its exact pixels would take longer than MS on the link (default 100), to viewers that take it; 0: exact pixels only", "MS" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to viewers that take zstd, 1-19 (default 9); 0: zlib for every viewer", "N" },
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
 		{ "group-size", 0, 0, G_OPTION_ARG_INT, &o->group_size, "Fingerprinted segments per SHA-1 check, 1-255 (default 20)", "N" },
@@ -146,6 +149,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "pace-timeout", 0, 0, G_OPTION_ARG_INT, &o->pace_timeout_ms, "With --speed 0: longest wait for a slow client per frame (ms, default 2000)", "MS" },
 		{ "exit-at-end", 0, 0, G_OPTION_ARG_NONE, &o->exit_at_end, "Exit when the trace has played and no client is connected", NULL },
 		{ "frame-log", 0, 0, G_OPTION_ARG_FILENAME, &o->frame_log, "Log the time and hash of every frame played to FILE", "FILE" },
+		{ "update-log", 0, 0, G_OPTION_ARG_FILENAME, &o->update_log, "Log every Varg update written: when, its number, the time of the frame it shows, the pixels it approximates (scripts/wan-bench)", "FILE" },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &o->verbose, "Log more, including LibVNCServer's messages", NULL },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Log errors only", NULL },
 		{ NULL }
@@ -204,6 +208,10 @@ static int parse_options(int argc, char **argv, options *o)
 	}
 	if (o->port < 0 || o->port > 65535) {
 		vg_error("--port must be between 0 and 65535");
+		return VG_EINVAL;
+	}
+	if (o->refine_ms < 0 || o->refine_ms > 60000) {
+		vg_error("--refine-ms must be between 0 and 60000");
 		return VG_EINVAL;
 	}
 	if (o->zstd_level < 0 || o->zstd_level > 19) {
@@ -474,7 +482,7 @@ int main(int argc, char **argv)
 	vg_xsource *xsrc = NULL;
 	vg_vncsource *vsrc = NULL;
 	vg_server *srv = NULL;
-	FILE *frame_log = NULL;
+	FILE *frame_log = NULL, *update_log = NULL;
 	char *password = NULL, *view_password = NULL, *vnc_password = NULL;
 	status_printer printer = { 0 };
 	GThread *printer_thread = NULL;
@@ -491,6 +499,7 @@ int main(int argc, char **argv)
 	o.port = cfg.port;
 	o.zlib_level = cfg.zlib_level;
 	o.zstd_level = cfg.zstd_level;
+	o.refine_ms = (int)cfg.refine_ms;
 	o.fp_bits = (int)cfg.fp_bits;
 	o.group_size = (int)cfg.group_size;
 	o.fps = xo.fps;
@@ -541,11 +550,17 @@ int main(int argc, char **argv)
 		vg_error("--frame-log: cannot create '%s'", o.frame_log);
 		goto out;
 	}
+	if (o.update_log && !(update_log = fopen(o.update_log, "w"))) {
+		vg_error("--update-log: cannot create '%s'", o.update_log);
+		goto out;
+	}
+	cfg.update_log = update_log;
 	cfg.port = o.port;
 	if (o.listen)
 		cfg.listen = o.listen;
 	cfg.zlib_level = o.zlib_level;
 	cfg.zstd_level = o.zstd_level;
+	cfg.refine_ms = (unsigned)o.refine_ms;
 	cfg.fp_bits = (unsigned)o.fp_bits;
 	cfg.group_size = (unsigned)o.group_size;
 	cfg.no_persist = o.no_persist;
@@ -632,6 +647,10 @@ out:
 		status = 1;
 	}
 	vg_server_free(srv);
+	if (update_log && fclose(update_log) != 0) {
+		vg_error("%s: write failed", o.update_log);
+		status = 1;
+	}
 	vg_tracesource_free(src);
 	vg_xsource_free(xsrc);
 	vg_vncsource_free(vsrc);
@@ -648,5 +667,6 @@ out:
 	g_free(o.listen);
 	g_free(o.beliefs_dir);
 	g_free(o.frame_log);
+	g_free(o.update_log);
 	return status;
 }

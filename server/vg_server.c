@@ -60,6 +60,7 @@ void vg_server_config_init(vg_server_config *cfg)
 	cfg->listen = "127.0.0.1";
 	cfg->zlib_level = 6;
 	cfg->zstd_level = VG_SENDER_ZSTD_LEVEL;
+	cfg->refine_ms = VG_SERVER_REFINE_MS;
 	cfg->fp_bits = VG_FP_BITS_DEFAULT;
 	cfg->group_size = VG_GROUP_DEFAULT;
 	cfg->desktop_name = "varg";
@@ -90,6 +91,10 @@ static void conn_free(vg_conn *c)
 	vg_pixbuf_free(c->snapshot);
 	vg_writer_clear(&c->out);
 	vg_region_free(c->repair);
+	vg_region_free(c->approximate);
+	vg_refine_free(c->refine);
+	g_array_free(c->exact_segs, TRUE);
+	g_array_free(c->approx_rects, TRUE);
 	g_array_free(c->rects, TRUE);
 	g_array_free(c->todo, TRUE);
 	vg_differ_free(c->differ);
@@ -145,6 +150,9 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	c->todo = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->shared_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	c->repair = vg_region_new();
+	c->approximate = vg_region_new();
+	c->exact_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
+	c->approx_rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->wanted = sraRgnCreate();
 	c->late = sraRgnCreate();
 	LOCK(cl->updateMutex);
@@ -361,6 +369,9 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	s->race_fix = true;
 	if ((env = g_getenv("VARG_TEST_SEND_DELAY_MS")))
 		s->send_delay_ms = atoi(env);
+	/* Approximations on loopback, as if the link were this slow. */
+	if ((env = g_getenv("VARG_TEST_LINK_RATE")))
+		s->test_link_rate = g_ascii_strtoull(env, NULL, 10);
 	if ((env = g_getenv("VARG_TEST_NO_RACE_FIX")) && *env == '1')
 		s->race_fix = false;
 	/* Shows what a slow stock client did to everyone before it had a

@@ -24,6 +24,7 @@
 #include "server/vg_authguard.h"
 #include "server/vg_listener.h"
 #include "server/vg_monitor.h"
+#include "server/vg_refine.h"
 #include "server/vg_segshare.h"
 #include "server/vg_server.h"
 #include "server/vg_serverkey.h"
@@ -51,6 +52,7 @@ struct vg_server {
 	vg_serverkey *key;        /* holds the identity's slot; NULL: random */
 	vg_beliefstore *beliefs;  /* NULL: beliefs die with the connection */
 	int send_delay_ms;        /* testing aid: widens the request race */
+	uint64_t test_link_rate;  /* testing aid: bytes/s the refinement planner assumes */
 	bool race_fix;            /* testing aid: off only to show the race */
 	pthread_mutex_t stats_lock; /* stats and live_conns */
 	pthread_cond_t conns_gone;
@@ -75,6 +77,10 @@ typedef struct {
 	vg_pixbuf *snapshot;      /* private copy of the pixels being sent */
 	vg_writer out;
 	vg_region *repair;        /* asked for again: send as pixels (under lock) */
+	vg_region *approximate;   /* sent approximately: exact pixels owed (under lock) */
+	vg_refine *refine;        /* when to approximate (under lock) */
+	GArray *exact_segs;       /* vg_segdesc: an approximating update's exact part */
+	GArray *approx_rects;     /* vg_rect: ... and what it approximates */
 	GArray *rects;            /* vg_rect: the due region */
 	GArray *todo;             /* vg_rect: what changed in it, and repairs */
 	vg_differ *differ;        /* what the viewer was sent */

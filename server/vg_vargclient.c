@@ -24,6 +24,7 @@
 #include <glib.h>
 #include <rfb/rfb.h>
 #include <rfb/rfbregion.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -31,6 +32,7 @@
 #include "common/vg_log.h"
 #include "common/vg_time.h"
 #include "common/vg_writer.h"
+#include "fingerprint/vg_approx.h"
 #include "fingerprint/vg_beliefstore.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
@@ -141,7 +143,11 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	    vg_segmenter_new(&params, &c->segmenter) == 0 &&
 	    vg_differ_new(s->frame->width, s->frame->height, 0, &c->differ) == 0 &&
 	    vg_motion_new(s->frame->width, s->frame->height, MOTION_STRIP, 0, &c->motion) == 0) {
+		vg_refine_config rcfg = { .budget_ms = s->cfg.refine_ms,
+					  .fixed_rate = s->test_link_rate };
+
 		c->snapshot = vg_pixbuf_new(s->frame->width, s->frame->height);
+		c->refine = vg_refine_new(&rcfg);
 		c->varg = true;
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -154,16 +160,12 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	return TRUE;
 }
 
-/* Marks a repaired region modified for this client alone and wakes its
- * output thread; the next update sends it as pixels. */
-static void ask_again(rfbClientPtr cl, const vg_region *repair)
+/* Marks rects modified for this client alone and wakes its output thread. */
+static void mark_modified(rfbClientPtr cl, const vg_rect *rs, size_t n)
 {
-	vg_server *s = ((vg_conn *)cl->clientData)->server;
 	sraRegion *rgn = sraRgnCreate();
-	const vg_rect *rs;
-	size_t i, n;
+	size_t i;
 
-	rs = vg_region_rects(repair, &n);
 	for (i = 0; i < n; i++) {
 		sraRegion *one = sraRgnCreateRect(rs[i].x, rs[i].y, rs[i].x + rs[i].w, rs[i].y + rs[i].h);
 		sraRgnOr(rgn, one);
@@ -174,6 +176,16 @@ static void ask_again(rfbClientPtr cl, const vg_region *repair)
 	TSIGNAL(cl->updateCond);
 	UNLOCK(cl->updateMutex);
 	sraRgnDestroy(rgn);
+}
+
+/* Marks a repaired region modified; the next update sends it as pixels. */
+static void ask_again(rfbClientPtr cl, const vg_region *repair)
+{
+	vg_server *s = ((vg_conn *)cl->clientData)->server;
+	size_t n;
+	const vg_rect *rs = vg_region_rects(repair, &n);
+
+	mark_modified(cl, rs, n);
 	pthread_mutex_lock(&s->stats_lock);
 	s->stats.repairs += n;
 	pthread_mutex_unlock(&s->stats_lock);
@@ -211,12 +223,18 @@ static size_t put_rect(vg_writer *w, vg_rect r)
 	return len_at;
 }
 
-/* The start of a FramebufferUpdate holding one Varg rectangle r. */
-static size_t begin_update(vg_writer *w, vg_rect r)
+/* The start of a FramebufferUpdate of n rectangles. */
+static void put_update_header(vg_writer *w, uint16_t n)
 {
 	vg_writer_u8(w, rfbFramebufferUpdate);
 	vg_writer_u8(w, 0);
-	vg_writer_u16be(w, 1);
+	vg_writer_u16be(w, n);
+}
+
+/* The start of a FramebufferUpdate holding one Varg rectangle r. */
+static size_t begin_update(vg_writer *w, vg_rect r)
+{
+	put_update_header(w, 1);
 	return put_rect(w, r);
 }
 
@@ -401,6 +419,109 @@ static void snapshot_region(vg_conn *c, sraRegion *due)
 					      vg_pixbuf_rect(s->frame)));
 }
 
+/* Adds what of rgn is due to c->todo, as it is: repairs and refinements
+ * are sent again though the differ saw no change there. */
+static void add_due_part(vg_conn *c, const vg_region *rgn)
+{
+	size_t i, k, n;
+	const vg_rect *rs = vg_region_rects(rgn, &n);
+
+	for (i = 0; i < c->rects->len; i++)
+		for (k = 0; k < n; k++) {
+			vg_rect r = vg_rect_intersect(g_array_index(c->rects, vg_rect, i), rs[k]);
+
+			if (!vg_rect_is_empty(r))
+				g_array_append_val(c->todo, r);
+		}
+}
+
+/* True when r overlaps some rectangle of rgn. */
+static bool touches(const vg_region *rgn, vg_rect r)
+{
+	size_t i, n;
+	const vg_rect *rs = vg_region_rects(rgn, &n);
+
+	for (i = 0; i < n; i++)
+		if (!vg_rect_is_empty(vg_rect_intersect(rs[i], r)))
+			return true;
+	return false;
+}
+
+/* Progressive refinement: when the viewer takes approximations and the
+ * planner finds the update's missed pixels too slow for the link, splits
+ * segs into c->exact_segs and c->approx_rects (merged) and returns the
+ * shrink factor; else returns 0 and everything goes exact. Repairs and
+ * refinements of earlier approximations always go exact. Caller holds
+ * c->lock. */
+static unsigned plan_refinement(rfbClientPtr cl, vg_conn *c, const vg_segdesc *segs, size_t n)
+{
+	uint64_t exact_px = 0, approx_px = 0;
+	vg_region *merged;
+	vg_path_sample p;
+	const vg_rect *rs;
+	unsigned factor;
+	size_t i, k;
+
+	if (!c->refine || n == 0 || !vg_sender_takes_approx(c->sender))
+		return 0;
+	if (vg_refine_read_socket(cl->sock, &p) == VG_OK)
+		vg_refine_observe(c->refine, vg_time_ns(), &p);
+	for (i = 0; i < n; i++) {
+		uint64_t px = (uint64_t)segs[i].rect.w * (uint64_t)segs[i].rect.h;
+
+		if (!vg_sender_is_miss(c->sender, &segs[i]))
+			continue;
+		if (touches(c->repair, segs[i].rect) || touches(c->approximate, segs[i].rect))
+			exact_px += px;
+		else
+			approx_px += px;
+	}
+	if (!(factor = vg_refine_factor(c->refine, exact_px, approx_px)))
+		return 0;
+	g_array_set_size(c->exact_segs, 0);
+	g_array_set_size(c->approx_rects, 0);
+	merged = vg_region_new();
+	for (i = 0; i < n; i++) {
+		if (vg_sender_is_miss(c->sender, &segs[i]) && !touches(c->repair, segs[i].rect) &&
+		    !touches(c->approximate, segs[i].rect))
+			vg_region_add(merged, segs[i].rect);
+		else
+			g_array_append_val(c->exact_segs, segs[i]);
+	}
+	rs = vg_region_rects(merged, &k);
+	g_array_append_vals(c->approx_rects, rs, (guint)k);
+	vg_region_free(merged);
+	return factor;
+}
+
+/* Appends the APPROX messages for c->approx_rects as Varg rectangles (at
+ * most VG_APPROX_MAX_RECTS each), counting them in *n_msgs. Caller holds
+ * c->lock. */
+static int put_approx(vg_conn *c, unsigned factor, unsigned *n_msgs)
+{
+	const vg_rect *rs = (const vg_rect *)(const void *)c->approx_rects->data;
+	size_t left = c->approx_rects->len, i, m, len_at, body_at;
+	int err;
+
+	*n_msgs = 0;
+	while (left > 0) {
+		vg_rect bounds = vg_rect_make(0, 0, 0, 0);
+
+		m = MIN(left, (size_t)VG_APPROX_MAX_RECTS);
+		for (i = 0; i < m; i++)
+			bounds = vg_rect_bounds(bounds, rs[i]);
+		len_at = put_rect(&c->out, bounds);
+		body_at = c->out.len;
+		if ((err = vg_sender_approx(c->sender, c->snapshot, rs, m, factor, &c->out)))
+			return err;
+		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - body_at));
+		rs += m;
+		left -= m;
+		++*n_msgs;
+	}
+	return VG_OK;
+}
+
 /* The pipeline of varg-trace ratio, on the snapshot: the differ keeps what
  * changed of the due rectangles (LibVNCServer's region is cut into bands,
  * and its damage is often wider than the change), repairs are added as
@@ -413,8 +534,8 @@ static int segment_due(vg_conn *c, vg_monitor_update *u, const vg_segdesc **segs
 		       size_t *n_segs)
 {
 	vg_server *s = c->server;
-	const vg_rect *changed, *rs;
-	size_t n_changed, n_repair, i, k;
+	const vg_rect *changed;
+	size_t n_changed;
 	vg_segshare_claim *claim = NULL;
 	vg_motion_result mr;
 	vg_motion_dir dir;
@@ -431,14 +552,8 @@ static int segment_due(vg_conn *c, vg_monitor_update *u, const vg_segdesc **segs
 	u->ns[VG_STAGE_DIFFER] = t1 - t0;
 	g_array_set_size(c->todo, 0);
 	g_array_append_vals(c->todo, changed, (guint)n_changed);
-	rs = vg_region_rects(c->repair, &n_repair);
-	for (i = 0; i < c->rects->len; i++)
-		for (k = 0; k < n_repair; k++) {
-			vg_rect r = vg_rect_intersect(g_array_index(c->rects, vg_rect, i), rs[k]);
-
-			if (!vg_rect_is_empty(r))
-				g_array_append_val(c->todo, r);
-		}
+	add_due_part(c, c->repair);
+	add_due_part(c, c->approximate);
 	/* One viewer alone computes as it always did. A NULL list would
 	 * make the estimator read the whole frame, beyond the snapshot. */
 	if (s->share && changed && g_atomic_int_get(&s->varg_now) > 1) {
@@ -525,6 +640,7 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	vg_sender_stats before, after;
 	vg_monitor_update u;
 	size_t n_segs, len_at, body_at, i;
+	unsigned factor, n_approx = 0, n_rects = 0;
 	uint64_t t0, t1;
 	int err;
 
@@ -555,41 +671,64 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 		rfbCloseClient(cl);
 		return;
 	}
+	factor = plan_refinement(cl, c, segs, n_segs);
+	if (factor) {
+		segs = (const vg_segdesc *)(const void *)c->exact_segs->data;
+		n_segs = c->exact_segs->len;
+	}
 	/* An update with nothing changed still goes out (empty): the request
 	 * it answers is used up, and the viewer asks again on each update. */
 	for (i = 0; i < n_segs; i++)
 		bounds = vg_rect_bounds(bounds, segs[i].rect);
 	vg_writer_reset(&c->out);
-	/* The restored history is announced before the first UPDATE, as a
-	 * rectangle of the same FramebufferUpdate. */
-	len_at = begin_update(&c->out, vg_rect_make(0, 0, 0, 0));
+	/* One FramebufferUpdate: the restored history (before the first
+	 * UPDATE), the approximations (small, so the first paint comes
+	 * soon), then the UPDATE. The count is patched in at the end. */
+	put_update_header(&c->out, 0);
+	body_at = c->out.len;
+	len_at = put_rect(&c->out, vg_rect_make(0, 0, 0, 0));
 	if (vg_sender_take_history(c->sender, &c->out)) {
 		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - len_at - 4));
-		c->out.data[3] = 2;
-		len_at = put_rect(&c->out, bounds);
+		n_rects++;
 	} else {
-		vg_writer_reset(&c->out);
-		len_at = begin_update(&c->out, bounds);
+		c->out.len = body_at;
 	}
-	body_at = c->out.len;
 	vg_sender_get_stats(c->sender, &before);
 	t0 = vg_time_ns();
-	err = vg_sender_update(c->sender, c->snapshot, segs, n_segs, c->repair, &c->out);
+	err = factor ? put_approx(c, factor, &n_approx) : VG_OK;
+	n_rects += n_approx;
+	len_at = put_rect(&c->out, bounds);
+	body_at = c->out.len;
+	if (!err)
+		err = vg_sender_update(c->sender, c->snapshot, segs, n_segs, c->repair, &c->out);
 	u.ns[VG_STAGE_SENDER] = vg_time_ns() - t0;
 	if (err == 0) {
 		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - body_at));
-		/* What this update covered is repaired; repairs that arrived
-		 * since the region was taken stay for the next one. */
-		for (i = 0; i < c->rects->len; i++)
+		n_rects++;
+		c->out.data[2] = (uint8_t)(n_rects >> 8);
+		c->out.data[3] = (uint8_t)n_rects;
+		/* What this update covered is repaired or refined; repairs
+		 * that arrived since the region was taken stay for the next
+		 * one. What it approximated is owed, and marked again. */
+		for (i = 0; i < c->rects->len; i++) {
 			vg_region_subtract(c->repair, g_array_index(c->rects, vg_rect, i));
+			vg_region_subtract(c->approximate, g_array_index(c->rects, vg_rect, i));
+		}
+		for (i = 0; factor && i < c->approx_rects->len; i++)
+			vg_region_add(c->approximate, g_array_index(c->approx_rects, vg_rect, i));
 	}
 	vg_sender_get_stats(c->sender, &after);
+	vg_refine_coded(c->refine, (after.literal_bytes - before.literal_bytes) / 3,
+			after.literal_wire_bytes - before.literal_wire_bytes);
 	pthread_mutex_unlock(&c->lock);
 	if (err) {
 		vg_error("client %s: cannot encode update: %s", cl->host, vg_strerror(err));
 		rfbCloseClient(cl);
 		return;
 	}
+	if (factor)
+		mark_modified(cl, (const vg_rect *)(const void *)c->approx_rects->data,
+			      c->approx_rects->len);
 	t0 = vg_time_ns();
 	if (rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0) {
 		rfbCloseClient(cl);
@@ -608,6 +747,12 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 		vg_monitor_record(s->monitor, &u);
 	}
 	pthread_mutex_lock(&s->stats_lock);
+	if (s->cfg.update_log)
+		fprintf(s->cfg.update_log, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", t1,
+			after.updates, c->snap_frame_ns, after.approx_pixels - before.approx_pixels);
+	/* Flushed per line: a benchmark stops the server with a signal. */
+	if (s->cfg.update_log)
+		fflush(s->cfg.update_log);
 	c->sent_bytes += c->out.len;
 	c->sent_updates++;
 	if (u.shared)

@@ -14,8 +14,8 @@ dist_noinst_SCRIPTS += tests/test_firstlight.sh tests/vg_e2e.sh
 TESTS += tests/test_fingerprint_e2e.sh
 dist_noinst_SCRIPTS += tests/test_fingerprint_e2e.sh
 EXTRA_DIST += tests/lsan.supp tests/tsan.supp tests/valgrind.supp
-TESTS += tests/test_beliefs_e2e.sh tests/test_server_identity.sh tests/test_coder_e2e.sh
-dist_noinst_SCRIPTS += tests/test_beliefs_e2e.sh tests/test_server_identity.sh tests/test_coder_e2e.sh
+TESTS += tests/test_beliefs_e2e.sh tests/test_server_identity.sh tests/test_coder_e2e.sh tests/test_refine_e2e.sh
+dist_noinst_SCRIPTS += tests/test_beliefs_e2e.sh tests/test_server_identity.sh tests/test_coder_e2e.sh tests/test_refine_e2e.sh
 # Several viewers on one server: shared segmentation, the monitor's summary.
 TESTS += tests/test_shared_viewers.sh tests/test_server_summary.sh
 dist_noinst_SCRIPTS += tests/test_shared_viewers.sh tests/test_server_summary.sh scripts/bench-viewers

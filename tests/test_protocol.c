@@ -8,6 +8,7 @@
 #include "common/vg_seghash.h"
 #include "fingerprint/vg_literal.h"
 #include "fingerprint/vg_proto.h"
+#include "fingerprint/vg_approx.h"
 #include "fingerprint/vg_receiver.h"
 #include "fingerprint/vg_sender.h"
 #include "fingerprint/vg_sha1.h"
@@ -1154,6 +1155,139 @@ static void test_run_deltas(void)
 	}
 }
 
+/* Approximations: drawn as both ends compute them, counted approximate
+ * until an UPDATE covers them, then exact; never cached or believed. */
+static void test_approx_round_trip(void)
+{
+	GRand *rng = g_rand_new_with_seed(7);
+	vg_rect rects[2] = { vg_rect_make(3, 5, 61, 40), vg_rect_make(80, 0, 33, 17) };
+	vg_pixbuf *want = vg_pixbuf_new(128, 64), *small = vg_pixbuf_new(64, 64);
+	vg_receiver_stats st;
+	vg_sender_stats ss;
+	vg_segdesc d[2];
+	pair p;
+	int32_t x, y;
+	int i;
+
+	pair_init(&p, 128, 64);
+	for (y = 0; y < 64; y++)
+		for (x = 0; x < 128; x++)
+			vg_pixbuf_row(p.server_fb, y)[x] = g_rand_int(rng) & VG_PIXEL_MASK;
+	g_assert_cmpint(vg_pixbuf_copy(want, 0, 0, p.viewer_fb), ==, 0);
+	for (i = 0; i < 2; i++) {
+		vg_approx_shrink(p.server_fb, rects[i], 4, small);
+		vg_approx_expand(small, 4, want, rects[i]);
+	}
+	g_assert_true(vg_sender_takes_approx(p.s));
+	vg_writer_reset(&p.wire);
+	g_assert_cmpint(vg_sender_approx(p.s, p.server_fb, rects, 2, 4, &p.wire), ==, 0);
+	g_assert_cmpint(vg_receiver_handle(p.r, p.wire.data, p.wire.len, p.viewer_fb, &p.reply), ==, 0);
+	g_assert_true(vg_pixbuf_equal(p.viewer_fb, want));
+	vg_receiver_get_stats(p.r, &st);
+	g_assert_cmpuint(st.approx_messages, ==, 1);
+	g_assert_cmpuint(st.approx_pixels, ==, 61 * 40 + 33 * 17);
+	vg_sender_get_stats(p.s, &ss);
+	g_assert_cmpuint(ss.approx_pixels, ==, 61 * 40 + 33 * 17);
+	/* Nothing was believed: the exact pixels travel as pixels. */
+	for (i = 0; i < 2; i++) {
+		d[i] = seg_of(p.server_fb, rects[i], VG_ORIENT_ROWS);
+		g_assert_true(vg_sender_is_miss(p.s, &d[i]));
+	}
+	g_assert_cmpint(send_segs(&p, d, 1, NULL), ==, 0);
+	vg_receiver_get_stats(p.r, &st);
+	g_assert_cmpuint(st.approx_pixels, ==, 33 * 17);
+	g_assert_cmpint(send_segs(&p, &d[1], 1, NULL), ==, 0);
+	vg_receiver_get_stats(p.r, &st);
+	g_assert_cmpuint(st.approx_pixels, ==, 0);
+	g_assert_false(vg_sender_is_miss(p.s, &d[0]));
+	/* The streams stay in step after an APPROX: a later update decodes. */
+	g_assert_cmpint(send_segs(&p, d, 2, NULL), ==, 0);
+	for (i = 0; i < 2; i++) {
+		vg_pixbuf a = vg_pixbuf_view(p.viewer_fb, rects[i]);
+		vg_pixbuf b = vg_pixbuf_view(p.server_fb, rects[i]);
+
+		g_assert_true(vg_pixbuf_equal(&a, &b));
+	}
+	pair_clear(&p);
+	vg_pixbuf_free(want);
+	vg_pixbuf_free(small);
+	g_rand_free(rng);
+}
+
+/* Opens a sender and a receiver (approximations as told) past the hellos. */
+static void approx_pair(bool approx, vg_sender **s, vg_receiver **rv, vg_pixbuf *fb)
+{
+	vg_sender_config cfg;
+	vg_receiver_config rcfg;
+	vg_writer w, reply;
+
+	vg_sender_config_init(&cfg);
+	vg_receiver_config_init(&rcfg);
+	rcfg.approx = approx;
+	vg_writer_init(&w);
+	vg_writer_init(&reply);
+	g_assert_cmpint(vg_sender_new(&cfg, s), ==, 0);
+	g_assert_cmpint(vg_receiver_new(&rcfg, rv), ==, 0);
+	vg_sender_hello(*s, &w);
+	g_assert_cmpint(vg_receiver_handle(*rv, w.data, w.len, fb, &reply), ==, 0);
+	g_assert_cmpint(vg_sender_handle(*s, reply.data + 3, reply.len - 3, fb->width, fb->height,
+					 NULL), ==, 0);
+	vg_writer_clear(&w);
+	vg_writer_clear(&reply);
+}
+
+/* A viewer that did not ask for approximations gets none and refuses one;
+ * bad arguments and malformed heads are errors. */
+static void test_approx_refusals(void)
+{
+	vg_rect r = vg_rect_make(0, 0, 16, 16);
+	vg_sender *s;
+	vg_receiver *rv;
+	vg_pixbuf *fb = vg_pixbuf_new(32, 32);
+	vg_writer w, reply;
+	static const uint8_t bad[][8] = {
+		{ VG_MSG_APPROX },                         /* no head */
+		{ VG_MSG_APPROX, 1, 1, 0, 0, 4, 4 },       /* factor 1 */
+		{ VG_MSG_APPROX, 17, 1, 0, 0, 4, 4 },      /* factor 17 */
+		{ VG_MSG_APPROX, 2, 0 },                   /* no rectangle */
+		{ VG_MSG_APPROX, 2, 1, 30, 0, 4, 4 },      /* past the right edge */
+		{ VG_MSG_APPROX, 2, 1, 0, 0, 0, 4 },       /* empty */
+		{ VG_MSG_APPROX, 2, 1, 0, 0, 4, 4 },       /* no pixels */
+	};
+	static const size_t bad_len[] = { 1, 7, 7, 3, 7, 7, 7 };
+	size_t i;
+
+	vg_writer_init(&w);
+	vg_writer_init(&reply);
+	approx_pair(false, &s, &rv, fb);
+	g_assert_false(vg_sender_takes_approx(s));
+	g_assert_cmpint(vg_sender_approx(s, fb, &r, 1, 2, &w), ==, VG_EPROTO);
+	g_assert_cmpuint(w.len, ==, 0);
+	g_assert_cmpint(vg_receiver_handle(rv, bad[6], bad_len[6], fb, &reply), ==, VG_EPROTO);
+	vg_sender_free(s);
+	vg_receiver_free(rv);
+
+	approx_pair(true, &s, &rv, fb);
+	g_assert_true(vg_sender_takes_approx(s));
+	g_assert_cmpint(vg_sender_approx(s, fb, &r, 1, 1, &w), ==, VG_EINVAL);
+	g_assert_cmpint(vg_sender_approx(s, fb, &r, 0, 2, &w), ==, VG_EINVAL);
+	r.x = 20;
+	g_assert_cmpint(vg_sender_approx(s, fb, &r, 1, 2, &w), ==, VG_ERANGE);
+	g_assert_cmpuint(w.len, ==, 0);
+	vg_sender_free(s);
+	vg_receiver_free(rv);
+	/* Each on a fresh receiver: an error leaves the streams out of step. */
+	for (i = 0; i < G_N_ELEMENTS(bad); i++) {
+		approx_pair(true, &s, &rv, fb);
+		g_assert_cmpint(vg_receiver_handle(rv, bad[i], bad_len[i], fb, &reply), !=, 0);
+		vg_sender_free(s);
+		vg_receiver_free(rv);
+	}
+	vg_writer_clear(&w);
+	vg_writer_clear(&reply);
+	vg_pixbuf_free(fb);
+}
+
 /* Runs a test with the pairs agreeing on one coder. */
 typedef struct {
 	vg_coder coder;
@@ -1196,6 +1330,7 @@ int main(int argc, char **argv)
 	add_both("repeat-collisions", test_repeat_collisions);
 	add_both("fingerprint-collision", test_fingerprint_collision);
 	add_both("inflate-bomb", test_inflate_bomb);
+	add_both("approx-round-trip", test_approx_round_trip);
 	/* Hand-made structures in version 1's absolute rectangles. */
 	add_one("malformed", VG_CODER_ZLIB, test_malformed);
 	add_one("repeat-malformed", VG_CODER_ZLIB, test_repeat_malformed);
@@ -1204,6 +1339,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/protocol/coder-refusals", test_coder_refusals);
 	g_test_add_func("/protocol/sender-refuses", test_sender_refuses);
 	g_test_add_func("/protocol/ping-pong", test_ping_pong);
+	g_test_add_func("/protocol/approx-refusals", test_approx_refusals);
 	g_test_add_func("/protocol/bad-stream", test_bad_stream);
 	g_test_add_func("/protocol/sha1-vectors", test_sha1_vectors);
 	g_test_add_func("/protocol/sha1-more-vectors", test_sha1_more_vectors);

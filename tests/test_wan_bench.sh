@@ -7,7 +7,7 @@
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 lat=$S/scripts/wan-latency
 bench=$S/scripts/wan-bench
-tap_plan 10
+tap_plan 12
 
 # Server: frames 0..4 at 0, 100, 200, 300, 400 ms; frame 2 repeats frame 1
 # (not an update). Viewer: shows A at 30 ms, B at 150 ms, then jumps to E at
@@ -39,6 +39,27 @@ out=$("$lat" "$tmp/s.log" "$tmp/v2.log")
 echo "# $out"
 tap_check "wan-latency: updates never shown rank last" \
 	test "$out" = "updates=4 shown=2 p50_ms=50.0 p90_ms=null p99_ms=null share_under_100ms=0.5000 share_under_200ms=0.5000 duration_ms=150.0 exact=false"
+
+# First paint: the viewer reads UPDATE 3, written from frame 4's pixels,
+# at 420 ms with part of it approximate; exact at 470 ms. Frames 3 and 4 are
+# first shown at 420 ms (120 and 20 ms), exactly at 470 ms (170 and 70 ms).
+cat >"$tmp/u.log" <<EOF
+$((1010 * ms)) 1 $((1005 * ms)) 0
+$((1110 * ms)) 2 $((1105 * ms)) 0
+$((1410 * ms)) 3 $((1405 * ms)) 5000
+$((1415 * ms)) 4 $((1405 * ms)) 0
+EOF
+cat >"$tmp/v5.log" <<EOF
+$((1030 * ms)) 0 00000000000000aa 1 0
+$((1150 * ms)) 1 00000000000000bb 2 0
+$((1420 * ms)) 2 0000000000000012 3 5000
+$((1470 * ms)) 3 00000000000000ee 4 0
+EOF
+out=$("$lat" --updates "$tmp/u.log" --first-samples "$tmp/fcdf" "$tmp/s.log" "$tmp/v5.log")
+echo "# $out"
+tap_check "wan-latency: first paint and exact, by hand" \
+	test "$out" = "updates=4 shown=4 p50_ms=50.0 p90_ms=170.0 p99_ms=170.0 share_under_100ms=0.7500 share_under_200ms=1.0000 duration_ms=470.0 exact=true first_p50_ms=30.0 first_p90_ms=120.0 first_p99_ms=120.0 first_share_under_200ms=1.0000"
+tap_check "wan-latency: sorted first-paint samples" test "$(tr '\n' ' ' <"$tmp/fcdf")" = "20.000 30.000 50.000 120.000 "
 
 echo "garbage" >"$tmp/bad.log"
 tap_check "wan-latency: a bad line is one error" fails_cleanly 3 "$lat" "$tmp/s.log" "$tmp/bad.log"

@@ -60,6 +60,7 @@ struct vg_connection {
 	char *encoding;
 	char error[256];
 	uint64_t t0;
+	uint64_t approx_since;   /* when the picture became approximate; 0: exact */
 	vg_connection_stats stats;
 };
 
@@ -74,6 +75,26 @@ static int varg_encodings[] = { VG_ENCODING, 0 };
 static vg_connection *conn_of(rfbClient *client)
 {
 	return rfbClientGetClientData(client, &client_tag);
+}
+
+/* Times how long parts of the picture stay approximate: from the first
+ * APPROX to the UPDATE that leaves nothing approximate. */
+static void time_approx(vg_connection *c)
+{
+	vg_receiver_stats rs;
+	double ms;
+
+	vg_receiver_get_stats(c->receiver, &rs);
+	if (rs.approx_pixels && !c->approx_since) {
+		c->approx_since = vg_time_ns();
+		c->stats.approx_periods++;
+	} else if (!rs.approx_pixels && c->approx_since) {
+		ms = (double)(vg_time_ns() - c->approx_since) / 1e6;
+		c->approx_since = 0;
+		c->stats.approx_total_ms += ms;
+		if (ms > c->stats.approx_max_ms)
+			c->stats.approx_max_ms = ms;
+	}
 }
 
 /* Takes the round-trip time if the rectangle just handled was our PONG. */
@@ -131,6 +152,7 @@ static rfbBool handle_varg_rect(rfbClient *client, rfbFramebufferUpdateRectHeade
 	c->varg_rect = true;
 	c->stats.varg_bytes += len + 4;
 	got_pong(c);
+	time_approx(c);
 	return TRUE;
 }
 
@@ -336,6 +358,7 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	rcfg.cache_capacity = cfg->cache_size;
 	rcfg.clear_cache = cfg->clear_cache;
 	rcfg.zstd_window_log = cfg->zstd_window_log;
+	rcfg.approx = !cfg->lossless_only;
 	if ((err = vg_receiver_new(&rcfg, &c->receiver))) {
 		vg_connection_close(c);
 		return err;
@@ -644,6 +667,9 @@ void vg_connection_get_stats(const vg_connection *c, vg_connection_stats *st)
 	st->checks = rs.checks;
 	st->repairs_sent = rs.repairs_sent;
 	st->owed_pixels = rs.owed_pixels;
+	st->varg_updates = rs.updates;
+	st->approx_messages = rs.approx_messages;
+	st->approx_pixels = rs.approx_pixels;
 	st->zstd_window_log = rs.zstd_window_log;
 	st->segments = rs.segments;
 	st->repeats = rs.repeats;

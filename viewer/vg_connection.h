@@ -43,6 +43,7 @@ typedef struct {
 	const char *cache_dir;   /* base of persistent segment caches; NULL: memory only */
 	uint64_t cache_size;     /* bytes; 0: the cache's default */
 	unsigned zstd_window_log; /* zstd window offered, log2 bytes; 0: zlib only */
+	bool lossless_only;      /* do not take approximations of missed regions */
 	bool clear_cache;        /* empty this server's cache at connect */
 	bool remote_cursor;      /* ask for the cursor shape instead of cursor pixels */
 	bool view_only;          /* send no key, pointer or cut-text events */
@@ -88,6 +89,12 @@ typedef struct {
 	uint64_t checks;
 	uint64_t repairs_sent;
 	uint64_t owed_pixels;        /* asked for again and not received yet */
+	uint64_t varg_updates;       /* Varg UPDATE messages read */
+	uint64_t approx_messages;    /* APPROX messages drawn */
+	uint64_t approx_pixels;      /* pixels approximate now, exact ones to come */
+	uint64_t approx_periods;     /* times some of the picture became approximate */
+	double approx_max_ms;        /* the longest such time until all was exact */
+	double approx_total_ms;      /* all of them together */
 	unsigned zstd_window_log;    /* zstd window in use for Varg; 0: zlib */
 	uint64_t segments;
 	uint64_t repeats;            /* REPEAT items read */

@@ -25,7 +25,8 @@ int vg_framelog_open(const char *path, vg_framelog **out)
 	return VG_OK;
 }
 
-int vg_framelog_update(vg_framelog *fl, uint64_t t_ns, const vg_pixbuf *fb)
+int vg_framelog_update(vg_framelog *fl, uint64_t t_ns, const vg_pixbuf *fb,
+		       uint64_t varg_updates, uint64_t approx_pixels)
 {
 	uint64_t hash = vg_frame_hash(fb);
 
@@ -33,7 +34,8 @@ int vg_framelog_update(vg_framelog *fl, uint64_t t_ns, const vg_pixbuf *fb)
 		return VG_EIO;
 	/* Flushed per line, so a benchmark can watch the viewer progress: one
 	 * short write per update, microseconds against milliseconds measured. */
-	if (fprintf(fl->f, "%" PRIu64 " %" PRIu64 " %016" PRIx64 "\n", t_ns, fl->lines, hash) < 0 ||
+	if (fprintf(fl->f, "%" PRIu64 " %" PRIu64 " %016" PRIx64 " %" PRIu64 " %" PRIu64 "\n", t_ns,
+		    fl->lines, hash, varg_updates, approx_pixels) < 0 ||
 	    fflush(fl->f) != 0) {
 		fl->failed = true;
 		return VG_EIO;
@@ -52,7 +54,7 @@ int vg_framelog_poll(vg_framelog *fl, const vg_connection *c, uint64_t t_ns)
 		return VG_OK;
 	fl->updates_seen = st.updates;
 	fb = vg_connection_frame(c);
-	return vg_framelog_update(fl, t_ns, &fb);
+	return vg_framelog_update(fl, t_ns, &fb, st.varg_updates, st.approx_pixels);
 }
 
 uint64_t vg_framelog_lines(const vg_framelog *fl)

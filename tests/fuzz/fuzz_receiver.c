@@ -10,6 +10,9 @@
  * the digests, then the plain structure (up to the split) and the plain
  * literal pixels (the rest). The plain parts go through the connection's
  * two compressed streams and are framed as the sender frames an UPDATE.
+ * Mode 3 feeds an APPROX: byte 1 is the split, then its plain head (up to
+ * the split) and the plain pixels (the rest, through the pixel stream),
+ * then an update as above to check that it still decodes.
  * Fingerprints are 16 bits and groups of 4, so that fingerprint, repeat
  * and check items are short enough to be found. The frame is 64 x 48.
  */
@@ -96,6 +99,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (vg_receiver_handle(r, body.data, body.len, fb, &reply))
 				break;
 		}
+	} else if (mode == 3 && size >= 2) {
+		size_t split = at_most(data[1], size - 2);
+
+		vg_writer_u8(&body, VG_MSG_APPROX);
+		vg_writer_bytes(&body, data + 2, split);
+		vg_zout_put(zpix, data + 2 + split, size - 2 - split, &body);
+		vg_receiver_handle(r, body.data, body.len, fb, &reply);
 	} else if (size >= 4) {
 		size_t n_checks = at_most(data[1] % 4, (size - 4) / 20), s_len;
 

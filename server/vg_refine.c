@@ -1,0 +1,99 @@
+#include "server/vg_refine.h"
+
+#include <glib.h>
+#include <netinet/in.h>
+#include <linux/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common/vg_error.h"
+#include "fingerprint/vg_approx.h"
+
+/* How long a delivered rate stays the estimate: a few large updates'
+ * worth, so that the quiet moments between them do not count. */
+#define RATE_MEMORY_NS (5 * G_GUINT64_CONSTANT(1000000000))
+/* Shrunk pixels mix colours at block edges: they cost more each. */
+#define SHRUNK_COST 2
+
+struct vg_refine {
+	vg_refine_config cfg;
+	uint64_t rate;        /* the highest delivered rate lately */
+	uint64_t rate_ns;     /* when it was seen */
+	uint64_t cwnd_rate;
+	uint64_t queued;
+	double bpp;           /* wire bytes a literal pixel, moving average */
+};
+
+int vg_refine_read_socket(int fd, vg_path_sample *out)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof ti;
+
+	memset(out, 0, sizeof *out);
+	memset(&ti, 0, sizeof ti);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0)
+		return VG_EIO;
+	out->rate = ti.tcpi_delivery_rate;
+	if (ti.tcpi_rtt > 0)
+		out->cwnd_rate = (uint64_t)ti.tcpi_snd_cwnd * ti.tcpi_snd_mss * 1000000u / ti.tcpi_rtt;
+	out->queued = (uint64_t)ti.tcpi_notsent_bytes + (uint64_t)ti.tcpi_unacked * ti.tcpi_snd_mss;
+	return VG_OK;
+}
+
+vg_refine *vg_refine_new(const vg_refine_config *cfg)
+{
+	vg_refine *rf = g_new0(vg_refine, 1);
+
+	rf->cfg = *cfg;
+	/* Until measured: what a screen of new text costs with zstd. */
+	rf->bpp = 0.25;
+	return rf;
+}
+
+void vg_refine_free(vg_refine *rf)
+{
+	g_free(rf);
+}
+
+void vg_refine_observe(vg_refine *rf, uint64_t now_ns, const vg_path_sample *p)
+{
+	if (p->rate >= rf->rate || now_ns - rf->rate_ns > RATE_MEMORY_NS) {
+		rf->rate = p->rate;
+		rf->rate_ns = now_ns;
+	}
+	rf->cwnd_rate = p->cwnd_rate;
+	rf->queued = p->queued;
+}
+
+void vg_refine_coded(vg_refine *rf, uint64_t pixels, uint64_t wire_bytes)
+{
+	/* Updates of a few pixels say little about the next large one. */
+	if (pixels < 4096)
+		return;
+	rf->bpp = 0.75 * rf->bpp + 0.25 * ((double)wire_bytes / (double)pixels);
+}
+
+uint64_t vg_refine_rate(const vg_refine *rf)
+{
+	if (rf->cfg.fixed_rate)
+		return rf->cfg.fixed_rate;
+	return rf->rate ? rf->rate : rf->cwnd_rate;
+}
+
+unsigned vg_refine_factor(const vg_refine *rf, uint64_t exact_px, uint64_t approx_px)
+{
+	uint64_t rate = vg_refine_rate(rf);
+	double budget, base;
+	unsigned f;
+
+	if (rf->cfg.budget_ms == 0 || rate == 0 || approx_px == 0)
+		return 0;
+	budget = (double)rate * rf->cfg.budget_ms / 1000.0;
+	base = (double)rf->queued + rf->bpp * (double)exact_px;
+	if (base + rf->bpp * (double)approx_px <= budget)
+		return 0;
+	for (f = VG_APPROX_FACTOR_MIN; f < VG_APPROX_FACTOR_MAX; f *= 2)
+		if (base + SHRUNK_COST * rf->bpp * (double)approx_px / (f * f) <= budget)
+			break;
+	return f;
+}

@@ -1,0 +1,59 @@
+/* Progressive refinement: when to show missed regions approximately.
+ *
+ * On a slow link a large update's exact pixels take long, and everything
+ * after it waits behind them. The planner estimates, per update, how long
+ * its missed pixels would take on the path (the bytes already queued in
+ * the socket plus the missed pixels at the bytes a pixel the pixel stream
+ * has been costing, over the rate the path delivered lately) and, beyond
+ * the budget, picks the smallest shrink factor that brings the first
+ * paint within it. The exact pixels then follow in the next updates
+ * (fingerprint/vg_approx.h). Plain arithmetic, no I/O but
+ * vg_refine_read_socket(); the path comes from the socket's TCP_INFO.
+ */
+#ifndef VG_REFINE_H
+#define VG_REFINE_H
+
+#include <stdint.h>
+
+/* What the kernel knows of a TCP connection's path. */
+typedef struct {
+	uint64_t rate;     /* bytes/s it delivered at its latest sample; 0: none yet */
+	uint64_t cwnd_rate; /* bytes/s its congestion window allows per round trip */
+	uint64_t queued;   /* bytes written and not yet acknowledged */
+} vg_path_sample;
+
+/* Reads fd's TCP_INFO into *out. VG_EIO if fd is not a TCP socket. */
+int vg_refine_read_socket(int fd, vg_path_sample *out);
+
+typedef struct {
+	unsigned budget_ms;  /* an update's missed pixels may take this long; 0: never approximate */
+	uint64_t fixed_rate; /* testing aid: bytes/s to assume instead of measuring; 0: measure */
+} vg_refine_config;
+
+typedef struct vg_refine vg_refine;
+
+/* Creates a planner; free with vg_refine_free(). */
+vg_refine *vg_refine_new(const vg_refine_config *cfg);
+
+/* Frees rf; accepts NULL. */
+void vg_refine_free(vg_refine *rf);
+
+/* Takes a sample of the path at now_ns. The rate used is the highest
+ * delivered in the last seconds (a sample taken while the sender had
+ * little to send understates the path); before any, the congestion
+ * window's. */
+void vg_refine_observe(vg_refine *rf, uint64_t now_ns, const vg_path_sample *p);
+
+/* Tells the planner what literal pixels cost: pixels coded as wire_bytes. */
+void vg_refine_coded(vg_refine *rf, uint64_t pixels, uint64_t wire_bytes);
+
+/* The shrink factor (2..16) for the approx_px missed pixels that may be
+ * approximated, when the queue, the exact_px missed pixels that may not
+ * and approx_px together would take longer than the budget; 0 to send
+ * everything exact. */
+unsigned vg_refine_factor(const vg_refine *rf, uint64_t exact_px, uint64_t approx_px);
+
+/* The path's rate the planner works with, bytes/s (0: unknown). */
+uint64_t vg_refine_rate(const vg_refine *rf);
+
+#endif

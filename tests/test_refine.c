@@ -1,0 +1,95 @@
+/* The refinement planner (server/vg_refine): when an update's missed pixels
+ * are approximated and by what factor, on paths given by hand. */
+#include <glib.h>
+
+#include "common/vg_error.h"
+#include "server/vg_refine.h"
+
+#define S_NS G_GUINT64_CONSTANT(1000000000)
+
+static void test_factor(void)
+{
+	vg_refine_config cfg = { .budget_ms = 100 };
+	vg_refine *rf = vg_refine_new(&cfg);
+	vg_path_sample p = { .rate = 200000 };
+
+	/* Before any sample the rate is unknown: everything exact. */
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 1000000), ==, 0);
+	vg_refine_observe(rf, 1 * S_NS, &p);
+	g_assert_cmpuint(vg_refine_rate(rf), ==, 200000);
+	/* 0.25 B a pixel until measured: 20,000 B of budget is 80,000 pixels. */
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 80000), ==, 0);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 80001), ==, 2);
+	/* Shrunk pixels cost twice: 2 x 0.25 x N / 16 <= 20,000 up to 640,000. */
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 600000), ==, 4);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 1000000), ==, 8);
+	/* Exact pixels and a queue leave less for the rest. */
+	g_assert_cmpuint(vg_refine_factor(rf, 60000, 40000), ==, 2);
+	p.queued = 30000;
+	vg_refine_observe(rf, 2 * S_NS, &p);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 1), ==, 16);
+	/* Nothing to approximate: nothing to decide. */
+	g_assert_cmpuint(vg_refine_factor(rf, 1000000, 0), ==, 0);
+	vg_refine_free(rf);
+}
+
+static void test_rate_memory(void)
+{
+	vg_refine_config cfg = { .budget_ms = 100 };
+	vg_refine *rf = vg_refine_new(&cfg);
+	vg_path_sample fast = { .rate = 2000000 }, slow = { .rate = 50000 };
+	vg_path_sample none = { .cwnd_rate = 120000 };
+
+	/* The congestion window's rate until a delivery is measured. */
+	vg_refine_observe(rf, 0, &none);
+	g_assert_cmpuint(vg_refine_rate(rf), ==, 120000);
+	vg_refine_observe(rf, 1 * S_NS, &fast);
+	/* A sample from a quiet moment does not lower it for a while... */
+	vg_refine_observe(rf, 2 * S_NS, &slow);
+	g_assert_cmpuint(vg_refine_rate(rf), ==, 2000000);
+	/* ... but the path may really have slowed down. */
+	vg_refine_observe(rf, 7 * S_NS, &slow);
+	g_assert_cmpuint(vg_refine_rate(rf), ==, 50000);
+	vg_refine_free(rf);
+}
+
+static void test_cost(void)
+{
+	vg_refine_config cfg = { .budget_ms = 100, .fixed_rate = 100000 };
+	vg_refine *rf = vg_refine_new(&cfg);
+	vg_path_sample p = { .rate = 1 };
+	int i;
+
+	vg_refine_observe(rf, 0, &p);
+	g_assert_cmpuint(vg_refine_rate(rf), ==, 100000);
+	/* Small updates teach nothing; large ones at 2 B a pixel do. */
+	vg_refine_coded(rf, 100, 100000);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 40000), ==, 0);
+	for (i = 0; i < 20; i++)
+		vg_refine_coded(rf, 100000, 200000);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 40000), !=, 0);
+	vg_refine_free(rf);
+	/* A budget of 0 never approximates. */
+	cfg.budget_ms = 0;
+	rf = vg_refine_new(&cfg);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 1u << 30), ==, 0);
+	vg_refine_free(rf);
+}
+
+static void test_socket(void)
+{
+	vg_path_sample p;
+
+	/* Not a TCP socket. */
+	g_assert_cmpint(vg_refine_read_socket(-1, &p), ==, VG_EIO);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/refine/factor", test_factor);
+	g_test_add_func("/refine/rate-memory", test_rate_memory);
+	g_test_add_func("/refine/cost", test_cost);
+	g_test_add_func("/refine/socket", test_socket);
+	return g_test_run();
+}

@@ -1,0 +1,46 @@
+#!/bin/sh
+# Progressive refinement end to end: a server that finds the link slow
+# (VARG_TEST_LINK_RATE makes loopback look like one) shows large missed
+# regions approximately first, then exactly; every picture ends exact. A
+# viewer that asks for exact pixels only (--lossless-only, as an older
+# viewer) and a server with --refine-ms 0 get no approximation.
+. "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
+. "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
+IDLE=${IDLE:-2}
+tap_plan 10
+
+# run NAME TRACE RATE SERVER-ARGS -- VIEWER-ARGS: the trace played to one
+# viewer as if the link carried RATE bytes/s; says what was approximate.
+run() {
+	name=$1 trace=$2 rate=$3; shift 3
+	sargs=""
+	while [ "$1" != -- ]; do sargs="$sargs $1"; shift; done
+	shift
+	last_frame "$trace" "$work/$name.expected.png" || return 1
+	# shellcheck disable=SC2086
+	VARG_TEST_LINK_RATE=$rate start_server "$name" --trace "$trace" --speed 0 --wait-clients 1 \
+		--update-log "$work/$name.ulog" $sargs || return 1
+	viewer "$name" "$@"
+	eval wait "\$pid_$name"
+	st=$?
+	stop_server
+	echo "#   $name: exit $st, $(json_num "$work/$name.json" bytes_received) bytes," \
+		"$(json_num "$work/$name.json" messages) approximations," \
+		"$(awk '$4 > 0 { n += $4 } END { print n + 0 }' "$work/$name.ulog") pixels approximate"
+	[ $st -eq 0 ] && same_image "$work/$name.png" "$work/$name.expected.png"
+}
+approximations() { json_num "$work/$1.json" messages; }
+
+TV=$S/traces/samples/treeview-scroll.vtr
+HM=$S/traces/samples/heatmap-scroll.vtr
+tap_check "TreeView over a 20 kB/s link: exact" run tv "$TV" 20000 --
+tap_check "  ... after approximations" test "$(approximations tv)" -gt 0
+tap_check "  ... none left at the end" test "$(json_num "$work/tv.json" pixels_now)" = 0
+tap_check "  ... and timed" test "$(json_num "$work/tv.json" periods)" -gt 0
+tap_check "heat map over a 50 kB/s link: exact" run hm "$HM" 50000 --
+tap_check "  ... after approximations" test "$(approximations hm)" -gt 0
+tap_check "a viewer that takes exact pixels only: exact" run lossless "$TV" 20000 -- --lossless-only
+tap_check "  ... and got no approximation" test "$(approximations lossless)" = 0
+tap_check "a server with --refine-ms 0: exact" run off "$TV" 20000 --refine-ms 0 --
+tap_check "  ... and sent no approximation" test "$(approximations off)" = 0
+tap_done
