@@ -4,6 +4,11 @@
 
 #include "common/vg_error.h"
 
+/* Sixteen levels a channel: an approximation's colours repeat, so the
+ * literal coder finds palettes and the stream's window finds repeats. */
+#define APPROX_MASK 0xf0f0f0u
+#define APPROX_MID 0x080808u
+
 struct vg_approx {
 	vg_pixbuf *small;   /* one rectangle's small picture, grown as needed */
 	unsigned factor;    /* of the head read last */
@@ -57,7 +62,7 @@ void vg_approx_shrink(const vg_pixbuf *frame, vg_rect r, unsigned factor, vg_pix
 					sb += p[x] & 0xff;
 				}
 			}
-			out[i] = VG_RGB(sr / n, sg / n, sb / n);
+			out[i] = (VG_RGB(sr / n, sg / n, sb / n) & APPROX_MASK) | APPROX_MID;
 		}
 	}
 }

@@ -46,6 +46,7 @@ struct vg_sender {
 	uint32_t ping_token;
 	vg_beliefs *beliefs;      /* what the viewer's cache holds, we think */
 	vg_approx *approx;        /* shrinks APPROX rectangles */
+	vg_literal *trial;        /* codes estimates (its counts are not the updates') */
 	vg_sender_stats stats;
 };
 
@@ -118,6 +119,7 @@ void vg_sender_free(vg_sender *s)
 	vg_history_free(s->hist);
 	vg_beliefs_free(s->beliefs);
 	vg_approx_free(s->approx);
+	vg_literal_free(s->trial);
 	g_free(s);
 }
 
@@ -477,6 +479,25 @@ bool vg_sender_is_miss(const vg_sender *s, const vg_segdesc *d)
 {
 	return !(s->believe_bytes > 0 && seg_bytes(d) <= VG_MAX_CACHED_SEGMENT &&
 		 is_believed(s, vg_fp_key(d->hash, s->cfg.fp_bits), d->hash));
+}
+
+int vg_sender_estimate(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rects, size_t n,
+		       uint64_t *wire_bytes)
+{
+	double ratio = 0.5;
+	int err;
+
+	*wire_bytes = 0;
+	if (!s->trial && (err = vg_literal_new(&s->trial)))
+		return err;
+	vg_writer_reset(&s->pix);
+	if ((err = vg_literal_encode_list(s->trial, frame, rects, n, &s->pix)))
+		return err;
+	if (s->stats.literal_coded_bytes > 0)
+		ratio = (double)s->stats.literal_wire_bytes / (double)s->stats.literal_coded_bytes;
+	*wire_bytes = (uint64_t)((double)s->pix.len * ratio) + 1;
+	vg_writer_reset(&s->pix);
+	return VG_OK;
 }
 
 int vg_sender_approx(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rects, size_t n,

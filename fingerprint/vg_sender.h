@@ -70,6 +70,13 @@ bool vg_sender_takes_approx(const vg_sender *s);
  * the viewer is not believed to hold it. Reads the beliefs only. */
 bool vg_sender_is_miss(const vg_sender *s, const vg_segdesc *d);
 
+/* What rects[0..n) of frame would cost as literal pixels on the wire: a
+ * trial coding with vg_literal, at the ratio the pixel stream has had so
+ * far (half, before any). Changes nothing the viewer sees. VG_ERANGE if a
+ * rectangle is empty or not inside frame. */
+int vg_sender_estimate(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rects, size_t n,
+		       uint64_t *wire_bytes);
+
 /* Appends the body of an APPROX message: rects[0..n) of frame shrunk by
  * factor (fingerprint/vg_approx.h), their pixels through the connection's
  * pixel stream. The caller must send the exact pixels of every rectangle

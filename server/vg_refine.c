@@ -12,8 +12,6 @@
 /* How long a delivered rate stays the estimate: a few large updates'
  * worth, so that the quiet moments between them do not count. */
 #define RATE_MEMORY_NS (5 * G_GUINT64_CONSTANT(1000000000))
-/* Shrunk pixels mix colours at block edges: they cost more each. */
-#define SHRUNK_COST 2
 
 struct vg_refine {
 	vg_refine_config cfg;
@@ -22,6 +20,7 @@ struct vg_refine {
 	uint64_t cwnd_rate;
 	uint64_t queued;
 	double bpp;           /* wire bytes a literal pixel, moving average */
+	double approx_bpp;    /* wire bytes a shrunk pixel, likewise */
 };
 
 int vg_refine_read_socket(int fd, vg_path_sample *out)
@@ -47,6 +46,8 @@ vg_refine *vg_refine_new(const vg_refine_config *cfg)
 	rf->cfg = *cfg;
 	/* Until measured: what a screen of new text costs with zstd. */
 	rf->bpp = 0.25;
+	/* Shrunk pixels mix colours at block edges: they cost more each. */
+	rf->approx_bpp = 2 * rf->bpp;
 	return rf;
 }
 
@@ -73,6 +74,30 @@ void vg_refine_coded(vg_refine *rf, uint64_t pixels, uint64_t wire_bytes)
 	rf->bpp = 0.75 * rf->bpp + 0.25 * ((double)wire_bytes / (double)pixels);
 }
 
+void vg_refine_approx_coded(vg_refine *rf, uint64_t pixels, unsigned factor, uint64_t wire_bytes)
+{
+	uint64_t shrunk = pixels / ((uint64_t)factor * factor);
+
+	if (shrunk < 256)
+		return;
+	rf->approx_bpp = 0.75 * rf->approx_bpp + 0.25 * ((double)wire_bytes / (double)shrunk);
+}
+
+static double budget_bytes(const vg_refine *rf)
+{
+	return (double)vg_refine_rate(rf) * rf->cfg.budget_ms / 1000.0;
+}
+
+uint64_t vg_refine_chunk_pixels(const vg_refine *rf)
+{
+	double room;
+
+	if (rf->cfg.budget_ms == 0 || vg_refine_rate(rf) == 0)
+		return UINT64_MAX;
+	room = MAX(budget_bytes(rf) - (double)rf->queued, budget_bytes(rf) / 4);
+	return (uint64_t)(room / rf->bpp) + 1;
+}
+
 uint64_t vg_refine_rate(const vg_refine *rf)
 {
 	if (rf->cfg.fixed_rate)
@@ -80,20 +105,26 @@ uint64_t vg_refine_rate(const vg_refine *rf)
 	return rf->rate ? rf->rate : rf->cwnd_rate;
 }
 
-unsigned vg_refine_factor(const vg_refine *rf, uint64_t exact_px, uint64_t approx_px)
+unsigned vg_refine_factor(const vg_refine *rf, uint64_t exact_px, uint64_t approx_px,
+			  uint64_t approx_bytes)
 {
-	uint64_t rate = vg_refine_rate(rf);
-	double budget, base;
+	double budget, base, exact, shrunk = 0;
 	unsigned f;
 
-	if (rf->cfg.budget_ms == 0 || rate == 0 || approx_px == 0)
+	if (rf->cfg.budget_ms == 0 || vg_refine_rate(rf) == 0 || approx_px == 0)
 		return 0;
-	budget = (double)rate * rf->cfg.budget_ms / 1000.0;
+	budget = budget_bytes(rf);
 	base = (double)rf->queued + rf->bpp * (double)exact_px;
-	if (base + rf->bpp * (double)approx_px <= budget)
+	exact = approx_bytes ? (double)approx_bytes : rf->bpp * (double)approx_px;
+	if (base + exact <= budget)
 		return 0;
-	for (f = VG_APPROX_FACTOR_MIN; f < VG_APPROX_FACTOR_MAX; f *= 2)
-		if (base + SHRUNK_COST * rf->bpp * (double)approx_px / (f * f) <= budget)
-			break;
-	return f;
+	/* The sharpest approximation that fits the budget and is much
+	 * cheaper than the exact pixels (else not worth a second sending);
+	 * past the budget even at the coarsest, the coarsest. */
+	for (f = VG_APPROX_FACTOR_MIN; f <= VG_APPROX_FACTOR_MAX; f *= 2) {
+		shrunk = rf->approx_bpp * (double)approx_px / (f * f);
+		if (base + shrunk <= budget && shrunk * 4 <= exact)
+			return f;
+	}
+	return shrunk * 4 <= exact ? VG_APPROX_FACTOR_MAX : 0;
 }

@@ -6,8 +6,8 @@
  * the socket plus the missed pixels at the bytes a pixel the pixel stream
  * has been costing, over the rate the path delivered lately) and, beyond
  * the budget, picks the smallest shrink factor that brings the first
- * paint within it. The exact pixels then follow in the next updates
- * (fingerprint/vg_approx.h). Plain arithmetic, no I/O but
+ * paint within it. The exact pixels then follow in the next updates, a
+ * share each, as the queue leaves room (fingerprint/vg_approx.h). Plain arithmetic, no I/O but
  * vg_refine_read_socket(); the path comes from the socket's TCP_INFO.
  */
 #ifndef VG_REFINE_H
@@ -47,11 +47,23 @@ void vg_refine_observe(vg_refine *rf, uint64_t now_ns, const vg_path_sample *p);
 /* Tells the planner what literal pixels cost: pixels coded as wire_bytes. */
 void vg_refine_coded(vg_refine *rf, uint64_t pixels, uint64_t wire_bytes);
 
+/* ... and what approximations cost: pixels shrunk by factor, coded as
+ * wire_bytes. */
+void vg_refine_approx_coded(vg_refine *rf, uint64_t pixels, unsigned factor, uint64_t wire_bytes);
+
+/* How many approximate pixels an update may refine: what the budget leaves
+ * beside the queue, at least a quarter of the budget's worth (so that the
+ * picture always ends exact); unbounded while the rate is unknown. */
+uint64_t vg_refine_chunk_pixels(const vg_refine *rf);
+
 /* The shrink factor (2..16) for the approx_px missed pixels that may be
  * approximated, when the queue, the exact_px missed pixels that may not
- * and approx_px together would take longer than the budget; 0 to send
- * everything exact. */
-unsigned vg_refine_factor(const vg_refine *rf, uint64_t exact_px, uint64_t approx_px);
+ * and the approx_px together would take longer than the budget, and the
+ * approximation would cost under a quarter of the exact pixels; 0 to send
+ * everything exact. approx_bytes is what the approx_px would cost exact
+ * (a trial coding); 0: guess from the pixel count. */
+unsigned vg_refine_factor(const vg_refine *rf, uint64_t exact_px, uint64_t approx_px,
+			  uint64_t approx_bytes);
 
 /* The path's rate the planner works with, bytes/s (0: unknown). */
 uint64_t vg_refine_rate(const vg_refine *rf);

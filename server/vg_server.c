@@ -60,7 +60,6 @@ void vg_server_config_init(vg_server_config *cfg)
 	cfg->listen = "127.0.0.1";
 	cfg->zlib_level = 6;
 	cfg->zstd_level = VG_SENDER_ZSTD_LEVEL;
-	cfg->refine_ms = VG_SERVER_REFINE_MS;
 	cfg->fp_bits = VG_FP_BITS_DEFAULT;
 	cfg->group_size = VG_GROUP_DEFAULT;
 	cfg->desktop_name = "varg";
@@ -95,6 +94,7 @@ static void conn_free(vg_conn *c)
 	vg_refine_free(c->refine);
 	g_array_free(c->exact_segs, TRUE);
 	g_array_free(c->approx_rects, TRUE);
+	g_array_free(c->chunk, TRUE);
 	g_array_free(c->rects, TRUE);
 	g_array_free(c->todo, TRUE);
 	vg_differ_free(c->differ);
@@ -153,6 +153,7 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	c->approximate = vg_region_new();
 	c->exact_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	c->approx_rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	c->chunk = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->wanted = sraRgnCreate();
 	c->late = sraRgnCreate();
 	LOCK(cl->updateMutex);

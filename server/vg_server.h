@@ -29,10 +29,6 @@ typedef struct {
 	void *user;
 } vg_server_input;
 
-/* The default refinement budget, ms: with a one-way delay of 60 ms (the
- * Princeton-Tromso link) a first paint then comes within about 200 ms. */
-#define VG_SERVER_REFINE_MS 100
-
 typedef struct {
 	int port;                 /* TCP port; 0 picks the first free one from 5900 */
 	const char *listen;       /* IPv4 address to listen on (default 127.0.0.1) */
@@ -40,7 +36,7 @@ typedef struct {
 	int zstd_level;           /* zstd level offered to viewers, 1..19; 0: zlib only */
 	unsigned refine_ms;       /* approximate missed pixels that would take longer
 				   * than this on the link, for viewers that take it;
-				   * 0: never (doc/user-guide.md) */
+				   * 0 (the default): never (doc/user-guide.md) */
 	unsigned fp_bits;         /* optimistic fingerprint width, 8..64 */
 	unsigned group_size;      /* fingerprinted segments per SHA-1 */
 	bool no_persist;          /* ask viewers not to keep segments on disk,

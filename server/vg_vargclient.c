@@ -115,6 +115,10 @@ void vg__varg_log_session(vg_conn *c, const char *host)
 		st.fingerprint_segments, st.literal_segments, st.repairs,
 		st.fingerprint_segments ? 100.0 * (double)st.repairs / (double)st.fingerprint_segments : 0.0,
 		st.beliefs, st.beliefs_loaded, c->persist ? ", saved" : "");
+	if (st.approx_messages)
+		vg_info("client %s: %" G_GUINT64_FORMAT " approximations of %" G_GUINT64_FORMAT
+			" pixels in %" G_GUINT64_FORMAT " bytes, of %" G_GUINT64_FORMAT " Varg bytes", host,
+			st.approx_messages, st.approx_pixels, st.approx_bytes, st.body_bytes);
 }
 
 static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
@@ -435,11 +439,10 @@ static void add_due_part(vg_conn *c, const vg_region *rgn)
 		}
 }
 
-/* True when r overlaps some rectangle of rgn. */
-static bool touches(const vg_region *rgn, vg_rect r)
+/* True when r overlaps one of rs[0 .. n). */
+static bool touches(const vg_rect *rs, size_t n, vg_rect r)
 {
-	size_t i, n;
-	const vg_rect *rs = vg_region_rects(rgn, &n);
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (!vg_rect_is_empty(vg_rect_intersect(rs[i], r)))
@@ -447,43 +450,79 @@ static bool touches(const vg_region *rgn, vg_rect r)
 	return false;
 }
 
+/* True when d must go exact: it covers a repair or this pass's refinement. */
+static bool must_be_exact(const vg_conn *c, const vg_segdesc *d)
+{
+	size_t n;
+	const vg_rect *rs = vg_region_rects(c->repair, &n);
+
+	return touches(rs, n, d->rect) ||
+	       touches((const vg_rect *)(const void *)c->chunk->data, c->chunk->len, d->rect);
+}
+
+/* Takes this pass's share of what was shown approximately: at most max_px
+ * pixels of it (the rest waits, so that a fresh change never queues
+ * behind a whole screen of refinement), into c->chunk and c->todo. */
+static void add_refinement(vg_conn *c, uint64_t max_px)
+{
+	size_t i, k, n;
+	const vg_rect *rs = vg_region_rects(c->approximate, &n);
+
+	g_array_set_size(c->chunk, 0);
+	for (k = 0; k < n && max_px > 0; k++)
+		for (i = 0; i < c->rects->len && max_px > 0; i++) {
+			vg_rect r = vg_rect_intersect(g_array_index(c->rects, vg_rect, i), rs[k]);
+			uint64_t rows;
+
+			if (vg_rect_is_empty(r))
+				continue;
+			rows = max_px / (uint64_t)r.w;
+			if (rows == 0)
+				rows = 1;
+			if (rows < (uint64_t)r.h)
+				r.h = (int32_t)rows;
+			max_px -= MIN(max_px, (uint64_t)r.w * (uint64_t)r.h);
+			g_array_append_val(c->chunk, r);
+			g_array_append_val(c->todo, r);
+		}
+}
+
 /* Progressive refinement: when the viewer takes approximations and the
  * planner finds the update's missed pixels too slow for the link, splits
  * segs into c->exact_segs and c->approx_rects (merged) and returns the
  * shrink factor; else returns 0 and everything goes exact. Repairs and
- * refinements of earlier approximations always go exact. Caller holds
- * c->lock. */
-static unsigned plan_refinement(rfbClientPtr cl, vg_conn *c, const vg_segdesc *segs, size_t n)
+ * this pass's refinement always go exact; a fresh change over an area
+ * still approximate may be approximated again. Caller holds c->lock. */
+static unsigned plan_refinement(vg_conn *c, const vg_segdesc *segs, size_t n)
 {
-	uint64_t exact_px = 0, approx_px = 0;
+	uint64_t exact_px = 0, approx_px = 0, approx_bytes;
 	vg_region *merged;
-	vg_path_sample p;
 	const vg_rect *rs;
 	unsigned factor;
 	size_t i, k;
 
-	if (!c->refine || n == 0 || !vg_sender_takes_approx(c->sender))
+	if (!c->refining || n == 0)
 		return 0;
-	if (vg_refine_read_socket(cl->sock, &p) == VG_OK)
-		vg_refine_observe(c->refine, vg_time_ns(), &p);
 	for (i = 0; i < n; i++) {
 		uint64_t px = (uint64_t)segs[i].rect.w * (uint64_t)segs[i].rect.h;
 
 		if (!vg_sender_is_miss(c->sender, &segs[i]))
 			continue;
-		if (touches(c->repair, segs[i].rect) || touches(c->approximate, segs[i].rect))
+		if (must_be_exact(c, &segs[i]))
 			exact_px += px;
 		else
 			approx_px += px;
 	}
-	if (!(factor = vg_refine_factor(c->refine, exact_px, approx_px)))
+	/* A first guess from the pixel count alone, then, if it says the
+	 * update is too slow, a trial coding of what would be approximated:
+	 * a page of text and a page of blank lines differ a hundredfold. */
+	if (!vg_refine_factor(c->refine, exact_px, approx_px, 0))
 		return 0;
 	g_array_set_size(c->exact_segs, 0);
 	g_array_set_size(c->approx_rects, 0);
 	merged = vg_region_new();
 	for (i = 0; i < n; i++) {
-		if (vg_sender_is_miss(c->sender, &segs[i]) && !touches(c->repair, segs[i].rect) &&
-		    !touches(c->approximate, segs[i].rect))
+		if (vg_sender_is_miss(c->sender, &segs[i]) && !must_be_exact(c, &segs[i]))
 			vg_region_add(merged, segs[i].rect);
 		else
 			g_array_append_val(c->exact_segs, segs[i]);
@@ -491,6 +530,11 @@ static unsigned plan_refinement(rfbClientPtr cl, vg_conn *c, const vg_segdesc *s
 	rs = vg_region_rects(merged, &k);
 	g_array_append_vals(c->approx_rects, rs, (guint)k);
 	vg_region_free(merged);
+	if (vg_sender_estimate(c->sender, c->snapshot,
+			       (const vg_rect *)(const void *)c->approx_rects->data,
+			       c->approx_rects->len, &approx_bytes))
+		return 0;
+	factor = vg_refine_factor(c->refine, exact_px, approx_px, approx_bytes);
 	return factor;
 }
 
@@ -553,7 +597,9 @@ static int segment_due(vg_conn *c, vg_monitor_update *u, const vg_segdesc **segs
 	g_array_set_size(c->todo, 0);
 	g_array_append_vals(c->todo, changed, (guint)n_changed);
 	add_due_part(c, c->repair);
-	add_due_part(c, c->approximate);
+	g_array_set_size(c->chunk, 0);
+	if (c->refining && !vg_region_is_empty(c->approximate))
+		add_refinement(c, vg_refine_chunk_pixels(c->refine));
 	/* One viewer alone computes as it always did. A NULL list would
 	 * make the estimator read the whole frame, beyond the snapshot. */
 	if (s->share && changed && g_atomic_int_get(&s->varg_now) > 1) {
@@ -641,6 +687,9 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	vg_monitor_update u;
 	size_t n_segs, len_at, body_at, i;
 	unsigned factor, n_approx = 0, n_rects = 0;
+	const vg_rect *owed;
+	size_t n_owed;
+	vg_path_sample path;
 	uint64_t t0, t1;
 	int err;
 
@@ -665,13 +714,16 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	sraRgnDestroy(due);
 
 	pthread_mutex_lock(&c->lock);
+	c->refining = c->refine && vg_sender_takes_approx(c->sender);
+	if (c->refining && vg_refine_read_socket(cl->sock, &path) == VG_OK)
+		vg_refine_observe(c->refine, vg_time_ns(), &path);
 	if ((err = segment_due(c, &u, &segs, &n_segs))) {
 		pthread_mutex_unlock(&c->lock);
 		vg_error("client %s: cannot segment update: %s", cl->host, vg_strerror(err));
 		rfbCloseClient(cl);
 		return;
 	}
-	factor = plan_refinement(cl, c, segs, n_segs);
+	factor = plan_refinement(c, segs, n_segs);
 	if (factor) {
 		segs = (const vg_segdesc *)(const void *)c->exact_segs->data;
 		n_segs = c->exact_segs->len;
@@ -707,15 +759,21 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 		n_rects++;
 		c->out.data[2] = (uint8_t)(n_rects >> 8);
 		c->out.data[3] = (uint8_t)n_rects;
-		/* What this update covered is repaired or refined; repairs
-		 * that arrived since the region was taken stay for the next
-		 * one. What it approximated is owed, and marked again. */
-		for (i = 0; i < c->rects->len; i++) {
+		/* What this update covered is repaired; repairs that
+		 * arrived since the region was taken stay for the next one.
+		 * Every segment sent is exact on the viewer now; what was
+		 * approximated is owed. */
+		for (i = 0; i < c->rects->len; i++)
 			vg_region_subtract(c->repair, g_array_index(c->rects, vg_rect, i));
-			vg_region_subtract(c->approximate, g_array_index(c->rects, vg_rect, i));
+		if (c->refining) {
+			for (i = 0; i < n_segs; i++)
+				vg_region_subtract(c->approximate, segs[i].rect);
+			for (i = 0; factor && i < c->approx_rects->len; i++)
+				vg_region_add(c->approximate, g_array_index(c->approx_rects, vg_rect, i));
+			owed = vg_region_rects(c->approximate, &n_owed);
+			g_array_set_size(c->chunk, 0);
+			g_array_append_vals(c->chunk, owed, (guint)n_owed);
 		}
-		for (i = 0; factor && i < c->approx_rects->len; i++)
-			vg_region_add(c->approximate, g_array_index(c->approx_rects, vg_rect, i));
 	}
 	vg_sender_get_stats(c->sender, &after);
 	vg_refine_coded(c->refine, (after.literal_bytes - before.literal_bytes) / 3,
@@ -726,9 +784,9 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 		rfbCloseClient(cl);
 		return;
 	}
-	if (factor)
-		mark_modified(cl, (const vg_rect *)(const void *)c->approx_rects->data,
-			      c->approx_rects->len);
+	/* The rest of the refinement comes in the next passes. */
+	if (c->refining && c->chunk->len)
+		mark_modified(cl, (const vg_rect *)(const void *)c->chunk->data, c->chunk->len);
 	t0 = vg_time_ns();
 	if (rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0) {
 		rfbCloseClient(cl);
@@ -747,6 +805,9 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 		vg_monitor_record(s->monitor, &u);
 	}
 	pthread_mutex_lock(&s->stats_lock);
+	if (factor)
+		vg_refine_approx_coded(c->refine, after.approx_pixels - before.approx_pixels, factor,
+				       after.approx_bytes - before.approx_bytes);
 	if (s->cfg.update_log)
 		fprintf(s->cfg.update_log, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", t1,
 			after.updates, c->snap_frame_ns, after.approx_pixels - before.approx_pixels);
@@ -813,6 +874,8 @@ void vg__varg_resize(vg_conn *c, int32_t width, int32_t height)
 		c->snapshot = vg_pixbuf_new(width, height);
 		vg_region_free(c->repair);
 		c->repair = vg_region_new();
+		vg_region_free(c->approximate);
+		c->approximate = vg_region_new();
 	} else if (c->varg) {
 		vg_differ_free(differ);
 		vg_motion_free(motion);

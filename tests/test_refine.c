@@ -14,22 +14,28 @@ static void test_factor(void)
 	vg_path_sample p = { .rate = 200000 };
 
 	/* Before any sample the rate is unknown: everything exact. */
-	g_assert_cmpuint(vg_refine_factor(rf, 0, 1000000), ==, 0);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 1000000, 0), ==, 0);
 	vg_refine_observe(rf, 1 * S_NS, &p);
 	g_assert_cmpuint(vg_refine_rate(rf), ==, 200000);
 	/* 0.25 B a pixel until measured: 20,000 B of budget is 80,000 pixels. */
-	g_assert_cmpuint(vg_refine_factor(rf, 0, 80000), ==, 0);
-	g_assert_cmpuint(vg_refine_factor(rf, 0, 80001), ==, 2);
-	/* Shrunk pixels cost twice: 2 x 0.25 x N / 16 <= 20,000 up to 640,000. */
-	g_assert_cmpuint(vg_refine_factor(rf, 0, 600000), ==, 4);
-	g_assert_cmpuint(vg_refine_factor(rf, 0, 1000000), ==, 8);
-	/* Exact pixels and a queue leave less for the rest. */
-	g_assert_cmpuint(vg_refine_factor(rf, 60000, 40000), ==, 2);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 80000, 0), ==, 0);
+	/* Just over: halving would cost 10,000 of the 20,000 B, not worth a
+	 * second sending; a quarter of the size is (2,500 B). */
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 80001, 0), ==, 4);
+	/* Shrunk pixels cost 0.5 B: 200,000 pixels fit at a factor of 4
+	 * (6,250 B), 1,000,000 at 8 (7,813 B). */
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 200000, 0), ==, 4);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 1000000, 0), ==, 8);
+	/* A trial coding overrules the guess: cheap content goes exact. */
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 200000, 15000), ==, 0);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 200000, 400000), ==, 4);
+	/* Exact pixels leave less for the rest. */
+	g_assert_cmpuint(vg_refine_factor(rf, 60000, 100000, 0), ==, 4);
 	p.queued = 30000;
 	vg_refine_observe(rf, 2 * S_NS, &p);
-	g_assert_cmpuint(vg_refine_factor(rf, 0, 1), ==, 16);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 1, 0), ==, 16);
 	/* Nothing to approximate: nothing to decide. */
-	g_assert_cmpuint(vg_refine_factor(rf, 1000000, 0), ==, 0);
+	g_assert_cmpuint(vg_refine_factor(rf, 1000000, 0, 0), ==, 0);
 	vg_refine_free(rf);
 }
 
@@ -64,15 +70,15 @@ static void test_cost(void)
 	g_assert_cmpuint(vg_refine_rate(rf), ==, 100000);
 	/* Small updates teach nothing; large ones at 2 B a pixel do. */
 	vg_refine_coded(rf, 100, 100000);
-	g_assert_cmpuint(vg_refine_factor(rf, 0, 40000), ==, 0);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 40000, 0), ==, 0);
 	for (i = 0; i < 20; i++)
 		vg_refine_coded(rf, 100000, 200000);
-	g_assert_cmpuint(vg_refine_factor(rf, 0, 40000), !=, 0);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 40000, 0), !=, 0);
 	vg_refine_free(rf);
 	/* A budget of 0 never approximates. */
 	cfg.budget_ms = 0;
 	rf = vg_refine_new(&cfg);
-	g_assert_cmpuint(vg_refine_factor(rf, 0, 1u << 30), ==, 0);
+	g_assert_cmpuint(vg_refine_factor(rf, 0, 1u << 30, 0), ==, 0);
 	vg_refine_free(rf);
 }
 
