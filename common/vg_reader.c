@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "common/vg_error.h"
+#include "common/vg_pixbuf.h"
 #include "common/vg_reader.h"
 
 int vg_reader_ptr(vg_reader *r, size_t n, const uint8_t **p)
@@ -111,4 +112,17 @@ int vg_reader_uleb(vg_reader *r, uint64_t *v)
 		}
 	}
 	return VG_ERANGE;
+}
+
+int vg_reader_dim(vg_reader *r, int32_t *v)
+{
+	uint64_t u;
+	int err = vg_reader_uleb(r, &u);
+
+	if (err)
+		return err;
+	if (u > VG_MAX_DIM)
+		return VG_ERANGE;
+	*v = (int32_t)u;
+	return VG_OK;
 }

@@ -46,6 +46,10 @@ int vg_reader_uint_be(vg_reader *r, unsigned nbytes, uint64_t *v);
  * short, VG_ERANGE if it does not fit 64 bits. */
 int vg_reader_uleb(vg_reader *r, uint64_t *v);
 
+/* A width, height or coordinate: a uleb of at most VG_MAX_DIM
+ * (common/vg_pixbuf.h); VG_ERANGE above. */
+int vg_reader_dim(vg_reader *r, int32_t *v);
+
 /* Copies n bytes to dst. */
 int vg_reader_bytes(vg_reader *r, void *dst, size_t n);
 

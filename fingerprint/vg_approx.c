@@ -131,19 +131,6 @@ fail:
 	return err;
 }
 
-static int read_dim(vg_reader *rd, int32_t *v)
-{
-	uint64_t u;
-	int err = vg_reader_uleb(rd, &u);
-
-	if (err)
-		return err;
-	if (u > VG_MAX_DIM)
-		return VG_ERANGE;
-	*v = (int32_t)u;
-	return VG_OK;
-}
-
 int vg_approx_read_head(vg_approx *ax, vg_reader *rd, const vg_pixbuf *fb)
 {
 	uint64_t n, i;
@@ -160,8 +147,8 @@ int vg_approx_read_head(vg_approx *ax, vg_reader *rd, const vg_pixbuf *fb)
 	for (i = 0; i < n; i++) {
 		vg_rect r;
 
-		if ((err = read_dim(rd, &r.x)) || (err = read_dim(rd, &r.y)) ||
-		    (err = read_dim(rd, &r.w)) || (err = read_dim(rd, &r.h)))
+		if ((err = vg_reader_dim(rd, &r.x)) || (err = vg_reader_dim(rd, &r.y)) ||
+		    (err = vg_reader_dim(rd, &r.w)) || (err = vg_reader_dim(rd, &r.h)))
 			return err;
 		if (vg_rect_is_empty(r) || !vg_rect_contains(vg_pixbuf_rect(fb), r))
 			return VG_ERANGE;

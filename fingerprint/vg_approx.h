@@ -43,7 +43,8 @@ vg_rect vg_approx_small(vg_rect r, unsigned factor);
 /* Writes the small picture of rect r of frame into dst at (0, 0): pixel
  * (i, j) is the per-channel average, rounded down, of the block of
  * factor x factor pixels at (r.x + i * factor, r.y + j * factor), clipped
- * to r. dst must hold vg_approx_small(r, factor). */
+ * to r, with each channel's lower 4 bits then set to 8. dst must hold
+ * vg_approx_small(r, factor). */
 void vg_approx_shrink(const vg_pixbuf *frame, vg_rect r, unsigned factor, vg_pixbuf *dst);
 
 /* Paints rect r of fb from the small picture at (0, 0) of src: each of its

@@ -349,19 +349,6 @@ static int inflate_chunk(vg_receiver *r, vg_zin *z, const uint8_t *in, size_t le
 	return VG_OK;
 }
 
-static int read_dim(vg_reader *rd, int32_t *v)
-{
-	uint64_t u;
-	int err = vg_reader_uleb(rd, &u);
-
-	if (err)
-		return err;
-	if (u > VG_MAX_DIM)
-		return VG_ERANGE;
-	*v = (int32_t)u;
-	return VG_OK;
-}
-
 /* Copies rect of fb into r->seg, rows packed. */
 static size_t pack(vg_receiver *r, const vg_pixbuf *fb, vg_rect s)
 {
@@ -636,8 +623,8 @@ static int read_run(const vg_receiver *r, vg_reader *rd, vg_rect *rr, vg_rect *p
 	int err;
 
 	if (!r->delta_runs) {
-		if ((err = read_dim(rd, &rr->x)) || (err = read_dim(rd, &rr->y)) ||
-		    (err = read_dim(rd, &rr->w)) || (err = read_dim(rd, &rr->h)))
+		if ((err = vg_reader_dim(rd, &rr->x)) || (err = vg_reader_dim(rd, &rr->y)) ||
+		    (err = vg_reader_dim(rd, &rr->w)) || (err = vg_reader_dim(rd, &rr->h)))
 			return err;
 		return VG_OK;
 	}

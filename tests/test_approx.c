@@ -1,5 +1,5 @@
-/* Approximations (fingerprint/vg_approx): the shrink's averages worked out
- * by hand, clipped blocks at the edges, round trips through the literal
+/* Approximations (fingerprint/vg_approx): the shrink's quantised averages
+ * worked out by hand, clipped blocks at the edges, round trips through the literal
  * coder for every factor, and heads refused before any pixel is drawn. */
 #include <glib.h>
 
@@ -11,21 +11,23 @@ static void test_by_hand(void)
 	vg_pixbuf *fb = vg_pixbuf_new(5, 3), *small = vg_pixbuf_new(3, 2), *out = vg_pixbuf_new(5, 3);
 	int32_t x, y;
 
-	/* Red = x * 10, green = y * 20, blue = 7. */
+	/* Red = x * 40, green = y * 64, blue = 7. */
 	for (y = 0; y < 3; y++)
 		for (x = 0; x < 5; x++)
-			vg_pixbuf_row(fb, y)[x] = VG_RGB(x * 10, y * 20, 7);
+			vg_pixbuf_row(fb, y)[x] = VG_RGB(x * 40, y * 64, 7);
 	g_assert_cmpint(vg_approx_small(vg_rect_make(0, 0, 5, 3), 2).w, ==, 3);
 	g_assert_cmpint(vg_approx_small(vg_rect_make(0, 0, 5, 3), 2).h, ==, 2);
 	vg_approx_shrink(fb, vg_rect_make(0, 0, 5, 3), 2, small);
-	/* Block (0,0): x 0-1, y 0-1: red 5, green 10. Block (2,0): x 4 only:
-	 * red 40. Block (1,1): x 2-3, y 2 only: red 25, green 40. */
-	g_assert_cmphex(vg_pixbuf_row(small, 0)[0], ==, VG_RGB(5, 10, 7));
-	g_assert_cmphex(vg_pixbuf_row(small, 0)[2], ==, VG_RGB(40, 10, 7));
-	g_assert_cmphex(vg_pixbuf_row(small, 1)[1], ==, VG_RGB(25, 40, 7));
+	/* Averages, then the upper 4 bits of each channel and 8 below.
+	 * Block (0,0): x 0-1, y 0-1: red 20 -> 24, green 32 -> 40, blue 7 ->
+	 * 8. Block (2,0): x 4 only: red 160 -> 168. Block (1,1): x 2-3, y 2
+	 * only: red 100 -> 104, green 128 -> 136. */
+	g_assert_cmphex(vg_pixbuf_row(small, 0)[0], ==, VG_RGB(24, 40, 8));
+	g_assert_cmphex(vg_pixbuf_row(small, 0)[2], ==, VG_RGB(168, 40, 8));
+	g_assert_cmphex(vg_pixbuf_row(small, 1)[1], ==, VG_RGB(104, 136, 8));
 	vg_approx_expand(small, 2, out, vg_rect_make(0, 0, 5, 3));
-	g_assert_cmphex(vg_pixbuf_row(out, 1)[1], ==, VG_RGB(5, 10, 7));
-	g_assert_cmphex(vg_pixbuf_row(out, 2)[4], ==, VG_RGB(40, 40, 7));
+	g_assert_cmphex(vg_pixbuf_row(out, 1)[1], ==, VG_RGB(24, 40, 8));
+	g_assert_cmphex(vg_pixbuf_row(out, 2)[4], ==, VG_RGB(168, 136, 8));
 	vg_pixbuf_free(fb);
 	vg_pixbuf_free(small);
 	vg_pixbuf_free(out);

@@ -1,6 +1,7 @@
 #include <glib.h>
 
 #include "common/vg_error.h"
+#include "common/vg_pixbuf.h"
 #include "common/vg_reader.h"
 
 static void test_fixed(void)
@@ -93,11 +94,29 @@ static void test_uleb(void)
 	g_assert_cmpint(vg_reader_uleb(&r, &v), ==, VG_ERANGE);
 }
 
+static void test_dim(void)
+{
+	static const guint8 max[] = { 0x80, 0x80, 0x01 };  /* 16384 */
+	static const guint8 over[] = { 0x81, 0x80, 0x01 }; /* 16385 */
+	vg_reader r;
+	gint32 v = -1;
+
+	vg_reader_init(&r, max, sizeof max);
+	g_assert_cmpint(vg_reader_dim(&r, &v), ==, 0);
+	g_assert_cmpint(v, ==, VG_MAX_DIM);
+	vg_reader_init(&r, over, sizeof over);
+	g_assert_cmpint(vg_reader_dim(&r, &v), ==, VG_ERANGE);
+	g_assert_cmpint(v, ==, VG_MAX_DIM);
+	vg_reader_init(&r, max, 1);
+	g_assert_cmpint(vg_reader_dim(&r, &v), ==, VG_ETRUNC);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/reader/fixed", test_fixed);
 	g_test_add_func("/reader/refuses-past-end", test_refuses_past_end);
 	g_test_add_func("/reader/uleb", test_uleb);
+	g_test_add_func("/reader/dim", test_dim);
 	return g_test_run();
 }
