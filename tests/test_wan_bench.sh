@@ -71,7 +71,7 @@ tap_check "wan-bench: unknown link is one error" fails_cleanly 2 "$bench" --buil
 	"$B/traces/varg-trace" import --quiet --frames "$tmp/frames" -o "$tmp/short.vtr"
 run_bench() {
 	"$bench" --build "$B" --trace "$tmp/short.vtr" --profiles fast-ethernet \
-		--methods varg,zlib,hextile --json "$tmp/wan.json" "$@" >"$tmp/bench.out" 2>"$tmp/bench.err"
+		--methods varg,varg-refine,zlib,hextile --json "$tmp/wan.json" "$@" >"$tmp/bench.out" 2>"$tmp/bench.err"
 }
 rc=0
 run_bench || rc=$?
@@ -96,11 +96,12 @@ keys_ok() {
 			grep -q "\"$m\": {.*\"$k\": " "$tmp/wan.json" || { echo "# $m: no $k"; return 1; }
 		done
 	done
+	grep -q '"varg-refine": {.*"first_paint": { "p50_ms": ' "$tmp/wan.json" || { echo "# varg-refine: no first paint"; return 1; }
 	grep -q '"fast-ethernet": {' "$tmp/wan.json"
 }
-tap_check "JSON: fast-ethernet, every method, every key" keys_ok
+tap_check "JSON: fast-ethernet, every method, every key, first paint" keys_ok
 tap_check "every viewer ended with the exact last frame" \
-	test "$(grep -c '"exact": true' "$tmp/wan.json")" -eq 3
+	test "$(grep -c '"exact": true' "$tmp/wan.json")" -eq 4
 bytes() { sed -n "s/.*\"$1\": {.*\"bytes\": \([0-9]*\).*/\1/p" "$tmp/wan.json"; }
 fewer() {
 	v=$(bytes varg) z=$(bytes zlib) h=$(bytes hextile)
