@@ -809,8 +809,9 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 		vg_refine_approx_coded(c->refine, after.approx_pixels - before.approx_pixels, factor,
 				       after.approx_bytes - before.approx_bytes);
 	if (s->cfg.update_log)
-		fprintf(s->cfg.update_log, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", t1,
-			after.updates, c->snap_frame_ns, after.approx_pixels - before.approx_pixels);
+		fprintf(s->cfg.update_log, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %zu\n", t1,
+			after.updates, c->snap_frame_ns, after.approx_pixels - before.approx_pixels,
+			c->out.len);
 	/* Flushed per line: a benchmark stops the server with a signal. */
 	if (s->cfg.update_log)
 		fflush(s->cfg.update_log);
