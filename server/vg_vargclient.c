@@ -778,6 +778,9 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	vg_sender_get_stats(c->sender, &after);
 	vg_refine_coded(c->refine, (after.literal_bytes - before.literal_bytes) / 3,
 			after.literal_wire_bytes - before.literal_wire_bytes);
+	if (factor)
+		vg_refine_approx_coded(c->refine, after.approx_pixels - before.approx_pixels, factor,
+				       after.approx_bytes - before.approx_bytes);
 	pthread_mutex_unlock(&c->lock);
 	if (err) {
 		vg_error("client %s: cannot encode update: %s", cl->host, vg_strerror(err));
@@ -805,9 +808,6 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 		vg_monitor_record(s->monitor, &u);
 	}
 	pthread_mutex_lock(&s->stats_lock);
-	if (factor)
-		vg_refine_approx_coded(c->refine, after.approx_pixels - before.approx_pixels, factor,
-				       after.approx_bytes - before.approx_bytes);
 	if (s->cfg.update_log)
 		fprintf(s->cfg.update_log, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %zu\n", t1,
 			after.updates, c->snap_frame_ns, after.approx_pixels - before.approx_pixels,
