@@ -126,3 +126,13 @@ int vg_reader_dim(vg_reader *r, int32_t *v)
 	*v = (int32_t)u;
 	return VG_OK;
 }
+
+int vg_reader_rect(vg_reader *r, vg_rect *rect)
+{
+	int err;
+
+	if ((err = vg_reader_dim(r, &rect->x)) || (err = vg_reader_dim(r, &rect->y)) ||
+	    (err = vg_reader_dim(r, &rect->w)) || (err = vg_reader_dim(r, &rect->h)))
+		return err;
+	return VG_OK;
+}

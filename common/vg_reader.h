@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/vg_rect.h"
+
 typedef struct {
 	const uint8_t *data;
 	size_t len;
@@ -49,6 +51,11 @@ int vg_reader_uleb(vg_reader *r, uint64_t *v);
 /* A width, height or coordinate: a uleb of at most VG_MAX_DIM
  * (common/vg_pixbuf.h); VG_ERANGE above. */
 int vg_reader_dim(vg_reader *r, int32_t *v);
+
+/* A rectangle as vg_writer_rect() writes it: x, y, width, height, each
+ * as vg_reader_dim() reads it. Whether it is empty or fits is the
+ * caller's to check. */
+int vg_reader_rect(vg_reader *r, vg_rect *rect);
 
 /* Copies n bytes to dst. */
 int vg_reader_bytes(vg_reader *r, void *dst, size_t n);

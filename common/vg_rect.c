@@ -99,6 +99,16 @@ static int rect_minus(vg_rect a, vg_rect b, vg_rect out[4])
 	return n;
 }
 
+bool vg_region_touches(const vg_region *r, vg_rect rect)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (!vg_rect_is_empty(vg_rect_intersect(r->rects[i], rect)))
+			return true;
+	return false;
+}
+
 void vg_region_subtract(vg_region *r, vg_rect rect)
 {
 	size_t i, old_n = r->n;

@@ -65,6 +65,9 @@ void vg_region_clip(vg_region *r, vg_rect clip);
 
 bool vg_region_is_empty(const vg_region *r);
 
+/* True when rect shares a pixel with r. */
+bool vg_region_touches(const vg_region *r, vg_rect rect);
+
 /* Number of pixels in r. */
 int64_t vg_region_area(const vg_region *r);
 

@@ -108,3 +108,11 @@ uint8_t *vg_writer_steal(vg_writer *w, size_t *len)
 	vg_writer_init(w);
 	return p;
 }
+
+void vg_writer_rect(vg_writer *w, vg_rect rect)
+{
+	vg_writer_uleb(w, (uint64_t)rect.x);
+	vg_writer_uleb(w, (uint64_t)rect.y);
+	vg_writer_uleb(w, (uint64_t)rect.w);
+	vg_writer_uleb(w, (uint64_t)rect.h);
+}

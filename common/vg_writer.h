@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/vg_rect.h"
+
 typedef struct {
 	uint8_t *data;
 	size_t len;
@@ -48,6 +50,9 @@ void vg_writer_uint_be(vg_writer *w, unsigned nbytes, uint64_t v);
 
 /* An unsigned LEB128 varint (1 to 10 bytes). */
 void vg_writer_uleb(vg_writer *w, uint64_t v);
+
+/* x, y, width and height of rect (none negative), each as a uleb. */
+void vg_writer_rect(vg_writer *w, vg_rect rect);
 
 /* Overwrites 4 bytes at offset (which must lie within the written bytes):
  * for lengths known only after the body is written. */

@@ -114,10 +114,7 @@ int vg_approx_encode(vg_approx *ax, vg_literal *lc, const vg_pixbuf *frame, cons
 	for (i = 0; i < n; i++) {
 		vg_rect s = vg_approx_small(rects[i], factor);
 
-		vg_writer_uleb(head, (uint64_t)rects[i].x);
-		vg_writer_uleb(head, (uint64_t)rects[i].y);
-		vg_writer_uleb(head, (uint64_t)rects[i].w);
-		vg_writer_uleb(head, (uint64_t)rects[i].h);
+		vg_writer_rect(head, rects[i]);
 		if ((err = grow_small(ax, s)))
 			goto fail;
 		vg_approx_shrink(frame, rects[i], factor, ax->small);
@@ -147,8 +144,7 @@ int vg_approx_read_head(vg_approx *ax, vg_reader *rd, const vg_pixbuf *fb)
 	for (i = 0; i < n; i++) {
 		vg_rect r;
 
-		if ((err = vg_reader_dim(rd, &r.x)) || (err = vg_reader_dim(rd, &r.y)) ||
-		    (err = vg_reader_dim(rd, &r.w)) || (err = vg_reader_dim(rd, &r.h)))
+		if ((err = vg_reader_rect(rd, &r)))
 			return err;
 		if (vg_rect_is_empty(r) || !vg_rect_contains(vg_pixbuf_rect(fb), r))
 			return VG_ERANGE;

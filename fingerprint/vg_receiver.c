@@ -464,11 +464,7 @@ static void send_repairs(vg_receiver *r, vg_writer *reply)
 		vg_writer_u8(&body, VG_VMSG_REPAIR);
 		vg_writer_uleb(&body, n);
 		for (k = i; k < i + n; k++) {
-			vg_rect q = g_array_index(r->repairs, vg_rect, k);
-			vg_writer_uleb(&body, (uint64_t)q.x);
-			vg_writer_uleb(&body, (uint64_t)q.y);
-			vg_writer_uleb(&body, (uint64_t)q.w);
-			vg_writer_uleb(&body, (uint64_t)q.h);
+			vg_writer_rect(&body, g_array_index(r->repairs, vg_rect, k));
 		}
 		put_viewer_msg(reply, body.data, body.len);
 		vg_writer_clear(&body);
@@ -622,12 +618,8 @@ static int read_run(const vg_receiver *r, vg_reader *rd, vg_rect *rr, vg_rect *p
 {
 	int err;
 
-	if (!r->delta_runs) {
-		if ((err = vg_reader_dim(rd, &rr->x)) || (err = vg_reader_dim(rd, &rr->y)) ||
-		    (err = vg_reader_dim(rd, &rr->w)) || (err = vg_reader_dim(rd, &rr->h)))
-			return err;
-		return VG_OK;
-	}
+	if (!r->delta_runs)
+		return vg_reader_rect(rd, rr);
 	if ((err = read_delta(rd, (int64_t)prev->x + prev->w, &rr->x)) ||
 	    (err = read_delta(rd, prev->y, &rr->y)) || (err = read_delta(rd, prev->w, &rr->w)) ||
 	    (err = read_delta(rd, prev->h, &rr->h)))
@@ -858,6 +850,11 @@ int vg_receiver_ping(vg_receiver *r, uint32_t token, vg_writer *out)
 	body[4] = (uint8_t)token;
 	put_viewer_msg(out, body, sizeof body);
 	return VG_OK;
+}
+
+bool vg_receiver_approximate(const vg_receiver *r)
+{
+	return !vg_region_is_empty(r->approx);
 }
 
 bool vg_receiver_take_pong(vg_receiver *r, uint32_t *token)

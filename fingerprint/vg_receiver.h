@@ -105,4 +105,7 @@ typedef struct {
 
 void vg_receiver_get_stats(const vg_receiver *r, vg_receiver_stats *st);
 
+/* True while some drawn pixels are approximations, exact ones to come. */
+bool vg_receiver_approximate(const vg_receiver *r);
+
 #endif

@@ -163,20 +163,6 @@ static bool continues(const vg_segdesc *a, const vg_segdesc *b)
 	       b->rect.x == a->rect.x + a->rect.w;
 }
 
-static bool touches(const vg_region *rgn, vg_rect r)
-{
-	const vg_rect *rs;
-	size_t i, n;
-
-	if (!rgn)
-		return false;
-	rs = vg_region_rects(rgn, &n);
-	for (i = 0; i < n; i++)
-		if (!vg_rect_is_empty(vg_rect_intersect(rs[i], r)))
-			return true;
-	return false;
-}
-
 /* Ends the current group: its SHA-1 after its last fingerprint. */
 static int close_group(vg_sender *s, vg_writer *w, unsigned *in_group)
 {
@@ -215,7 +201,7 @@ static bool fingerprintable(vg_sender *s, const vg_segdesc *d, const vg_region *
 {
 	return s->believe_bytes > 0 && seg_bytes(d) <= VG_MAX_CACHED_SEGMENT &&
 	       is_believed(s, vg_fp_key(d->hash, s->cfg.fp_bits), d->hash) &&
-	       !touches(literal_only, d->rect);
+	       !(literal_only && vg_region_touches(literal_only, d->rect));
 }
 
 /* Item at of what REPEAT points into: the window, then the history. */
@@ -362,10 +348,7 @@ static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg
 static void put_run(const vg_sender *s, vg_writer *w, vg_rect run, vg_rect *prev)
 {
 	if (!s->delta_runs) {
-		vg_writer_uleb(w, (uint64_t)run.x);
-		vg_writer_uleb(w, (uint64_t)run.y);
-		vg_writer_uleb(w, (uint64_t)run.w);
-		vg_writer_uleb(w, (uint64_t)run.h);
+		vg_writer_rect(w, run);
 		return;
 	}
 	vg_writer_uleb(w, vg_zigzag_encode((int64_t)run.x - ((int64_t)prev->x + prev->w)));
@@ -534,19 +517,15 @@ int vg_sender_approx(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rects,
 static int handle_repair(vg_sender *s, vg_reader *r, int32_t fbw, int32_t fbh, vg_region *repair)
 {
 	vg_rect frame = vg_rect_make(0, 0, fbw, fbh);
-	uint64_t count, i, v[4];
+	uint64_t count, i;
 
 	if (vg_reader_uleb(r, &count) || count > VG_MAX_REPAIR_RECTS)
 		return VG_EPROTO;
 	for (i = 0; i < count; i++) {
 		vg_rect rect;
-		int k;
 
-		for (k = 0; k < 4; k++)
-			if (vg_reader_uleb(r, &v[k]) || v[k] > VG_MAX_DIM)
-				return VG_EPROTO;
-		rect = vg_rect_make((int32_t)v[0], (int32_t)v[1], (int32_t)v[2], (int32_t)v[3]);
-		if (vg_rect_is_empty(rect) || !vg_rect_contains(frame, rect))
+		if (vg_reader_rect(r, &rect) || vg_rect_is_empty(rect) ||
+		    !vg_rect_contains(frame, rect))
 			return VG_EPROTO;
 		if (repair)
 			vg_region_add(repair, rect);

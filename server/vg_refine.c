@@ -44,7 +44,7 @@ vg_refine *vg_refine_new(const vg_refine_config *cfg)
 	vg_refine *rf = g_new0(vg_refine, 1);
 
 	rf->cfg = *cfg;
-	/* Until measured: what a screen of new text costs with zstd. */
+	/* A guess, replaced by what the first large updates cost. */
 	rf->bpp = 0.25;
 	/* Shrunk pixels mix colours at block edges: they cost more each. */
 	rf->approx_bpp = 2 * rf->bpp;
@@ -66,21 +66,23 @@ void vg_refine_observe(vg_refine *rf, uint64_t now_ns, const vg_path_sample *p)
 	rf->queued = p->queued;
 }
 
+/* Moves a bytes-a-pixel average towards one update's cost; updates of a
+ * few pixels say little about the next large one. */
+static void learn_bpp(double *bpp, uint64_t pixels, uint64_t min_pixels, uint64_t wire_bytes)
+{
+	if (pixels < min_pixels)
+		return;
+	*bpp = 0.75 * *bpp + 0.25 * ((double)wire_bytes / (double)pixels);
+}
+
 void vg_refine_coded(vg_refine *rf, uint64_t pixels, uint64_t wire_bytes)
 {
-	/* Updates of a few pixels say little about the next large one. */
-	if (pixels < 4096)
-		return;
-	rf->bpp = 0.75 * rf->bpp + 0.25 * ((double)wire_bytes / (double)pixels);
+	learn_bpp(&rf->bpp, pixels, 4096, wire_bytes);
 }
 
 void vg_refine_approx_coded(vg_refine *rf, uint64_t pixels, unsigned factor, uint64_t wire_bytes)
 {
-	uint64_t shrunk = pixels / ((uint64_t)factor * factor);
-
-	if (shrunk < 256)
-		return;
-	rf->approx_bpp = 0.75 * rf->approx_bpp + 0.25 * ((double)wire_bytes / (double)shrunk);
+	learn_bpp(&rf->approx_bpp, pixels / ((uint64_t)factor * factor), 256, wire_bytes);
 }
 
 static double budget_bytes(const vg_refine *rf)

@@ -94,7 +94,7 @@ static void conn_free(vg_conn *c)
 	vg_refine_free(c->refine);
 	g_array_free(c->exact_segs, TRUE);
 	g_array_free(c->approx_rects, TRUE);
-	g_array_free(c->chunk, TRUE);
+	vg_region_free(c->refined);
 	g_array_free(c->rects, TRUE);
 	g_array_free(c->todo, TRUE);
 	vg_differ_free(c->differ);
@@ -153,7 +153,7 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	c->approximate = vg_region_new();
 	c->exact_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	c->approx_rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
-	c->chunk = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	c->refined = vg_region_new();
 	c->wanted = sraRgnCreate();
 	c->late = sraRgnCreate();
 	LOCK(cl->updateMutex);

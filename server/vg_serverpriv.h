@@ -81,7 +81,7 @@ typedef struct {
 	vg_refine *refine;        /* when to approximate (under lock) */
 	GArray *exact_segs;       /* vg_segdesc: an approximating update's exact part */
 	GArray *approx_rects;     /* vg_rect: ... and what it approximates */
-	GArray *chunk;            /* vg_rect: the pass's refinement, then what is owed */
+	vg_region *refined;       /* this pass's share of the refinement (under lock) */
 	bool refining;            /* this pass may approximate (under lock) */
 	GArray *rects;            /* vg_rect: the due region */
 	GArray *todo;             /* vg_rect: what changed in it, and repairs */

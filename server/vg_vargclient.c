@@ -439,36 +439,27 @@ static void add_due_part(vg_conn *c, const vg_region *rgn)
 		}
 }
 
-/* True when r overlaps one of rs[0 .. n). */
-static bool touches(const vg_rect *rs, size_t n, vg_rect r)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!vg_rect_is_empty(vg_rect_intersect(rs[i], r)))
-			return true;
-	return false;
-}
-
 /* True when d must go exact: it covers a repair or this pass's refinement. */
 static bool must_be_exact(const vg_conn *c, const vg_segdesc *d)
 {
-	size_t n;
-	const vg_rect *rs = vg_region_rects(c->repair, &n);
+	return vg_region_touches(c->repair, d->rect) || vg_region_touches(c->refined, d->rect);
+}
 
-	return touches(rs, n, d->rect) ||
-	       touches((const vg_rect *)(const void *)c->chunk->data, c->chunk->len, d->rect);
+/* True when d may be approximated: the viewer lacks it, and it need not
+ * go exact. */
+static bool approximable(const vg_conn *c, const vg_segdesc *d)
+{
+	return vg_sender_is_miss(c->sender, d) && !must_be_exact(c, d);
 }
 
 /* Takes this pass's share of what was shown approximately: at most max_px
  * pixels of it (the rest waits, so that a fresh change never queues
- * behind a whole screen of refinement), into c->chunk and c->todo. */
+ * behind a whole screen of refinement), into c->refined and c->todo. */
 static void add_refinement(vg_conn *c, uint64_t max_px)
 {
 	size_t i, k, n;
 	const vg_rect *rs = vg_region_rects(c->approximate, &n);
 
-	g_array_set_size(c->chunk, 0);
 	for (k = 0; k < n && max_px > 0; k++)
 		for (i = 0; i < c->rects->len && max_px > 0; i++) {
 			vg_rect r = vg_rect_intersect(g_array_index(c->rects, vg_rect, i), rs[k]);
@@ -482,7 +473,7 @@ static void add_refinement(vg_conn *c, uint64_t max_px)
 			if (rows < (uint64_t)r.h)
 				r.h = (int32_t)rows;
 			max_px -= MIN(max_px, (uint64_t)r.w * (uint64_t)r.h);
-			g_array_append_val(c->chunk, r);
+			vg_region_add(c->refined, r);
 			g_array_append_val(c->todo, r);
 		}
 }
@@ -522,7 +513,7 @@ static unsigned plan_refinement(vg_conn *c, const vg_segdesc *segs, size_t n)
 	g_array_set_size(c->approx_rects, 0);
 	merged = vg_region_new();
 	for (i = 0; i < n; i++) {
-		if (vg_sender_is_miss(c->sender, &segs[i]) && !must_be_exact(c, &segs[i]))
+		if (approximable(c, &segs[i]))
 			vg_region_add(merged, segs[i].rect);
 		else
 			g_array_append_val(c->exact_segs, segs[i]);
@@ -597,7 +588,7 @@ static int segment_due(vg_conn *c, vg_monitor_update *u, const vg_segdesc **segs
 	g_array_set_size(c->todo, 0);
 	g_array_append_vals(c->todo, changed, (guint)n_changed);
 	add_due_part(c, c->repair);
-	g_array_set_size(c->chunk, 0);
+	vg_region_clear(c->refined);
 	if (c->refining && !vg_region_is_empty(c->approximate))
 		add_refinement(c, vg_refine_chunk_pixels(c->refine));
 	/* One viewer alone computes as it always did. A NULL list would
@@ -687,8 +678,6 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	vg_monitor_update u;
 	size_t n_segs, len_at, body_at, i;
 	unsigned factor, n_approx = 0, n_rects = 0;
-	const vg_rect *owed;
-	size_t n_owed;
 	vg_path_sample path;
 	uint64_t t0, t1;
 	int err;
@@ -766,13 +755,17 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 		for (i = 0; i < c->rects->len; i++)
 			vg_region_subtract(c->repair, g_array_index(c->rects, vg_rect, i));
 		if (c->refining) {
+			const vg_rect *owed;
+			size_t n_owed;
+
 			for (i = 0; i < n_segs; i++)
 				vg_region_subtract(c->approximate, segs[i].rect);
 			for (i = 0; factor && i < c->approx_rects->len; i++)
 				vg_region_add(c->approximate, g_array_index(c->approx_rects, vg_rect, i));
+			/* The rest of the refinement comes in the next passes. */
 			owed = vg_region_rects(c->approximate, &n_owed);
-			g_array_set_size(c->chunk, 0);
-			g_array_append_vals(c->chunk, owed, (guint)n_owed);
+			if (n_owed)
+				mark_modified(cl, owed, n_owed);
 		}
 	}
 	vg_sender_get_stats(c->sender, &after);
@@ -787,9 +780,6 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 		rfbCloseClient(cl);
 		return;
 	}
-	/* The rest of the refinement comes in the next passes. */
-	if (c->refining && c->chunk->len)
-		mark_modified(cl, (const vg_rect *)(const void *)c->chunk->data, c->chunk->len);
 	t0 = vg_time_ns();
 	if (rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0) {
 		rfbCloseClient(cl);

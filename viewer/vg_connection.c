@@ -81,14 +81,13 @@ static vg_connection *conn_of(rfbClient *client)
  * APPROX to the UPDATE that leaves nothing approximate. */
 static void time_approx(vg_connection *c)
 {
-	vg_receiver_stats rs;
+	bool approximate = vg_receiver_approximate(c->receiver);
 	double ms;
 
-	vg_receiver_get_stats(c->receiver, &rs);
-	if (rs.approx_pixels && !c->approx_since) {
+	if (approximate && !c->approx_since) {
 		c->approx_since = vg_time_ns();
 		c->stats.approx_periods++;
-	} else if (!rs.approx_pixels && c->approx_since) {
+	} else if (!approximate && c->approx_since) {
 		ms = (double)(vg_time_ns() - c->approx_since) / 1e6;
 		c->approx_since = 0;
 		c->stats.approx_total_ms += ms;
