@@ -4,7 +4,8 @@ noinst_LIBRARIES += segment2d/libvgseg.a
 segment2d_libvgseg_a_SOURCES = \
 	segment2d/vg_differ.c segment2d/vg_differ.h \
 	segment2d/vg_motion.c segment2d/vg_motion.h \
-	segment2d/vg_segmenter.c segment2d/vg_segmenter.h
+	segment2d/vg_segmenter.c segment2d/vg_segmenter.h \
+	segment2d/vg_tilediff.c segment2d/vg_tilediff.h
 
 VG_SEG_LIBS = segment2d/libvgseg.a $(VG_COMMON_LIBS)
 
@@ -13,7 +14,7 @@ VG_SEG_LIBS = segment2d/libvgseg.a $(VG_COMMON_LIBS)
 VG_TESTSCENE_SOURCES = tests/vg_testscene.c tests/vg_testscene.h
 
 VG_SEG_TESTS = tests/test_seghash tests/test_differ tests/test_motion \
-	tests/test_segmenter
+	tests/test_segmenter tests/test_tilediff
 check_PROGRAMS += $(VG_SEG_TESTS)
 TESTS += $(VG_SEG_TESTS)
 tests_test_seghash_LDADD = $(VG_SEG_LIBS)
@@ -23,6 +24,7 @@ tests_test_motion_SOURCES = tests/test_motion.c $(VG_TESTSCENE_SOURCES)
 tests_test_motion_LDADD = $(VG_SEG_LIBS)
 tests_test_segmenter_SOURCES = tests/test_segmenter.c $(VG_TESTSCENE_SOURCES)
 tests_test_segmenter_LDADD = $(VG_SEG_LIBS)
+tests_test_tilediff_LDADD = $(VG_SEG_LIBS)
 EXTRA_DIST += tests/golden
 
 VG_BENCHES += tests/bench/bench_segment2d

@@ -15,21 +15,12 @@ server_varg_server_SOURCES = \
 	server/vg_xsource.c server/vg_xsource.h \
 	server/vg_vncsource.c server/vg_vncsource.h
 server_varg_server_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) $(X11_CFLAGS)
-server_varg_server_LDADD = server/libvgcapture.a traces/libvgtrace.a segment2d/libvgseg.a $(VG_FP_LIBS) $(VNCSERVER_LIBS) $(ZLIB_LIBS) $(X11_LIBS) $(XDAMAGE_LIBS) $(XI_LIBS) $(XTST_LIBS) $(VNCCLIENT_LIBS) -lpthread
+server_varg_server_LDADD = traces/libvgtrace.a $(VG_CAPTURE_LIBS) $(VNCSERVER_LIBS) -lpthread
 dist_man_MANS += doc/varg-server.1
 
 # varg-session: a virtual display shared with varg-server for one command.
 dist_bin_SCRIPTS = server/varg-session
 dist_man_MANS += doc/varg-session.1
-
-# The X capture (and, next to it, the VNC mirror): sources of frames that
-# varg-trace record uses now and the server's X and proxy sources will use.
-noinst_LIBRARIES += server/libvgcapture.a
-server_libvgcapture_a_SOURCES = server/vg_xcapture.c server/vg_xcapture.h \
-	server/vg_mirror.c server/vg_mirror.h server/vg_xinject.c server/vg_xinject.h \
-	server/vg_xselection.c server/vg_xselection.h
-server_libvgcapture_a_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(XI_CFLAGS) $(XTST_CFLAGS) $(VNCCLIENT_CFLAGS)
-VG_CAPTURE_LIBS = server/libvgcapture.a traces/libvgtrace.a $(VG_COMMON_LIBS) $(X11_LIBS) $(XDAMAGE_LIBS) $(XI_LIBS) $(XTST_LIBS) $(VNCCLIENT_LIBS)
 
 # The password-guessing brake on its own (a fake clock).
 check_PROGRAMS += tests/test_authguard

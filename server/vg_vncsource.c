@@ -6,7 +6,7 @@
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "server/vg_inputqueue.h"
-#include "server/vg_mirror.h"
+#include "capture/vg_mirror.h"
 #include "server/vg_vncsource.h"
 
 /* Tiles compared to find what really changed. */

@@ -9,9 +9,9 @@
 #include "common/vg_log.h"
 #include "common/vg_time.h"
 #include "server/vg_inputqueue.h"
-#include "server/vg_xcapture.h"
-#include "server/vg_xinject.h"
-#include "server/vg_xselection.h"
+#include "capture/vg_xcapture.h"
+#include "capture/vg_xinject.h"
+#include "capture/vg_xselection.h"
 #include "server/vg_xsource.h"
 
 struct vg_xsource {

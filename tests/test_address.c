@@ -1,7 +1,7 @@
 #include <glib.h>
 
 #include "common/vg_error.h"
-#include "viewer/vg_address.h"
+#include "capture/vg_address.h"
 
 static void test_forms(void)
 {

@@ -1,4 +1,4 @@
-/* Test helper for server/vg_xcapture on a live display ($DISPLAY), run by
+/* Test helper for capture/vg_xcapture on a live display ($DISPLAY), run by
  * test_record.sh after it moved the pointer to X Y:
  *   vg_xcapture_check X Y
  * checks that a first grab reports the whole screen, a second one with
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "common/vg_error.h"
-#include "server/vg_xcapture.h"
+#include "capture/vg_xcapture.h"
 
 static int failed;
 

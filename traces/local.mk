@@ -4,7 +4,6 @@ noinst_LIBRARIES += traces/libvgtrace.a
 traces_libvgtrace_a_SOURCES = \
 	traces/vg_trace.h traces/vg_trace_format.h \
 	traces/vg_trace_read.c traces/vg_trace_write.c traces/vg_trace_hash.c \
-	traces/vg_tilediff.c traces/vg_tilediff.h \
 	traces/vg_fbs.c traces/vg_fbs.h traces/vg_rfbstream.c traces/vg_rfbstream.h
 
 VG_TRACE_LIBS = traces/libvgtrace.a $(VG_COMMON_LIBS)
@@ -15,11 +14,10 @@ traces_varg_trace_SOURCES = traces/varg_trace.c traces/trace_cmd.h \
 	traces/trace_cmd_export.c
 traces_varg_trace_LDADD = $(VG_TRACE_LIBS)
 
-VG_TRACE_TESTS = tests/test_trace tests/test_trace_tilediff tests/test_rfbstream
+VG_TRACE_TESTS = tests/test_trace tests/test_rfbstream
 check_PROGRAMS += $(VG_TRACE_TESTS)
 TESTS += $(VG_TRACE_TESTS)
 tests_test_trace_LDADD = $(VG_TRACE_LIBS)
-tests_test_trace_tilediff_LDADD = $(VG_TRACE_LIBS)
 tests_test_rfbstream_LDADD = $(VG_TRACE_LIBS)
 
 # The synthetic heat-map session behind traces/samples/ (scripts/make-sample).
@@ -55,7 +53,7 @@ tests_test_wanmodel_LDADD = $(VG_COMMON_LIBS) -lm
 TESTS += tests/test_varg_trace_ratio.sh
 dist_noinst_SCRIPTS += tests/test_varg_trace_ratio.sh
 
-# varg-trace record: live sessions through server/libvgcapture.a.
+# varg-trace record: live sessions through capture/libvgcapture.a.
 traces_varg_trace_SOURCES += traces/trace_cmd_record.c traces/trace_cmd_replay.c traces/trace_cmd_play.c
 traces_varg_trace_CFLAGS += $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(XI_CFLAGS) $(VNCCLIENT_CFLAGS)
 traces_varg_trace_LDADD += $(VG_CAPTURE_LIBS)

@@ -16,7 +16,7 @@
 #include "common/vg_imgfile.h"
 #include "common/vg_log.h"
 #include "traces/trace_cmd.h"
-#include "traces/vg_tilediff.h"
+#include "segment2d/vg_tilediff.h"
 #include "traces/vg_trace.h"
 
 #define MANIFEST_NAME "timestamps.txt"

@@ -12,7 +12,7 @@
 #include "traces/trace_cmd.h"
 #include "traces/vg_fbs.h"
 #include "traces/vg_rfbstream.h"
-#include "traces/vg_tilediff.h"
+#include "segment2d/vg_tilediff.h"
 #include "traces/vg_trace.h"
 
 /* Largest framebuffer imported: VG_MAX_DIM squared. */

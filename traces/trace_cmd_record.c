@@ -22,8 +22,8 @@
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "common/vg_time.h"
-#include "server/vg_mirror.h"
-#include "server/vg_xcapture.h"
+#include "capture/vg_mirror.h"
+#include "capture/vg_xcapture.h"
 #include "traces/trace_cmd.h"
 #include "traces/vg_trace.h"
 

@@ -10,7 +10,7 @@
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "common/vg_time.h"
-#include "server/vg_xinject.h"
+#include "capture/vg_xinject.h"
 #include "traces/trace_cmd.h"
 #include "traces/vg_trace.h"
 

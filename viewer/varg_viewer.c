@@ -12,13 +12,13 @@
 #include "common/vg_time.h"
 #include "fingerprint/vg_segcache.h"
 #include "fingerprint/vg_zstream.h"
-#include "viewer/vg_address.h"
-#include "viewer/vg_connection.h"
+#include "capture/vg_address.h"
+#include "capture/vg_connection.h"
 #include "viewer/vg_framelog.h"
 #include "viewer/vg_passwd.h"
 #include "viewer/vg_recorder.h"
 #include "viewer/vg_session.h"
-#include "viewer/vg_via.h"
+#include "capture/vg_via.h"
 #include "viewer/vg_window.h"
 
 /* Exit codes (doc/varg-viewer.1). */

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "common/vg_pixbuf.h"
-#include "viewer/vg_connection.h"
+#include "capture/vg_connection.h"
 
 typedef struct vg_framelog vg_framelog;
 

@@ -19,7 +19,7 @@
 
 #include "common/vg_pixbuf.h"
 #include "common/vg_rect.h"
-#include "viewer/vg_connection.h"
+#include "capture/vg_connection.h"
 #include "viewer/vg_recorder.h"
 
 typedef struct vg_session vg_session;

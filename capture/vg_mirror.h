@@ -7,7 +7,7 @@
  * the picture, so a user shows the shapes vg_mirror_take_cursor gives.
  *
  * Used by varg-trace record --vnc and the server's --vnc source;
- * built into server/libvgcapture.a with the X capture. One thread per
+ * built into capture/libvgcapture.a with the X capture. One thread per
  * mirror.
  */
 #ifndef VG_MIRROR_H

@@ -1,7 +1,7 @@
 #include <glib.h>
 
 #include "common/vg_error.h"
-#include "traces/vg_tilediff.h"
+#include "segment2d/vg_tilediff.h"
 
 static vg_pixbuf *pattern(int w, int h)
 {

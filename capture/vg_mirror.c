@@ -8,8 +8,8 @@
 
 #include "common/vg_cursor.h"
 #include "common/vg_error.h"
-#include "server/vg_mirror.h"
-#include "traces/vg_tilediff.h"
+#include "capture/vg_mirror.h"
+#include "segment2d/vg_tilediff.h"
 
 struct vg_mirror {
 	rfbClient *client;

@@ -13,7 +13,7 @@
  * motion from asking where the pointer is.
  *
  * Used by varg-trace record and meant for the server's X source, so it is
- * built once into server/libvgcapture.a. Not thread-safe: one thread per
+ * built once into capture/libvgcapture.a. Not thread-safe: one thread per
  * capture.
  */
 #ifndef VG_XCAPTURE_H

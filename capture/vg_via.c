@@ -13,7 +13,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
-#include "viewer/vg_via.h"
+#include "capture/vg_via.h"
 
 #define WAIT_MS 60000
 

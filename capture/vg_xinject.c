@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/vg_error.h"
-#include "server/vg_xinject.h"
+#include "capture/vg_xinject.h"
 
 struct vg_xinject {
 	Display *dpy;

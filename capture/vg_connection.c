@@ -14,9 +14,9 @@
 #include "common/vg_writer.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
-#include "viewer/vg_connection.h"
-#include "viewer/vg_dial.h"
-#include "viewer/vg_sockstat.h"
+#include "capture/vg_connection.h"
+#include "capture/vg_dial.h"
+#include "capture/vg_sockstat.h"
 
 /* A message queued by another thread for the network thread to write. */
 typedef enum { OUT_KEY, OUT_POINTER, OUT_CUT_TEXT, OUT_PING } out_kind;

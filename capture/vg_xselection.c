@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/vg_error.h"
-#include "server/vg_xselection.h"
+#include "capture/vg_xselection.h"
 
 /* Larger text is not fetched: a clipboard is not a file transfer. */
 #define MAX_TEXT (1 << 20)

@@ -1,7 +1,7 @@
 /* Input into an X display through XTest: pointer positions, button masks
  * and keysyms as RFB and trace INPUT records carry them. Used by
  * varg-trace replay-input and meant for the server's X source, so it
- * lives in server/libvgcapture.a. */
+ * lives in capture/libvgcapture.a. */
 #ifndef VG_XINJECT_H
 #define VG_XINJECT_H
 

@@ -1,4 +1,4 @@
-#include "viewer/vg_dial.h"
+#include "capture/vg_dial.h"
 
 #include <errno.h>
 #include <fcntl.h>

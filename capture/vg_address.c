@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "common/vg_error.h"
-#include "viewer/vg_address.h"
+#include "capture/vg_address.h"
 
 static int parse_number(const char *s, int max, int *out)
 {

@@ -12,8 +12,8 @@
 #include <sys/shm.h>
 
 #include "common/vg_error.h"
-#include "server/vg_xcapture.h"
-#include "traces/vg_tilediff.h"
+#include "capture/vg_xcapture.h"
+#include "segment2d/vg_tilediff.h"
 
 struct vg_xcapture {
 	Display *dpy;

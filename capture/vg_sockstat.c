@@ -5,7 +5,7 @@
 #include <sys/socket.h>
 
 #include "common/vg_error.h"
-#include "viewer/vg_sockstat.h"
+#include "capture/vg_sockstat.h"
 
 int vg_sockstat_bytes_received(int fd, uint64_t *bytes)
 {

@@ -1,7 +1,7 @@
 #include <string.h>
 
 #include "common/vg_error.h"
-#include "traces/vg_tilediff.h"
+#include "segment2d/vg_tilediff.h"
 
 size_t vg_tilediff_max_rects(int32_t width, int32_t height, int32_t tile)
 {

@@ -1,0 +1,27 @@
+# capture/: what the programs see of the world outside: an X display
+# (vg_xcapture, with XTest input vg_xinject and the selections
+# vg_xselection), a VNC server through LibVNCClient (vg_mirror), and a Varg
+# or VNC server as a viewer sees it (vg_connection: the receiver and its
+# cache over LibVNCClient, dialled by vg_dial, through an SSH tunnel by
+# vg_via). Used by varg-server, varg-viewer and varg-trace; depends on the
+# libraries below it (common/, segment2d/, fingerprint/), never on a program.
+noinst_LIBRARIES += capture/libvgcapture.a
+capture_libvgcapture_a_SOURCES = \
+	capture/vg_xcapture.c capture/vg_xcapture.h \
+	capture/vg_xinject.c capture/vg_xinject.h \
+	capture/vg_xselection.c capture/vg_xselection.h \
+	capture/vg_mirror.c capture/vg_mirror.h \
+	capture/vg_connection.c capture/vg_connection.h \
+	capture/vg_dial.c capture/vg_dial.h \
+	capture/vg_sockstat.c capture/vg_sockstat.h \
+	capture/vg_address.c capture/vg_address.h \
+	capture/vg_via.c capture/vg_via.h
+capture_libvgcapture_a_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(XI_CFLAGS) \
+	$(XTST_CFLAGS) $(VNCCLIENT_CFLAGS) $(CRYPTO_CFLAGS)
+VG_CAPTURE_LIBS = capture/libvgcapture.a segment2d/libvgseg.a $(VG_FP_LIBS) \
+	$(X11_LIBS) $(XDAMAGE_LIBS) $(XI_LIBS) $(XTST_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS)
+
+check_PROGRAMS += tests/test_address
+TESTS += tests/test_address
+tests_test_address_LDADD = $(VG_COMMON_LIBS)
+tests_test_address_SOURCES = tests/test_address.c capture/vg_address.c capture/vg_address.h
