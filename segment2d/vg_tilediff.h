@@ -1,7 +1,7 @@
-/* Tile-granular frame differencing for traces: which parts of a frame
- * changed since the previous one, as a few rectangles. (segment2d does the
- * exact differencing the encoder needs; this is the coarse kind a recording
- * stores.) */
+/* Tile-granular frame differencing: which parts of a frame changed since
+ * the previous one, as a few rectangles, for recordings and mirrors.
+ * (vg_differ does the exact differencing the encoder needs; this is the
+ * coarse kind a recording stores.) */
 #ifndef VG_TILEDIFF_H
 #define VG_TILEDIFF_H
 
