@@ -3,7 +3,7 @@
 # vg_xselection), a VNC server through LibVNCClient (vg_mirror), and a Varg
 # or VNC server as a viewer sees it (vg_connection: the receiver and its
 # cache over LibVNCClient, dialled by vg_dial, through an SSH tunnel by
-# vg_via). Used by varg-server, varg-viewer and varg-trace; depends on the
+# vg_via, with VNC password files vg_passwd and Latin-1 cut text vg_latin1). Used by varg-server, varg-viewer and varg-trace; depends on the
 # libraries below it (common/, segment2d/, fingerprint/), never on a program.
 noinst_LIBRARIES += capture/libvgcapture.a
 capture_libvgcapture_a_SOURCES = \
@@ -15,7 +15,9 @@ capture_libvgcapture_a_SOURCES = \
 	capture/vg_dial.c capture/vg_dial.h \
 	capture/vg_sockstat.c capture/vg_sockstat.h \
 	capture/vg_address.c capture/vg_address.h \
-	capture/vg_via.c capture/vg_via.h
+	capture/vg_via.c capture/vg_via.h \
+	capture/vg_passwd.c capture/vg_passwd.h \
+	capture/vg_latin1.c capture/vg_latin1.h
 capture_libvgcapture_a_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(XI_CFLAGS) \
 	$(XTST_CFLAGS) $(VNCCLIENT_CFLAGS) $(CRYPTO_CFLAGS)
 VG_CAPTURE_LIBS = capture/libvgcapture.a segment2d/libvgseg.a $(VG_FP_LIBS) \

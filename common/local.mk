@@ -1,6 +1,7 @@
 # common/: what every module shares. Depends on nothing of ours.
 noinst_LIBRARIES += common/libvgcommon.a
 common_libvgcommon_a_SOURCES = \
+	common/vg_cmdline.c common/vg_cmdline.h \
 	common/vg_cursor.c common/vg_cursor.h \
 	common/vg_error.c common/vg_error.h \
 	common/vg_imgfile.c common/vg_imgfile.h \

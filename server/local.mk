@@ -7,6 +7,7 @@ server_varg_server_SOURCES = \
 	server/vg_segshare.c server/vg_segshare.h \
 	server/vg_refine.c server/vg_refine.h \
 	server/vg_monitor.c server/vg_monitor.h \
+	server/vg_report.c server/vg_report.h \
 	server/vg_authguard.c server/vg_authguard.h \
 	server/vg_listener.c server/vg_listener.h \
 	server/vg_serverkey.c server/vg_serverkey.h \

@@ -1,10 +1,7 @@
 /* varg-server: shares a framebuffer with Varg viewers and any VNC client. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <glib.h>
-#include <poll.h>
-#include <sys/stat.h>
 #include <rfb/rfb.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +11,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
+#include "server/vg_report.h"
 #include "server/vg_server.h"
 #include "server/vg_tracesource.h"
 #include "server/vg_vncsource.h"
@@ -23,7 +21,7 @@ static volatile sig_atomic_t stop_requested;
 
 /* SIGUSR1 writes a byte here; the status thread reads it and prints the
  * summary (printing is not async-signal-safe). */
-static int status_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t summary_fd = -1;
 
 static void on_signal(int sig)
 {
@@ -37,7 +35,7 @@ static void on_usr1(int sig)
 	char b = 's';
 
 	(void)sig;
-	if (status_pipe[1] >= 0 && write(status_pipe[1], &b, 1) < 0) {
+	if (summary_fd >= 0 && write(summary_fd, &b, 1) < 0) {
 		/* Full pipe: a summary is already due. */
 	}
 	errno = saved;
@@ -253,193 +251,6 @@ static int parse_options(int argc, char **argv, options *o)
 	return VG_OK;
 }
 
-/* A VNC password from a file written by vncpasswd (TigerVNC) or
- * x11vnc -storepasswd: its first 8 bytes, DES-obscured. NULL (logged)
- * when it cannot be read. Free with free(). */
-static char *read_password(const char *path, const char *option)
-{
-	struct stat sb;
-	char *pw;
-
-	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		vg_error("%s: cannot read '%s'", option, path);
-		return NULL;
-	}
-	/* As ssh does for private keys: a VNC password file is only
-	 * obscured, not encrypted, so others must not read it. */
-	if (sb.st_mode & (S_IRWXG | S_IRWXO)) {
-		vg_error("%s: '%s' is open to other users (mode %04o); make it private with chmod 600",
-			 option, path, (unsigned)(sb.st_mode & 07777));
-		return NULL;
-	}
-	pw = rfbDecryptPasswdFromFile((char *)path);
-	if (!pw || !*pw) {
-		vg_error("%s: '%s' holds no VNC password (make one with vncpasswd FILE)", option, path);
-		free(pw);
-		return NULL;
-	}
-	return pw;
-}
-
-static double ms(double ns)
-{
-	return ns / 1e6;
-}
-
-/* Share of fingerprinted segments the viewers' caches held, in %. */
-static double belief_hit_rate(uint64_t fingerprints, uint64_t misses)
-{
-	return fingerprints ? 100.0 * (double)(fingerprints - MIN(misses, fingerprints)) /
-				      (double)fingerprints : 0.0;
-}
-
-static void print_stats_line(vg_server *srv)
-{
-	vg_server_stats st;
-	vg_monitor_summary sum;
-	char extra[160] = "";
-
-	vg_server_get_stats(srv, &st);
-	if (vg_server_get_summary(srv, &sum) && sum.varg[VG_STAGE_LATENCY].n)
-		g_snprintf(extra, sizeof extra, "; Varg: ratio %.1f:1, latency p50 %.1f ms, p99 %.1f ms",
-			   sum.window_sent ? (double)sum.window_raw / (double)sum.window_sent : 0.0,
-			   ms((double)sum.varg[VG_STAGE_LATENCY].p50_ns),
-			   ms((double)sum.varg[VG_STAGE_LATENCY].p99_ns));
-	vg_info("status: %" G_GUINT64_FORMAT " clients (%" G_GUINT64_FORMAT " so far, %" G_GUINT64_FORMAT
-		" Varg), %" G_GUINT64_FORMAT " updates, %" G_GUINT64_FORMAT " bytes sent, shared %"
-		G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "%s",
-		st.clients_now, st.clients_total, st.varg_clients, st.updates_sent, st.bytes_sent,
-		st.shared_hits, st.shared_hits + st.shared_misses, extra);
-}
-
-/* The SIGUSR1 summary, on stderr as one block. */
-static void print_summary(vg_server *srv)
-{
-	g_autoptr(GString) out = g_string_new("varg-server: summary\n");
-	vg_server_viewer viewers[64];
-	vg_monitor_summary sum;
-	vg_server_stats st;
-	size_t n, i;
-	int k;
-
-	vg_server_get_stats(srv, &st);
-	g_string_append_printf(out, "  clients: %" G_GUINT64_FORMAT " now, %" G_GUINT64_FORMAT
-			       " so far (%" G_GUINT64_FORMAT " Varg); %" G_GUINT64_FORMAT
-			       " updates, %" G_GUINT64_FORMAT " bytes sent\n",
-			       st.clients_now, st.clients_total, st.varg_clients, st.updates_sent,
-			       st.bytes_sent);
-	g_string_append_printf(out, "  cache beliefs: %" G_GUINT64_FORMAT " fingerprinted segments, %"
-			       G_GUINT64_FORMAT " misses, hit rate %.2f %%\n",
-			       st.fingerprints, st.repairs, belief_hit_rate(st.fingerprints, st.repairs));
-	g_string_append_printf(out, "  shared segmentation: %" G_GUINT64_FORMAT " hits, %" G_GUINT64_FORMAT
-			       " misses, %" G_GUINT64_FORMAT " unshared, %" G_GUINT64_FORMAT
-			       " waits (%.1f ms), %" G_GUINT64_FORMAT " evictions\n",
-			       st.shared_hits, st.shared_misses, st.unshared, st.shared_waits,
-			       ms((double)st.shared_wait_ns), st.shared_evictions);
-	if (vg_server_get_summary(srv, &sum)) {
-		g_string_append_printf(out, "  last %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-				       " updates, ms: mean / p50 / p99 / max\n", sum.window, sum.updates);
-		for (k = 0; k < VG_STAGE_COUNT; k++) {
-			const vg_stage_summary *v = &sum.varg[k];
-
-			if (v->n)
-				g_string_append_printf(out, "    varg  %-9s %8.3f %8.3f %8.3f %8.3f\n",
-						       vg_stage_name((vg_stage)k), ms(v->mean_ns),
-						       ms((double)v->p50_ns), ms((double)v->p99_ns),
-						       ms((double)v->max_ns));
-		}
-		for (k = VG_STAGE_WRITE; k <= VG_STAGE_LATENCY; k++) {
-			const vg_stage_summary *v = &sum.stock[k];
-
-			if (v->n)
-				g_string_append_printf(out, "    stock %-9s %8.3f %8.3f %8.3f %8.3f\n",
-						       k == VG_STAGE_WRITE ? "encode" : vg_stage_name((vg_stage)k),
-						       ms(v->mean_ns), ms((double)v->p50_ns),
-						       ms((double)v->p99_ns), ms((double)v->max_ns));
-		}
-		g_string_append_printf(out, "  Varg ratio raw/sent: %.1f:1 now (%" G_GUINT64_FORMAT
-				       " of the last updates shared), %.1f:1 since the start\n",
-				       sum.window_sent ? (double)sum.window_raw / (double)sum.window_sent : 0.0,
-				       sum.window_shared,
-				       sum.sent_bytes ? (double)sum.raw_bytes / (double)sum.sent_bytes : 0.0);
-	}
-	n = vg_server_list_viewers(srv, viewers, G_N_ELEMENTS(viewers));
-	for (i = 0; i < n; i++) {
-		g_string_append_printf(out, "  viewer %s: %s, %" G_GUINT64_FORMAT " bytes, %"
-				       G_GUINT64_FORMAT " updates", viewers[i].host, viewers[i].encoding,
-				       viewers[i].bytes_sent, viewers[i].updates);
-		if (viewers[i].varg)
-			g_string_append_printf(out, ", belief hit rate %.2f %%",
-					       belief_hit_rate(viewers[i].fingerprints, viewers[i].misses));
-		g_string_append_c(out, '\n');
-	}
-	fputs(out->str, stderr);
-	fflush(stderr);
-}
-
-/* The counts at exit, as one JSON object (keys in varg-server(1)). */
-static int write_stats_json(const char *path, vg_server *srv, uint64_t frames)
-{
-	vg_server_stats st;
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return VG_EIO;
-	vg_server_get_stats(srv, &st);
-	fprintf(f,
-		"{\n  \"clients_total\": %" G_GUINT64_FORMAT ",\n  \"varg_clients\": %" G_GUINT64_FORMAT
-		",\n  \"frames\": %" G_GUINT64_FORMAT ",\n  \"updates_sent\": %" G_GUINT64_FORMAT
-		",\n  \"bytes_sent\": %" G_GUINT64_FORMAT ",\n  \"varg_updates\": %" G_GUINT64_FORMAT
-		",\n  \"varg_bytes\": %" G_GUINT64_FORMAT ",\n  \"fingerprints\": %" G_GUINT64_FORMAT
-		",\n  \"literals\": %" G_GUINT64_FORMAT ",\n  \"repairs\": %" G_GUINT64_FORMAT
-		",\n  \"resizes\": %" G_GUINT64_FORMAT ",\n  \"shared_updates\": %" G_GUINT64_FORMAT
-		",\n  \"shared_hits\": %" G_GUINT64_FORMAT ",\n  \"shared_misses\": %" G_GUINT64_FORMAT
-		",\n  \"shared_waits\": %" G_GUINT64_FORMAT "\n}\n",
-		st.clients_total, st.varg_clients, frames, st.updates_sent, st.bytes_sent, st.varg_updates,
-		st.varg_bytes, st.fingerprints, st.literals, st.repairs, st.resizes, st.shared_updates,
-		st.shared_hits, st.shared_misses, st.shared_waits);
-	if (fclose(f) != 0)
-		return VG_EIO;
-	return VG_OK;
-}
-
-/* Prints the status line every interval seconds (0: never) and the
- * summary on each SIGUSR1 byte, until a 'q' arrives on the pipe; a
- * thread, so that every source gets it without its loop knowing. */
-typedef struct {
-	vg_server *srv;
-	int interval;
-} status_printer;
-
-static gpointer status_thread(gpointer data)
-{
-	status_printer *p = data;
-	gint64 next = g_get_monotonic_time() + (gint64)p->interval * G_TIME_SPAN_SECOND;
-
-	for (;;) {
-		struct pollfd pfd = { .fd = status_pipe[0], .events = POLLIN };
-		gint64 now = g_get_monotonic_time();
-		int timeout = -1;
-		char b;
-
-		if (p->interval > 0)
-			timeout = now >= next ? 0 : (int)((next - now + 999) / 1000);
-		if (poll(&pfd, 1, timeout) > 0) {
-			if (read(status_pipe[0], &b, 1) == 1) {
-				if (b == 'q')
-					break;
-				print_summary(p->srv);
-			}
-			continue;
-		}
-		if (p->interval > 0 && g_get_monotonic_time() >= next) {
-			print_stats_line(p->srv);
-			next += (gint64)p->interval * G_TIME_SPAN_SECOND;
-		}
-	}
-	return NULL;
-}
-
 /* Plays the trace as before: then serves its last frame. */
 static int run_trace(vg_tracesource *src, vg_server *srv, const options *o, FILE *frame_log)
 {
@@ -484,8 +295,7 @@ int main(int argc, char **argv)
 	vg_server *srv = NULL;
 	FILE *frame_log = NULL, *update_log = NULL;
 	char *password = NULL, *view_password = NULL, *vnc_password = NULL;
-	status_printer printer = { 0 };
-	GThread *printer_thread = NULL;
+	vg_report *report = NULL;
 	vg_server_stats st;
 	int32_t width, height;
 	uint64_t frames = 0;
@@ -514,12 +324,12 @@ int main(int argc, char **argv)
 		o.stats_interval = o.verbose ? 10 : 0;
 	install_signals();
 
-	if (o.password_file && !(password = read_password(o.password_file, "--password-file")))
+	if (o.password_file && !(password = vg_server_read_password(o.password_file, "--password-file")))
 		goto out;
 	if (o.view_password_file &&
-	    !(view_password = read_password(o.view_password_file, "--viewonly-password-file")))
+	    !(view_password = vg_server_read_password(o.view_password_file, "--viewonly-password-file")))
 		goto out;
-	if (o.vnc_password_file && !(vnc_password = read_password(o.vnc_password_file, "--vnc-password-file")))
+	if (o.vnc_password_file && !(vnc_password = vg_server_read_password(o.vnc_password_file, "--vnc-password-file")))
 		goto out;
 	if (o.trace) {
 		if ((err = vg_tracesource_open(o.trace, &src))) {
@@ -589,14 +399,8 @@ int main(int argc, char **argv)
 	if (password && strlen(password) >= 8)
 		vg_info("VNC authentication uses only the first 8 characters of the password");
 	fflush(stdout);
-	if (pipe(status_pipe) == 0) {
-		fcntl(status_pipe[1], F_SETFL, O_NONBLOCK);
-		printer.srv = srv;
-		printer.interval = o.stats_interval;
-		printer_thread = g_thread_new("status", status_thread, &printer);
-	} else {
-		vg_warn("cannot make a pipe: no status lines and no SIGUSR1 summary");
-	}
+	if ((report = vg_report_start(srv, "varg-server", o.stats_interval)))
+		summary_fd = vg_report_wake_fd(report);
 
 	status = 0;
 	if (src) {
@@ -613,16 +417,9 @@ int main(int argc, char **argv)
 		vg_error("%s", vg_vncsource_error_text(vsrc));
 		status = 1;
 	}
-	if (printer_thread) {
-		char q = 'q';
-		int fd = status_pipe[1];
-
-		/* Blocking again: the 'q' must not be lost to a full pipe. */
-		fcntl(fd, F_SETFL, 0);
-		while (write(fd, &q, 1) < 0 && errno == EINTR)
-			;
-		g_thread_join(printer_thread);
-	}
+	summary_fd = -1;
+	vg_report_stop(report);
+	report = NULL;
 	vg_server_get_stats(srv, &st);
 	vg_info("%" G_GUINT64_FORMAT " clients (%" G_GUINT64_FORMAT " Varg), %" G_GUINT64_FORMAT
 		" Varg updates, %" G_GUINT64_FORMAT " Varg bytes; segments: %" G_GUINT64_FORMAT
@@ -630,18 +427,13 @@ int main(int argc, char **argv)
 		G_GUINT64_FORMAT " viewers started warm",
 		st.clients_total, st.varg_clients, st.varg_updates, st.varg_bytes,
 		st.fingerprints, st.literals, st.repairs, st.warm_viewers);
-	if (o.stats_json && write_stats_json(o.stats_json, srv, frames)) {
+	if (o.stats_json && vg_report_write_json(o.stats_json, srv, frames, NULL)) {
 		vg_error("--stats-json: cannot write '%s'", o.stats_json);
 		status = 1;
 	}
 out:
-	if (status_pipe[0] >= 0) {
-		int fds[2] = { status_pipe[0], status_pipe[1] };
-
-		status_pipe[0] = status_pipe[1] = -1;
-		close(fds[0]);
-		close(fds[1]);
-	}
+	summary_fd = -1;
+	vg_report_stop(report);
 	if (frame_log && fclose(frame_log) != 0) {
 		vg_error("%s: write failed", o.frame_log);
 		status = 1;

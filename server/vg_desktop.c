@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
@@ -188,4 +189,29 @@ void vg_server_cut_text(vg_server *s, const char *utf8, size_t len)
 	if (!latin1)
 		latin1 = g_strdup("");
 	rfbSendServerCutTextUTF8(s->screen, copy, (int)len, latin1, (int)n);
+}
+
+char *vg_server_read_password(const char *path, const char *option)
+{
+	struct stat sb;
+	char *pw;
+
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		vg_error("%s: cannot read '%s'", option, path);
+		return NULL;
+	}
+	/* As ssh does for private keys: a VNC password file is only
+	 * obscured, not encrypted, so others must not read it. */
+	if (sb.st_mode & (S_IRWXG | S_IRWXO)) {
+		vg_error("%s: '%s' is open to other users (mode %04o); make it private with chmod 600",
+			 option, path, (unsigned)(sb.st_mode & 07777));
+		return NULL;
+	}
+	pw = rfbDecryptPasswdFromFile((char *)path);
+	if (!pw || !*pw) {
+		vg_error("%s: '%s' holds no VNC password (make one with vncpasswd FILE)", option, path);
+		free(pw);
+		return NULL;
+	}
+	return pw;
 }

@@ -113,10 +113,74 @@ static void conn_free(vg_conn *c)
 	pthread_mutex_unlock(&s->stats_lock);
 }
 
+/* LibVNCServer's encodings by name, for the viewer list. */
+static const char *encoding_name(int enc)
+{
+	switch (enc) {
+	case rfbEncodingRaw: return "raw";
+	case rfbEncodingCopyRect: return "copyrect";
+	case rfbEncodingRRE: return "rre";
+	case rfbEncodingCoRRE: return "corre";
+	case rfbEncodingHextile: return "hextile";
+	case rfbEncodingZlib: return "zlib";
+	case rfbEncodingTight: return "tight";
+	case rfbEncodingZlibHex: return "zlibhex";
+	case rfbEncodingZRLE: return "zrle";
+	case rfbEncodingZYWRLE: return "zywrle";
+	case rfbEncodingUltra: return "ultra";
+	default: return "other";
+	}
+}
+
+/* What a client past its handshake was sent; false for one that is not. */
+static bool describe_viewer(vg_server *s, rfbClientPtr cl, vg_server_viewer *v)
+{
+	vg_conn *c;
+
+	LOCK(cl->updateMutex);
+	c = cl->clientData;
+	UNLOCK(cl->updateMutex);
+	if (cl->state != RFB_NORMAL || !c)
+		return false;
+	memset(v, 0, sizeof *v);
+	g_strlcpy(v->host, cl->host ? cl->host : "?", sizeof v->host);
+	pthread_mutex_lock(&c->lock);
+	v->varg = c->varg && c->sender && vg__format_is_native(&cl->format);
+	if (v->varg) {
+		vg_sender_stats st;
+
+		vg_sender_get_stats(c->sender, &st);
+		v->fingerprints = st.fingerprint_segments;
+		v->misses = st.repairs;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (v->varg) {
+		v->encoding = "varg";
+		pthread_mutex_lock(&s->stats_lock);
+		v->bytes_sent = c->sent_bytes;
+		v->updates = c->sent_updates;
+		pthread_mutex_unlock(&s->stats_lock);
+	} else {
+		v->encoding = encoding_name(cl->preferredEncoding);
+		v->bytes_sent = (uint64_t)rfbStatGetSentBytes(cl);
+		v->updates = (uint64_t)rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
+	}
+	return true;
+}
+
 static void client_gone(rfbClientPtr cl)
 {
 	vg_conn *c = cl->clientData;
+	vg_server *s = cl->screen->screenData;
+	vg_server_viewer v;
 
+	if (describe_viewer(s, cl, &v)) {
+		pthread_mutex_lock(&s->stats_lock);
+		if (s->past_viewers->len == VG_PAST_VIEWERS)
+			g_array_remove_index(s->past_viewers, 0);
+		g_array_append_val(s->past_viewers, v);
+		pthread_mutex_unlock(&s->stats_lock);
+	}
 	if (c && c->varg && c->sender && vg_sender_has_viewer_hello(c->sender)) {
 		vg__varg_save_beliefs(c, cl->host);
 		vg__varg_log_session(c, cl->host);
@@ -387,6 +451,7 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	pthread_cond_init(&s->conns_gone, NULL);
 	s->frame = vg_pixbuf_new(width, height);
 	s->old_frames = g_ptr_array_new_with_free_func((GDestroyNotify)vg_pixbuf_free);
+	s->past_viewers = g_array_new(FALSE, FALSE, sizeof(vg_server_viewer));
 	/* Testing aid: VARG_TEST_NO_MONITOR=1 measures the server without
 	 * its monitor, VARG_TEST_NO_SHARE=1 without shared segmentation. */
 	if ((!((env = g_getenv("VARG_TEST_NO_SHARE")) && *env == '1') &&
@@ -457,6 +522,8 @@ void vg_server_free(vg_server *s)
 	vg_pixbuf_free(s->frame);
 	if (s->old_frames)
 		g_ptr_array_free(s->old_frames, TRUE);
+	if (s->past_viewers)
+		g_array_free(s->past_viewers, TRUE);
 	g_free(s->passwords[0]);
 	g_free(s->passwords[1]);
 	pthread_rwlock_destroy(&s->frame_lock);
@@ -651,66 +718,26 @@ bool vg_server_get_summary(vg_server *s, vg_monitor_summary *out)
 	return true;
 }
 
-/* LibVNCServer's encodings by name, for the viewer list. */
-static const char *encoding_name(int enc)
-{
-	switch (enc) {
-	case rfbEncodingRaw: return "raw";
-	case rfbEncodingCopyRect: return "copyrect";
-	case rfbEncodingRRE: return "rre";
-	case rfbEncodingCoRRE: return "corre";
-	case rfbEncodingHextile: return "hextile";
-	case rfbEncodingZlib: return "zlib";
-	case rfbEncodingTight: return "tight";
-	case rfbEncodingZlibHex: return "zlibhex";
-	case rfbEncodingZRLE: return "zrle";
-	case rfbEncodingZYWRLE: return "zywrle";
-	case rfbEncodingUltra: return "ultra";
-	default: return "other";
-	}
-}
-
 size_t vg_server_list_viewers(vg_server *s, vg_server_viewer *out, size_t cap)
 {
 	rfbClientIteratorPtr it = rfbGetClientIterator(s->screen);
 	rfbClientPtr cl;
 	size_t n = 0;
 
-	while (n < cap && (cl = rfbClientIteratorNext(it))) {
-		vg_server_viewer *v = &out[n];
-		vg_conn *c;
-
-		LOCK(cl->updateMutex);
-		c = cl->clientData;
-		UNLOCK(cl->updateMutex);
-
-		if (cl->state != RFB_NORMAL || !c)
-			continue;
-		memset(v, 0, sizeof *v);
-		g_strlcpy(v->host, cl->host ? cl->host : "?", sizeof v->host);
-		pthread_mutex_lock(&c->lock);
-		v->varg = c->varg && c->sender && vg__format_is_native(&cl->format);
-		if (v->varg) {
-			vg_sender_stats st;
-
-			vg_sender_get_stats(c->sender, &st);
-			v->fingerprints = st.fingerprint_segments;
-			v->misses = st.repairs;
-		}
-		pthread_mutex_unlock(&c->lock);
-		if (v->varg) {
-			v->encoding = "varg";
-			pthread_mutex_lock(&s->stats_lock);
-			v->bytes_sent = c->sent_bytes;
-			v->updates = c->sent_updates;
-			pthread_mutex_unlock(&s->stats_lock);
-		} else {
-			v->encoding = encoding_name(cl->preferredEncoding);
-			v->bytes_sent = (uint64_t)rfbStatGetSentBytes(cl);
-			v->updates = (uint64_t)rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
-		}
-		n++;
-	}
+	while (n < cap && (cl = rfbClientIteratorNext(it)))
+		if (describe_viewer(s, cl, &out[n]))
+			n++;
 	rfbReleaseClientIterator(it);
+	return n;
+}
+
+size_t vg_server_list_past_viewers(vg_server *s, vg_server_viewer *out, size_t cap)
+{
+	size_t n;
+
+	pthread_mutex_lock(&s->stats_lock);
+	n = MIN(cap, (size_t)s->past_viewers->len);
+	memcpy(out, s->past_viewers->data, n * sizeof *out);
+	pthread_mutex_unlock(&s->stats_lock);
 	return n;
 }

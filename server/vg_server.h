@@ -57,6 +57,12 @@ typedef struct {
 
 void vg_server_config_init(vg_server_config *cfg);
 
+/* A VNC password from a file written by vncpasswd (TigerVNC) or
+ * x11vnc -storepasswd: its first 8 bytes, DES-obscured. NULL (logged,
+ * naming option) when it cannot be read, or when others may read the
+ * file. Free with free(). */
+char *vg_server_read_password(const char *path, const char *option);
+
 /* Creates a server for a width x height framebuffer (all black) and starts
  * listening; clients are served from background threads. Errors:
  * VG_EINVAL (bad size or address), VG_EIO (cannot listen on the port). */
@@ -160,5 +166,10 @@ typedef struct {
 /* Fills out[0..cap) with the clients past their handshake; returns how
  * many. */
 size_t vg_server_list_viewers(vg_server *s, vg_server_viewer *out, size_t cap);
+
+/* The last clients to leave that were past their handshake, oldest first,
+ * as they were when they left. */
+#define VG_PAST_VIEWERS 1024
+size_t vg_server_list_past_viewers(vg_server *s, vg_server_viewer *out, size_t cap);
 
 #endif

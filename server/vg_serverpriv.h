@@ -60,6 +60,7 @@ struct vg_server {
 	vg_server_stats stats;
 	char *passwords[3];       /* NULL-terminated, full access first */
 	GPtrArray *old_frames;    /* vg_pixbuf: frames before a resize (see vg_server_resize) */
+	GArray *past_viewers;     /* vg_server_viewer: the last VG_PAST_VIEWERS gone */
 	uint64_t gone_bytes;      /* LibVNCServer's bytes to clients now gone */
 	uint64_t gone_updates;
 	bool shared_read;         /* testing aid: stock clients encode from the shared frame */

@@ -7,9 +7,7 @@ viewer_varg_viewer_SOURCES = \
 	viewer/vg_session.c viewer/vg_session.h \
 	viewer/vg_window.c viewer/vg_window.h \
 	viewer/vg_overlay.c viewer/vg_overlay.h \
-	viewer/vg_keymap.c viewer/vg_keymap.h \
-	viewer/vg_latin1.c viewer/vg_latin1.h \
-	viewer/vg_passwd.c viewer/vg_passwd.h
+	viewer/vg_keymap.c viewer/vg_keymap.h
 viewer_varg_viewer_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS) $(SDL2_CFLAGS) $(SDL2TTF_CFLAGS) $(CRYPTO_CFLAGS)
 viewer_varg_viewer_LDADD = traces/libvgtrace.a $(VG_CAPTURE_LIBS) $(SDL2TTF_LIBS) $(SDL2_LIBS) $(CRYPTO_LIBS)
 
@@ -25,8 +23,9 @@ tests_test_framelog_LDADD = traces/libvgtrace.a $(VG_CAPTURE_LIBS)
 check_PROGRAMS += tests/test_viewer_input
 TESTS += tests/test_viewer_input
 tests_test_viewer_input_SOURCES = tests/test_viewer_input.c \
-	viewer/vg_keymap.c viewer/vg_keymap.h viewer/vg_latin1.c viewer/vg_latin1.h \
-	viewer/vg_passwd.c viewer/vg_passwd.h $(VG_TESTUTIL_SOURCES)
+	viewer/vg_keymap.c viewer/vg_keymap.h \
+	capture/vg_latin1.c capture/vg_latin1.h capture/vg_passwd.c capture/vg_passwd.h \
+	$(VG_TESTUTIL_SOURCES)
 tests_test_viewer_input_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS) $(CRYPTO_CFLAGS)
 tests_test_viewer_input_LDADD = $(VG_COMMON_LIBS) $(CRYPTO_LIBS)
 

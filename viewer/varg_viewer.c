@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/vg_cmdline.h"
 #include "common/vg_error.h"
 #include "common/vg_imgfile.h"
 #include "common/vg_log.h"
@@ -15,7 +16,7 @@
 #include "capture/vg_address.h"
 #include "capture/vg_connection.h"
 #include "viewer/vg_framelog.h"
-#include "viewer/vg_passwd.h"
+#include "capture/vg_passwd.h"
 #include "viewer/vg_recorder.h"
 #include "viewer/vg_session.h"
 #include "capture/vg_via.h"
@@ -72,34 +73,6 @@ typedef struct {
 	char **rest;
 } options;
 
-/* vncviewer's single-dash long options (-via, -passwd, -viewonly ...):
- * "-name" or "-name=value" becomes "--name..." when name is one of ours.
- * Short options (-v, -q) stay as they are. The new strings go to owned,
- * since parsing reorders argv. */
-static void double_dashes(int argc, char **argv, const GOptionEntry *entries, GPtrArray *owned)
-{
-	int i;
-	const GOptionEntry *e;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		size_t n;
-
-		if (strcmp(a, "--") == 0)
-			return;
-		if (a[0] != '-' || a[1] == '-' || strlen(a) < 3)
-			continue;
-		n = strcspn(a + 1, "=");
-		for (e = entries; e->long_name; e++) {
-			if (strlen(e->long_name) == n && strncmp(e->long_name, a + 1, n) == 0) {
-				argv[i] = g_strconcat("-", a, NULL);
-				g_ptr_array_add(owned, argv[i]);
-				break;
-			}
-		}
-	}
-}
-
 static int parse_options(int argc, char **argv, options *o)
 {
 	GOptionEntry entries[] = {
@@ -143,7 +116,7 @@ static int parse_options(int argc, char **argv, options *o)
 		"Exit: 0 stopped, 1 connection failed, 2 bad options, 3 password refused,\n"
 		"128+N stopped by signal N before a connection stood.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
-	double_dashes(argc, argv, entries, owned);
+	vg_cmdline_double_dashes(argc, argv, entries, owned);
 	if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
 		vg_error("%s (try --help)", error->message);
 		return VG_EINVAL;
@@ -176,31 +149,6 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--scaling must be smooth or nearest, not '%s'", o->scaling);
 		return VG_EINVAL;
 	}
-	return VG_OK;
-}
-
-/* Parses a size such as 512, 500K, 300M or 20G (powers of 1024). */
-static int parse_size(const char *text, uint64_t *out)
-{
-	char *end;
-	guint64 v, mult = 1;
-
-	if (!text || !g_ascii_isdigit(*text))
-		return VG_EINVAL;
-	v = g_ascii_strtoull(text, &end, 10);
-	switch (g_ascii_toupper(*end)) {
-	case 'K': mult = 1u << 10; end++; break;
-	case 'M': mult = 1u << 20; end++; break;
-	case 'G': mult = 1u << 30; end++; break;
-	case 'T': mult = (guint64)1 << 40; end++; break;
-	case '\0': break;
-	default: return VG_EINVAL;
-	}
-	if (g_ascii_toupper(*end) == 'B')
-		end++;
-	if (*end || v == 0 || v > G_MAXUINT64 / mult)
-		return VG_EINVAL;
-	*out = v * mult;
 	return VG_OK;
 }
 
@@ -518,12 +466,12 @@ int main(int argc, char **argv)
 		vg_error("'%s' is not a server address (HOST:DISPLAY or HOST::PORT)", o.rest[0]);
 		goto out;
 	}
-	if (o.cache_size && parse_size(o.cache_size, &cache_size)) {
+	if (o.cache_size && vg_cmdline_parse_size(o.cache_size, &cache_size)) {
 		vg_error("--cache-size: '%s' is not a size such as 500M or 20G", o.cache_size);
 		goto out;
 	}
 	if (o.zstd_window && strcmp(o.zstd_window, "0") != 0 &&
-	    (parse_size(o.zstd_window, &zstd_window) || (zstd_window & (zstd_window - 1)) ||
+	    (vg_cmdline_parse_size(o.zstd_window, &zstd_window) || (zstd_window & (zstd_window - 1)) ||
 	     zstd_window < (1u << VG_ZSTD_WINDOW_LOG_MIN) || zstd_window > (1u << VG_ZSTD_WINDOW_LOG_MAX))) {
 		vg_error("--zstd-window: '%s' is not a power of two from 1M to 128M (or 0)", o.zstd_window);
 		goto out;

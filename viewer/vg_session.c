@@ -5,7 +5,7 @@
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "common/vg_time.h"
-#include "viewer/vg_latin1.h"
+#include "capture/vg_latin1.h"
 #include "viewer/vg_session.h"
 
 /* Reconnection backoff: first wait, doubling up to the last. */

@@ -6,7 +6,7 @@
 #include "common/vg_log.h"
 #include "common/vg_time.h"
 #include "viewer/vg_keymap.h"
-#include "viewer/vg_latin1.h"
+#include "capture/vg_latin1.h"
 #include "viewer/vg_overlay.h"
 #include "viewer/vg_window.h"
 

@@ -1,7 +1,7 @@
 #include <glib.h>
 #include <string.h>
 
-#include "viewer/vg_latin1.h"
+#include "capture/vg_latin1.h"
 
 char *vg_latin1_to_utf8(const char *latin1, size_t len)
 {

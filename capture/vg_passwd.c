@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/vg_error.h"
-#include "viewer/vg_passwd.h"
+#include "capture/vg_passwd.h"
 
 /* The key every VNC implementation uses for stored passwords. */
 static const unsigned char fixed_key[8] = { 23, 82, 107, 6, 35, 78, 88, 7 };
