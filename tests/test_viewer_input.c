@@ -7,8 +7,8 @@
 #include "common/vg_error.h"
 #include "tests/vg_testutil.h"
 #include "viewer/vg_keymap.h"
-#include "viewer/vg_latin1.h"
-#include "viewer/vg_passwd.h"
+#include "capture/vg_latin1.h"
+#include "capture/vg_passwd.h"
 
 static void test_special_keys(void)
 {
