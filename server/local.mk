@@ -1,7 +1,9 @@
-# server/: varg-server. Uses the libraries' public headers only.
-bin_PROGRAMS += server/varg-server
-server_varg_server_SOURCES = \
-	server/varg_server.c \
+# server/: varg-server and varg-relay. Use the libraries' public headers only.
+
+# The screen both serve: LibVNCServer with Varg's update path, the
+# desktop around it, and its reports (doc/architecture.md).
+noinst_LIBRARIES += server/libvgscreen.a
+server_libvgscreen_a_SOURCES = \
 	server/vg_server.c server/vg_server.h server/vg_serverpriv.h \
 	server/vg_vargclient.c server/vg_stockclient.c server/vg_desktop.c \
 	server/vg_segshare.c server/vg_segshare.h \
@@ -10,14 +12,27 @@ server_varg_server_SOURCES = \
 	server/vg_report.c server/vg_report.h \
 	server/vg_authguard.c server/vg_authguard.h \
 	server/vg_listener.c server/vg_listener.h \
-	server/vg_serverkey.c server/vg_serverkey.h \
+	server/vg_serverkey.c server/vg_serverkey.h
+server_libvgscreen_a_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS)
+VG_SCREEN_LIBS = server/libvgscreen.a $(VG_CAPTURE_LIBS) $(VNCSERVER_LIBS) -lpthread
+
+bin_PROGRAMS += server/varg-server
+server_varg_server_SOURCES = \
+	server/varg_server.c \
 	server/vg_tracesource.c server/vg_tracesource.h \
 	server/vg_inputqueue.c server/vg_inputqueue.h \
 	server/vg_xsource.c server/vg_xsource.h \
 	server/vg_vncsource.c server/vg_vncsource.h
 server_varg_server_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) $(X11_CFLAGS)
-server_varg_server_LDADD = traces/libvgtrace.a $(VG_CAPTURE_LIBS) $(VNCSERVER_LIBS) -lpthread
+server_varg_server_LDADD = traces/libvgtrace.a $(VG_SCREEN_LIBS)
 dist_man_MANS += doc/varg-server.1
+
+# varg-relay: a site's viewers behind one upstream connection and cache.
+bin_PROGRAMS += server/varg-relay
+server_varg_relay_SOURCES = server/varg_relay.c \
+	server/vg_relaysource.c server/vg_relaysource.h
+server_varg_relay_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS)
+server_varg_relay_LDADD = $(VG_SCREEN_LIBS)
 
 # varg-session: a virtual display shared with varg-server for one command.
 dist_bin_SCRIPTS = server/varg-session
@@ -36,3 +51,7 @@ TESTS += tests/test_refine
 tests_test_refine_SOURCES = tests/test_refine.c server/vg_refine.c server/vg_refine.h
 tests_test_refine_CFLAGS = $(AM_CFLAGS)
 tests_test_refine_LDADD = $(VG_COMMON_LIBS)
+
+# varg-relay between a real server, real viewers and a real X display.
+TESTS += tests/test_relay.sh
+dist_noinst_SCRIPTS += tests/test_relay.sh

@@ -1,5 +1,4 @@
 /* varg-server: shares a framebuffer with Varg viewers and any VNC client. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <glib.h>
 #include <rfb/rfb.h>
@@ -96,22 +95,6 @@ typedef struct {
 	gboolean quiet;
 } options;
 
-static bool is_loopback(const char *addr)
-{
-	struct in_addr a;
-
-	return inet_pton(AF_INET, addr, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
-}
-
-/* A well-formed address other machines may reach (a malformed one is
- * reported when the server tries to listen on it). */
-static bool reachable(const char *addr)
-{
-	struct in_addr a;
-
-	return inet_pton(AF_INET, addr, &a) == 1 && !is_loopback(addr);
-}
-
 static int parse_options(int argc, char **argv, options *o)
 {
 	GOptionEntry entries[] = {
@@ -186,7 +169,7 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--stats-interval must not be negative");
 		return VG_EINVAL;
 	}
-	if (o->listen && !o->password_file && !o->allow_no_password && reachable(o->listen)) {
+	if (o->listen && !o->password_file && !o->allow_no_password && vg_server_address_is_reachable(o->listen)) {
 		vg_error("refusing to serve %s without a password: anyone who can reach it could see "
 			 "and control this screen; use --password-file, or keep the default 127.0.0.1 "
 			 "and connect through ssh -L (--allow-no-password to serve it anyway)", o->listen);
@@ -391,7 +374,7 @@ int main(int argc, char **argv)
 	}
 	printf("varg-server: listening on %s:%d (%dx%d)\n", cfg.listen, vg_server_port(srv), width, height);
 	/* Said once the address is known to be good. */
-	if (!is_loopback(cfg.listen) && !password) {
+	if (!vg_server_address_is_loopback(cfg.listen) && !password) {
 		vg_warn("WARNING: listening on %s with no password: anyone who can reach this "
 			"address can see%s this screen; use --password-file, or keep the default "
 			"127.0.0.1 and connect through ssh -L", cfg.listen, o.view_only ? "" : " and control");

@@ -2,6 +2,7 @@
  * the source, the cursor shape and clipboard from the source to clients,
  * and passwords behind the guard against guessing (vg_authguard).
  */
+#include <arpa/inet.h>
 #include <glib.h>
 #include <limits.h>
 #include <rfb/rfb.h>
@@ -214,4 +215,18 @@ char *vg_server_read_password(const char *path, const char *option)
 		return NULL;
 	}
 	return pw;
+}
+
+bool vg_server_address_is_loopback(const char *addr)
+{
+	struct in_addr a;
+
+	return inet_pton(AF_INET, addr, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
+
+bool vg_server_address_is_reachable(const char *addr)
+{
+	struct in_addr a;
+
+	return inet_pton(AF_INET, addr, &a) == 1 && !vg_server_address_is_loopback(addr);
 }

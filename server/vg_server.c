@@ -132,15 +132,17 @@ static const char *encoding_name(int enc)
 	}
 }
 
-/* What a client past its handshake was sent; false for one that is not. */
-static bool describe_viewer(vg_server *s, rfbClientPtr cl, vg_server_viewer *v)
+/* What a client past its handshake was sent; false for one that is not.
+ * A client going away is shutting down whatever it reached: it counts
+ * if it was sent an update. */
+static bool describe_viewer(vg_server *s, rfbClientPtr cl, bool gone, vg_server_viewer *v)
 {
 	vg_conn *c;
 
 	LOCK(cl->updateMutex);
 	c = cl->clientData;
 	UNLOCK(cl->updateMutex);
-	if (cl->state != RFB_NORMAL || !c)
+	if ((!gone && cl->state != RFB_NORMAL) || !c)
 		return false;
 	memset(v, 0, sizeof *v);
 	g_strlcpy(v->host, cl->host ? cl->host : "?", sizeof v->host);
@@ -165,7 +167,7 @@ static bool describe_viewer(vg_server *s, rfbClientPtr cl, vg_server_viewer *v)
 		v->bytes_sent = (uint64_t)rfbStatGetSentBytes(cl);
 		v->updates = (uint64_t)rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
 	}
-	return true;
+	return !gone || v->updates > 0;
 }
 
 static void client_gone(rfbClientPtr cl)
@@ -174,7 +176,7 @@ static void client_gone(rfbClientPtr cl)
 	vg_server *s = cl->screen->screenData;
 	vg_server_viewer v;
 
-	if (describe_viewer(s, cl, &v)) {
+	if (describe_viewer(s, cl, true, &v)) {
 		pthread_mutex_lock(&s->stats_lock);
 		if (s->past_viewers->len == VG_PAST_VIEWERS)
 			g_array_remove_index(s->past_viewers, 0);
@@ -725,7 +727,7 @@ size_t vg_server_list_viewers(vg_server *s, vg_server_viewer *out, size_t cap)
 	size_t n = 0;
 
 	while (n < cap && (cl = rfbClientIteratorNext(it)))
-		if (describe_viewer(s, cl, &out[n]))
+		if (describe_viewer(s, cl, false, &out[n]))
 			n++;
 	rfbReleaseClientIterator(it);
 	return n;

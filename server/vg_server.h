@@ -63,6 +63,12 @@ void vg_server_config_init(vg_server_config *cfg);
  * file. Free with free(). */
 char *vg_server_read_password(const char *path, const char *option);
 
+/* Whether an IPv4 listen address is loopback; whether it is a well-formed
+ * one other machines may reach (a malformed one is reported when the
+ * server tries to listen on it). */
+bool vg_server_address_is_loopback(const char *addr);
+bool vg_server_address_is_reachable(const char *addr);
+
 /* Creates a server for a width x height framebuffer (all black) and starts
  * listening; clients are served from background threads. Errors:
  * VG_EINVAL (bad size or address), VG_EIO (cannot listen on the port). */
