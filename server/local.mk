@@ -25,7 +25,7 @@ server_varg_server_SOURCES = \
 	server/vg_vncsource.c server/vg_vncsource.h
 server_varg_server_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) $(X11_CFLAGS)
 server_varg_server_LDADD = traces/libvgtrace.a $(VG_SCREEN_LIBS)
-dist_man_MANS += doc/varg-server.1
+dist_man_MANS += doc/varg-server.1 doc/varg-relay.1
 
 # varg-relay: a site's viewers behind one upstream connection and cache.
 bin_PROGRAMS += server/varg-relay

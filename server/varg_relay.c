@@ -82,6 +82,7 @@ typedef struct {
 	gboolean no_persistent_cache;
 	char *zstd_window;
 	double timeout;
+	gboolean no_reconnect;
 	gboolean verbose;
 	gboolean quiet;
 	char **rest;
@@ -109,6 +110,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persistent_cache, "Keep the upstream's segments in memory only", NULL },
 		{ "zstd-window", 0, 0, G_OPTION_ARG_STRING, &o->zstd_window, "Memory for the upstream's zstd window, a power of two from 1M to 128M (default 16M); 0: zlib only", "SIZE" },
 		{ "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->timeout, "Give up a connection the upstream has not completed within SECONDS (default 20)", "SECONDS" },
+		{ "no-reconnect", 0, 0, G_OPTION_ARG_NONE, &o->no_reconnect, "Exit (status 1) when the upstream connection drops, instead of connecting again", NULL },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &o->verbose, "Log more, including LibVNCServer's and LibVNCClient's messages", NULL },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Log errors only", NULL },
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->rest, NULL, "UPSTREAM" },
@@ -263,6 +265,7 @@ int main(int argc, char **argv)
 	rc.verbose = o.verbose;
 	rc.timeout_ms = (int)(o.timeout * 1000);
 	rc.cancel = &stop_requested;
+	rc.no_reconnect = o.no_reconnect;
 	/* Its own cache, apart from a viewer's on the same account: both
 	 * would hold the same server's segments. */
 	if (!o.no_persistent_cache)
@@ -285,6 +288,8 @@ int main(int argc, char **argv)
 	cfg.verbose = o.verbose;
 	cfg.view_only = o.view_only;
 	cfg.no_clipboard = o.no_clipboard;
+	/* The upstream's updates arrive whole: nothing to wait for. */
+	cfg.defer_ms = 0;
 	cfg.password = password;
 	cfg.view_password = view_password;
 	if ((err = vg_server_new(&cfg, vg_relaysource_width(relay), vg_relaysource_height(relay), &srv))) {

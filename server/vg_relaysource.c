@@ -242,6 +242,11 @@ int vg_relaysource_run(vg_relaysource *v, vg_server *srv, const gint *stop)
 		n = vg_connection_poll(v->conn, 200);
 		if (v->failed)
 			return VG_EIO;
+		if (n < 0 && v->cfg.no_reconnect) {
+			snprintf(v->error, sizeof v->error, "%.200s:%d: %s", v->cfg.host, v->cfg.port,
+				 vg_connection_error_text(v->conn));
+			return VG_EIO;
+		}
 		if (n < 0) {
 			vg_warn("upstream %s:%d: %s; serving the last picture and connecting again",
 				v->cfg.host, v->cfg.port, vg_connection_error_text(v->conn));

@@ -32,6 +32,7 @@ typedef struct {
 	bool verbose;             /* pass LibVNCClient's log through */
 	int timeout_ms;           /* connect + handshake; 0: 20 s */
 	const gint *cancel;       /* non-zero stops a connect; may be NULL */
+	bool no_reconnect;        /* a dropped connection ends the run */
 } vg_relaysource_config;
 
 /* Connects upstream (cfg is copied; its strings must outlive the
@@ -48,7 +49,8 @@ void vg_relaysource_input(vg_relaysource *v, vg_server_input *in);
 /* Mirrors the upstream into srv until *stop becomes non-zero, connecting
  * again when the connection drops. Returns 0, or VG_EAUTH when the
  * upstream refused the password on a reconnection, VG_EIO when srv
- * cannot follow a size change (vg_relaysource_error_text()). */
+ * cannot follow a size change or, with no_reconnect, when the connection
+ * dropped (vg_relaysource_error_text()). */
 int vg_relaysource_run(vg_relaysource *v, vg_server *srv, const gint *stop);
 
 /* The upstream's counts over every connection made. */

@@ -63,6 +63,7 @@ void vg_server_config_init(vg_server_config *cfg)
 	cfg->fp_bits = VG_FP_BITS_DEFAULT;
 	cfg->group_size = VG_GROUP_DEFAULT;
 	cfg->desktop_name = "varg";
+	cfg->defer_ms = 5;
 }
 
 bool vg__format_is_native(const rfbPixelFormat *f)
@@ -404,6 +405,7 @@ static rfbScreenInfoPtr new_screen(vg_server *s, int32_t width, int32_t height)
 	screen->serverFormat.blueShift = 0;
 	screen->desktopName = s->cfg.desktop_name ? s->cfg.desktop_name : "varg";
 	screen->alwaysShared = TRUE;
+	screen->deferUpdateTime = s->cfg.defer_ms;
 	screen->cursor = NULL;  /* never paint a cursor into the frame */
 	screen->newClientHook = new_client;
 	screen->displayHook = display_hook;
@@ -739,7 +741,8 @@ size_t vg_server_list_past_viewers(vg_server *s, vg_server_viewer *out, size_t c
 
 	pthread_mutex_lock(&s->stats_lock);
 	n = MIN(cap, (size_t)s->past_viewers->len);
-	memcpy(out, s->past_viewers->data, n * sizeof *out);
+	if (n)
+		memcpy(out, s->past_viewers->data, n * sizeof *out);
 	pthread_mutex_unlock(&s->stats_lock);
 	return n;
 }

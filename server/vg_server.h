@@ -53,6 +53,9 @@ typedef struct {
 	const char *password;     /* VNC authentication with this password; NULL: none */
 	const char *view_password; /* a second password giving view-only access; NULL: none */
 	FILE *update_log;         /* a line per Varg update written; NULL: none */
+	int defer_ms;             /* wait after a change for more before an update
+				   * (LibVNCServer's 5 ms); 0 for a source whose
+				   * changes come whole, as a relay's do */
 } vg_server_config;
 
 void vg_server_config_init(vg_server_config *cfg);

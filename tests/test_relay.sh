@@ -123,6 +123,7 @@ tap_check "a viewer behind the warm relay ends exactly" same_image "$work/d.png"
 # relay serves on and connects again.
 kill "$up_pid"; wait "$up_pid"
 warm_sent=$(json_num "$work/up2.json" bytes_sent)
+[ -n "$warm_sent" ] || { echo "# no counts from the server:"; sed "s/^/#   /" "$work/up2.err" "$work/up2.json"; }
 echo "# the server sent the cold relay $cold_sent bytes, the warm one $warm_sent"
 tap_check "a warm relay takes under half a cold one's bytes" \
 	test "$warm_sent" -gt 0 -a "$((warm_sent * 2))" -lt "$cold_sent"
