@@ -2,13 +2,11 @@
  * viewers. Upstream it is a Varg viewer with its own persistent cache;
  * downstream it is a server like varg-server (Varg for Varg viewers from
  * its own segmentation and beliefs, standard encodings for the rest). */
-#include <errno.h>
 #include <glib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "capture/vg_address.h"
 #include "capture/vg_passwd.h"
@@ -25,23 +23,10 @@
 enum { EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_AUTH = 3 };
 
 static gint stop_requested;
-static volatile sig_atomic_t summary_fd = -1;
 
 static void on_signal(int sig)
 {
 	g_atomic_int_set(&stop_requested, sig);
-}
-
-static void on_usr1(int sig)
-{
-	int saved = errno;
-	char b = 's';
-
-	(void)sig;
-	if (summary_fd >= 0 && write(summary_fd, &b, 1) < 0) {
-		/* Full pipe: a summary is already due. */
-	}
-	errno = saved;
 }
 
 static void install_signals(void)
@@ -52,10 +37,7 @@ static void install_signals(void)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_usr1;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGUSR1, &sa, NULL);
-	sa.sa_flags = 0;
+	vg_report_catch_sigusr1();
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 }
@@ -306,15 +288,13 @@ int main(int argc, char **argv)
 		vg_warn("WARNING: listening on %s with no password: anyone who can reach this "
 			"address can see%s the upstream's screen; use --password-file", cfg.listen,
 			o.view_only ? "" : " and control");
-	if ((report = vg_report_start(srv, "varg-relay", o.stats_interval)))
-		summary_fd = vg_report_wake_fd(report);
+	report = vg_report_start(srv, "varg-relay", o.stats_interval);
 
 	status = 0;
 	if ((err = vg_relaysource_run(relay, srv, &stop_requested))) {
 		vg_error("%s", vg_relaysource_error_text(relay));
 		status = err == VG_EAUTH ? EXIT_AUTH : EXIT_FAILED;
 	}
-	summary_fd = -1;
 	vg_report_stop(report);
 	vg_relaysource_get_stats(relay, &up);
 	vg_info("upstream: %" G_GUINT64_FORMAT " bytes in %" G_GUINT64_FORMAT " updates over %"

@@ -1,5 +1,4 @@
 /* varg-server: shares a framebuffer with Varg viewers and any VNC client. */
-#include <errno.h>
 #include <glib.h>
 #include <rfb/rfb.h>
 #include <signal.h>
@@ -18,26 +17,10 @@
 
 static volatile sig_atomic_t stop_requested;
 
-/* SIGUSR1 writes a byte here; the status thread reads it and prints the
- * summary (printing is not async-signal-safe). */
-static volatile sig_atomic_t summary_fd = -1;
-
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
-}
-
-static void on_usr1(int sig)
-{
-	int saved = errno;
-	char b = 's';
-
-	(void)sig;
-	if (summary_fd >= 0 && write(summary_fd, &b, 1) < 0) {
-		/* Full pipe: a summary is already due. */
-	}
-	errno = saved;
 }
 
 static void install_signals(void)
@@ -48,10 +31,7 @@ static void install_signals(void)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_usr1;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGUSR1, &sa, NULL);
-	sa.sa_flags = 0;
+	vg_report_catch_sigusr1();
 	/* A client that vanishes mid-write must not kill the server. */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
@@ -382,8 +362,7 @@ int main(int argc, char **argv)
 	if (password && strlen(password) >= 8)
 		vg_info("VNC authentication uses only the first 8 characters of the password");
 	fflush(stdout);
-	if ((report = vg_report_start(srv, "varg-server", o.stats_interval)))
-		summary_fd = vg_report_wake_fd(report);
+	report = vg_report_start(srv, "varg-server", o.stats_interval);
 
 	status = 0;
 	if (src) {
@@ -400,7 +379,6 @@ int main(int argc, char **argv)
 		vg_error("%s", vg_vncsource_error_text(vsrc));
 		status = 1;
 	}
-	summary_fd = -1;
 	vg_report_stop(report);
 	report = NULL;
 	vg_server_get_stats(srv, &st);
@@ -415,7 +393,6 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 out:
-	summary_fd = -1;
 	vg_report_stop(report);
 	if (frame_log && fclose(frame_log) != 0) {
 		vg_error("%s: write failed", o.frame_log);

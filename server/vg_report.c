@@ -4,11 +4,18 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
+
+/* The running report's pipe, for the SIGUSR1 handler: printing is not
+ * async-signal-safe, so the handler writes a byte and the status thread
+ * prints. */
+static volatile sig_atomic_t summary_fd = -1;
 
 struct vg_report {
 	vg_server *srv;
@@ -222,6 +229,28 @@ static gpointer status_thread(gpointer data)
 	return NULL;
 }
 
+static void on_usr1(int sig)
+{
+	int saved = errno;
+	char b = 's';
+
+	(void)sig;
+	if (summary_fd >= 0 && write(summary_fd, &b, 1) < 0) {
+		/* Full pipe: a summary is already due. */
+	}
+	errno = saved;
+}
+
+void vg_report_catch_sigusr1(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
 vg_report *vg_report_start(vg_server *srv, const char *prog, int interval)
 {
 	vg_report *r = g_new0(vg_report, 1);
@@ -236,12 +265,8 @@ vg_report *vg_report_start(vg_server *srv, const char *prog, int interval)
 	r->prog = prog;
 	r->interval = interval;
 	r->thread = g_thread_new("status", status_thread, r);
+	summary_fd = r->pipe[1];
 	return r;
-}
-
-int vg_report_wake_fd(const vg_report *r)
-{
-	return r->pipe[1];
 }
 
 void vg_report_stop(vg_report *r)
@@ -250,6 +275,7 @@ void vg_report_stop(vg_report *r)
 
 	if (!r)
 		return;
+	summary_fd = -1;
 	/* Blocking again: the 'q' must not be lost to a full pipe. */
 	fcntl(r->pipe[1], F_SETFL, 0);
 	while (write(r->pipe[1], &q, 1) < 0 && errno == EINTR)

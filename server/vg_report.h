@@ -11,18 +11,18 @@
 
 typedef struct vg_report vg_report;
 
+/* Catches SIGUSR1 from now on: while a report runs, each one prints its
+ * summary; before and after, it is ignored. Call once, early. */
+void vg_report_catch_sigusr1(void);
+
 /* Starts the status thread of srv: a line on stderr every interval
- * seconds (0: never), the summary whenever vg_report_wake_fd() gets a
- * byte. prog names the program in the summary. NULL (and a warning) when
- * no pipe can be made: the server runs without reports. */
+ * seconds (0: never), the summary on each SIGUSR1. prog names the
+ * program in the summary. NULL (and a warning) when no pipe can be made:
+ * the server runs without reports. One report at a time. */
 vg_report *vg_report_start(vg_server *srv, const char *prog, int interval);
 
-/* The descriptor a signal handler writes one byte to for a summary
- * (non-blocking; write(2) is async-signal-safe). */
-int vg_report_wake_fd(const vg_report *r);
-
 /* Stops the thread and frees r; accepts NULL. Call before freeing the
- * server, and clear any copy of the wake descriptor first. */
+ * server. */
 void vg_report_stop(vg_report *r);
 
 /* What a relay adds to its counts: its upstream connection. */

@@ -13,7 +13,7 @@ input=$B/tests/vg_vncinput
 trace=$S/traces/samples/treeview-scroll.vtr
 relay=$B/server/varg-relay
 
-tap_plan 28
+tap_plan 29
 
 # start_relay NAME UPSTREAM_PORT ARGS...: varg-relay on a free port, its
 # cache in $work/relay-cache-NAME unless ARGS say otherwise; sets PORT
@@ -95,6 +95,10 @@ wait "$pid_c"
 tap_check "relays chain: a viewer behind two ends exactly" same_image "$work/c.png" "$work/last.png"
 kill "$r2_pid"; wait "$r2_pid"
 
+kill -USR1 "$r1_pid"
+for _ in $(seq 1 50); do grep -q "^varg-relay: summary" "$work/r1.err" && break; sleep 0.1; done
+tap_check "SIGUSR1 prints the relay's summary, naming its viewers" \
+	sh -c "grep -q '^varg-relay: summary' '$work/r1.err' && grep -q '^  clients:' '$work/r1.err'"
 RELAY_PID=$r1_pid
 stop_relay
 tap_check "SIGTERM stops the relay cleanly" test "$RELAY_STATUS" -eq 0
@@ -110,9 +114,14 @@ kill "$up_pid"; wait "$up_pid"
 cold_sent=$(json_num "$work/up.json" bytes_sent)
 
 # Warm: the same server identity and the relay's cache; the trace again.
-start_server up2 --trace "$trace" --speed 3 --wait-clients 1 --beliefs-dir "$work/beliefs-up" \
-	--stats-json "$work/up2.json" || exit 1
-up_port=$PORT
+# On a port of its own, away from the 5900s that other servers take
+# first: the upstream comes back on it below.
+for _ in $(seq 1 10); do
+	up_port=$(random_port)
+	start_server up2 --port "$up_port" --trace "$trace" --speed 3 --wait-clients 1 \
+		--beliefs-dir "$work/beliefs-up" --stats-json "$work/up2.json" && break
+done
+[ "$PORT" = "$up_port" ] || exit 1
 up_pid=$SERVER_PID
 start_relay r3 "$up_port" --cache-dir "$work/relay-cache" --beliefs-dir "$work/beliefs-r1" || exit 1
 IDLE=4 viewer d
