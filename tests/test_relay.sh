@@ -13,7 +13,7 @@ input=$B/tests/vg_vncinput
 trace=$S/traces/samples/treeview-scroll.vtr
 relay=$B/server/varg-relay
 
-tap_plan 29
+tap_plan 31
 
 # start_relay NAME UPSTREAM_PORT ARGS...: varg-relay on a free port, its
 # cache in $work/relay-cache-NAME unless ARGS say otherwise; sets PORT
@@ -94,6 +94,51 @@ IDLE=2 viewer c
 wait "$pid_c"
 tap_check "relays chain: a viewer behind two ends exactly" same_image "$work/c.png" "$work/last.png"
 kill "$r2_pid"; wait "$r2_pid"
+
+# -via: the relay reaches its upstream through an sshd started here.
+via_ok=no
+if [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null; then
+	SP=$(random_port)
+	mkdir -p /run/sshd 2>/dev/null
+	ssh-keygen -q -t ed25519 -N '' -f "$work/hostkey" &&
+	ssh-keygen -q -t ed25519 -N '' -f "$work/userkey" &&
+	cp "$work/userkey.pub" "$work/authorized_keys" &&
+	cat >"$work/sshd_config" <<EOF
+Port $SP
+ListenAddress 127.0.0.1
+HostKey $work/hostkey
+AuthorizedKeysFile $work/authorized_keys
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+AllowTcpForwarding yes
+PermitRootLogin prohibit-password
+PidFile $work/sshd.pid
+LogLevel ERROR
+EOF
+	/usr/sbin/sshd -D -f "$work/sshd_config" -E "$work/sshd.log" &
+	pids="$pids $!"
+	for _ in $(seq 1 100); do
+		ss -ltn | grep -q "127.0.0.1:$SP " && { via_ok=yes; break; }
+		sleep 0.1
+	done
+fi
+if [ $via_ok = yes ]; then
+	VARG_VIA_SSH="ssh -F /dev/null -i $work/userkey -p $SP -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR"
+	export VARG_VIA_SSH
+	start_relay rvia "$up_port" -via "$(id -un)@127.0.0.1" --cache-dir "$work/relay-via-cache" \
+		--beliefs-dir "$work/beliefs-rvia" || exit 1
+	unset VARG_VIA_SSH
+	rvia_pid=$RELAY_PID
+	IDLE=2 viewer f
+	wait "$pid_f"
+	tap_check "-via: a relay through an SSH tunnel serves the exact picture" same_image "$work/f.png" "$work/last.png"
+	kill "$rvia_pid"; wait "$rvia_pid"
+	tap_check "-via: and leaves no ssh behind" test -z "$(pgrep -f -- "-L 127.0.0.1:[0-9]*:localhost:$up_port " 2>/dev/null)"
+else
+	tap_skip "-via: no sshd could be started on loopback (scripts/setup installs openssh-server)"
+	tap_skip "-via: no sshd could be started on loopback"
+fi
 
 kill -USR1 "$r1_pid"
 for _ in $(seq 1 50); do grep -q "^varg-relay: summary" "$work/r1.err" && break; sleep 0.1; done
