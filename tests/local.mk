@@ -101,3 +101,8 @@ CLEANFILES += tests/vg_killat.so
 EXTRA_DIST += tests/vg_killat.c
 TESTS += tests/test_crash_points.sh
 dist_noinst_SCRIPTS += tests/test_crash_points.sh
+
+# Trace corpora in batch: sequential, GNU parallel (local and over SSH),
+# a Slurm job array (scripts/ratio-corpus).
+TESTS += tests/test_ratio_corpus.sh
+dist_noinst_SCRIPTS += tests/test_ratio_corpus.sh scripts/ratio-corpus
