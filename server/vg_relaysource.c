@@ -231,7 +231,9 @@ int vg_relaysource_run(vg_relaysource *v, vg_server *srv, const gint *stop)
 			if (err) {
 				vg_debug("upstream %s:%d: %s; again in %u ms", v->cfg.host, v->cfg.port, why,
 					 retry_ms);
-				g_usleep((gulong)retry_ms * 1000);
+				/* In short naps: a stop must not wait for the backoff. */
+				for (unsigned t = 0; t < retry_ms && !g_atomic_int_get(stop); t += 100)
+					g_usleep(100 * 1000);
 				retry_ms = MIN(2 * retry_ms, RETRY_LAST_MS);
 				continue;
 			}

@@ -13,7 +13,7 @@ input=$B/tests/vg_vncinput
 trace=$S/traces/samples/treeview-scroll.vtr
 relay=$B/server/varg-relay
 
-tap_plan 31
+tap_plan 32
 
 # start_relay NAME UPSTREAM_PORT ARGS...: varg-relay on a free port, its
 # cache in $work/relay-cache-NAME unless ARGS say otherwise; sets PORT
@@ -197,9 +197,13 @@ PORT=$(sed -n 's/^varg-relay: listening on [0-9.]*:\([0-9]*\) .*/\1/p' "$work/r3
 IDLE=2 viewer e
 wait "$pid_e"
 tap_check "a viewer then sees the new upstream's picture exactly" same_image "$work/e.png" "$work/last-heatmap.png"
+# Upstream gone again: a stop must not wait out the backoff (by now 4 s).
+kill "$up_pid"; wait "$up_pid"
+sleep 4
+kill "$RELAY_PID"
+tap_check "a relay waiting to connect again stops within 2 s" ends_within 20 "$RELAY_PID"
 stop_relay
 tap_check "the relay counted both connections" test "$(json_num "$work/r3.json" upstream_connections)" -eq 2
-kill "$up_pid"; wait "$up_pid"
 
 # Input and clipboard across the relay to a real X display.
 if ! command -v Xvfb >/dev/null || ! command -v xclip >/dev/null; then
