@@ -46,7 +46,7 @@ tests_vg_vncinput_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
 tests_vg_vncinput_LDADD = $(VNCCLIENT_LIBS)
 TESTS += tests/test_desktop.sh tests/test_desktop_vnc.sh tests/test_session.sh
 dist_noinst_SCRIPTS += tests/test_desktop.sh tests/test_desktop_vnc.sh tests/test_session.sh
-dist_noinst_SCRIPTS += tests/test_record.sh tests/test_record_vnc.sh tests/test_vnc_cursor.sh tests/vg_xvfb.sh
+dist_noinst_SCRIPTS += tests/test_record.sh tests/test_record_vnc.sh tests/test_vnc_cursor.sh tests/vg_xvfb.sh tests/vg_sshd.sh
 
 # FBS import: an rfbproxy-style recorder between a real viewer and a real
 # VNC server.

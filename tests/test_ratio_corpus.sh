@@ -8,6 +8,7 @@
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
+. "${VG_TOP_SRCDIR:-.}/tests/vg_sshd.sh"
 rc=$S/scripts/ratio-corpus
 export VG_BUILD="$B"
 
@@ -164,38 +165,23 @@ else
 	# Other hosts: through an sshd started here on loopback.
 	if [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null; then
 		ssh_ok=no
-		SP=$(random_port)
-		mkdir -p /run/sshd 2>/dev/null
-		ssh-keygen -q -t ed25519 -N '' -f "$work/hostkey" &&
-		ssh-keygen -q -t ed25519 -N '' -f "$work/userkey" &&
-		cp "$work/userkey.pub" "$work/authorized_keys" &&
-		cat >"$work/sshd_config" <<EOF
-Port $SP
-ListenAddress 127.0.0.1
-HostKey $work/hostkey
-AuthorizedKeysFile $work/authorized_keys
-StrictModes no
-UsePAM no
-PasswordAuthentication no
-PermitRootLogin prohibit-password
-PidFile $work/sshd.pid
-LogLevel ERROR
-EOF
-		/usr/sbin/sshd -D -f "$work/sshd_config" -E "$work/sshd.log" &
-		pids="$pids $!"
-		login="ssh -F /dev/null -i $work/userkey -p $SP -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR $(id -un)@127.0.0.1"
-		for _ in $(seq 1 100); do
-			$login true 2>/dev/null && { ssh_ok=yes; break; }
-			sleep 0.1
-		done
+		start_sshd && ssh_ok=yes
+		login="$SSH_CMD $(id -un)@127.0.0.1"
 		if [ $ssh_ok = yes ]; then
 			"$rc" run --jobs 2 --sshlogin "$login" --out "$work/ssh" "$work/corpus" >"$work/ssh.log" 2>&1
 			st=$?
-			tap_check "parallel --sshlogin: every trace ran on the host over SSH, the same figures" \
-				sh -c "test $st -eq 0 && cmp -s '$csv' '$work/ssh/summary.csv' &&
-					test \$(awk -F'\t' 'NR > 1 && \$2 ~ /127\\.0\\.0\\.1/' '$work/ssh/joblog' | wc -l) -eq 9"
+			sed -n 's/^ratio-corpus: \(wall time.*\)/# parallel --sshlogin: \1/p' "$work/ssh.log"
+			name="parallel --sshlogin: every trace ran on the host over SSH, the same figures"
+			if test $st -eq 0 && cmp -s "$csv" "$work/ssh/summary.csv" &&
+			   test "$(awk -F'\t' 'NR > 1 && $2 ~ /127\.0\.0\.1/' "$work/ssh/joblog" | wc -l)" -eq 9; then
+				tap_ok "$name"
+			else
+				tap_not_ok "$name"
+				echo "# exit $st; its output, joblog and the sshd's log:"
+				cat "$work/ssh.log" "$work/ssh/joblog" "$work/sshd.log" | sed 's/^/#   /'
+			fi
 		else
-			echo "# sshd did not answer on 127.0.0.1:$SP:"; sed 's/^/#   /' "$work/sshd.log"
+			echo "# sshd did not answer:"; sed 's/^/#   /' "$work/sshd.log"
 			tap_not_ok "parallel --sshlogin: an sshd started here answers"
 		fi
 	else

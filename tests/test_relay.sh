@@ -8,6 +8,7 @@
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
+. "${VG_TOP_SRCDIR:-.}/tests/vg_sshd.sh"
 probe=$B/tests/vg_xprobe
 input=$B/tests/vg_vncinput
 trace=$S/traces/samples/treeview-scroll.vtr
@@ -97,34 +98,9 @@ kill "$r2_pid"; wait "$r2_pid"
 
 # -via: the relay reaches its upstream through an sshd started here.
 via_ok=no
-if [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null; then
-	SP=$(random_port)
-	mkdir -p /run/sshd 2>/dev/null
-	ssh-keygen -q -t ed25519 -N '' -f "$work/hostkey" &&
-	ssh-keygen -q -t ed25519 -N '' -f "$work/userkey" &&
-	cp "$work/userkey.pub" "$work/authorized_keys" &&
-	cat >"$work/sshd_config" <<EOF
-Port $SP
-ListenAddress 127.0.0.1
-HostKey $work/hostkey
-AuthorizedKeysFile $work/authorized_keys
-StrictModes no
-UsePAM no
-PasswordAuthentication no
-AllowTcpForwarding yes
-PermitRootLogin prohibit-password
-PidFile $work/sshd.pid
-LogLevel ERROR
-EOF
-	/usr/sbin/sshd -D -f "$work/sshd_config" -E "$work/sshd.log" &
-	pids="$pids $!"
-	for _ in $(seq 1 100); do
-		ss -ltn | grep -q "127.0.0.1:$SP " && { via_ok=yes; break; }
-		sleep 0.1
-	done
-fi
+start_sshd && via_ok=yes
 if [ $via_ok = yes ]; then
-	VARG_VIA_SSH="ssh -F /dev/null -i $work/userkey -p $SP -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR"
+	VARG_VIA_SSH=$SSH_CMD
 	export VARG_VIA_SSH
 	start_relay rvia "$up_port" -via "$(id -un)@127.0.0.1" --cache-dir "$work/relay-via-cache" \
 		--beliefs-dir "$work/beliefs-rvia" || exit 1

@@ -8,6 +8,7 @@
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
+. "${VG_TOP_SRCDIR:-.}/tests/vg_sshd.sh"
 TRACE=${VG_TEST_TRACE:-$S/traces/samples/heatmap-scroll.vtr}
 # Under LeakSanitizer, the used-suppressions report would add stderr lines.
 [ -z "${LSAN_OPTIONS:-}" ] || export LSAN_OPTIONS="$LSAN_OPTIONS:print_suppressions=0"
@@ -303,32 +304,9 @@ tap_check "the overlay's PING got its PONG (rtt_ms >= 0)" awk -v r="${rtt:--1}" 
 
 # --- -via: through an sshd started here on loopback.
 via_ok=no
-if command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ]; then
-	SP=$(free_display)
-	SP=$((2200 + SP))
-	mkdir -p /run/sshd 2>/dev/null
-	ssh-keygen -q -t ed25519 -N '' -f "$work/hostkey" &&
-	ssh-keygen -q -t ed25519 -N '' -f "$work/userkey" &&
-	cp "$work/userkey.pub" "$work/authorized_keys" &&
-	cat >"$work/sshd_config" <<EOF
-Port $SP
-ListenAddress 127.0.0.1
-HostKey $work/hostkey
-AuthorizedKeysFile $work/authorized_keys
-StrictModes no
-UsePAM no
-PasswordAuthentication no
-AllowTcpForwarding yes
-PermitRootLogin prohibit-password
-PidFile $work/sshd.pid
-LogLevel ERROR
-EOF
-	/usr/sbin/sshd -D -f "$work/sshd_config" -E "$work/sshd.log" &
-	pids="$pids $!"
-	wait_for 10 sh -c "ss -ltn | grep -q '127.0.0.1:$SP '" && via_ok=yes
-fi
+start_sshd && via_ok=yes
 if [ "$via_ok" = yes ]; then
-	VARG_VIA_SSH="ssh -F /dev/null -i $work/userkey -p $SP -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR" \
+	VARG_VIA_SSH="$SSH_CMD" \
 		"$B/viewer/varg-viewer" --headless -via "$(id -un)@127.0.0.1" --exit-when-idle 3 \
 		--snapshot "$work/via.png" --cache-dir "$work/cache-via" "localhost::$PORT" >"$work/via.log" 2>&1
 	st=$?
