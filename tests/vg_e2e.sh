@@ -26,9 +26,24 @@ e2e_cleanup() {
 trap e2e_cleanup EXIT INT TERM
 
 # start_server NAME ARGS...: starts varg-server on a free port; sets PORT.
+# The port is a random one, another tried if it is taken, not the first
+# free from 5900: there every server of a parallel suite looks first, and
+# a test that restarts a server on its port must find it free. A --port
+# in ARGS wins.
 start_server() {
 	name=$1; shift
-	$VG_WRAP "$B/server/varg-server" --port 0 "$@" >"$work/$name.out" 2>"$work/$name.err" &
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		try_server "$name" --port "$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))" "$@" && return 0
+		grep -q "cannot listen" "$work/$name.err" 2>/dev/null || break
+	done
+	echo "# server $name did not start:"; sed 's/^/#   /' "$work/$name.err"
+	return 1
+}
+
+# try_server NAME ARGS...: one attempt of start_server.
+try_server() {
+	name=$1; shift
+	$VG_WRAP "$B/server/varg-server" "$@" >"$work/$name.out" 2>"$work/$name.err" &
 	pids="$pids $!"
 	SERVER_PID=$!
 	PORT=""
@@ -38,7 +53,7 @@ start_server() {
 		kill -0 "$SERVER_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	echo "# server $name did not start:"; sed 's/^/#   /' "$work/$name.err"
+	kill -0 "$SERVER_PID" 2>/dev/null || wait "$SERVER_PID" 2>/dev/null
 	return 1
 }
 
