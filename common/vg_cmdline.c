@@ -51,3 +51,18 @@ int vg_cmdline_parse_size(const char *text, uint64_t *out)
 	*out = v * mult;
 	return VG_OK;
 }
+
+int vg_cmdline_parse_pow2(const char *text, unsigned min_log, unsigned max_log, unsigned *log)
+{
+	uint64_t v;
+
+	if (text && strcmp(text, "0") == 0) {
+		*log = 0;
+		return VG_OK;
+	}
+	if (vg_cmdline_parse_size(text, &v) || (v & (v - 1)) || v < ((uint64_t)1 << min_log) ||
+	    v > ((uint64_t)1 << max_log))
+		return VG_EINVAL;
+	*log = (unsigned)__builtin_ctzll(v);
+	return VG_OK;
+}

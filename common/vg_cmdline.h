@@ -15,4 +15,8 @@ void vg_cmdline_double_dashes(int argc, char **argv, const GOptionEntry *entries
  * *out. VG_EINVAL for anything else, zero, or a size past 2^64. */
 int vg_cmdline_parse_size(const char *text, uint64_t *out);
 
+/* A size that must be a power of two from 2^min_log to 2^max_log, or "0"
+ * (none), into *log: its log2, 0 for "0". VG_EINVAL for anything else. */
+int vg_cmdline_parse_pow2(const char *text, unsigned min_log, unsigned max_log, unsigned *log);
+
 #endif

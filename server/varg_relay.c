@@ -3,10 +3,8 @@
  * downstream it is a server like varg-server (Varg for Varg viewers from
  * its own segmentation and beliefs, standard encodings for the rest). */
 #include <glib.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "capture/vg_address.h"
 #include "capture/vg_passwd.h"
@@ -27,19 +25,6 @@ static gint stop_requested;
 static void on_signal(int sig)
 {
 	g_atomic_int_set(&stop_requested, sig);
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	vg_report_catch_sigusr1();
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
 }
 
 typedef struct {
@@ -127,17 +112,9 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--port must be between 0 and 65535");
 		return VG_EINVAL;
 	}
-	if (o->listen && !o->password_file && !o->allow_no_password &&
-	    vg_server_address_is_reachable(o->listen)) {
-		vg_error("refusing to serve %s without a password: anyone who can reach it could see "
-			 "and control the upstream's screen; use --password-file (--allow-no-password "
-			 "to serve it anyway)", o->listen);
+	if (vg_server_check_access(o->listen, o->password_file, o->view_password_file,
+				   o->allow_no_password))
 		return VG_EINVAL;
-	}
-	if (o->view_password_file && !o->password_file) {
-		vg_error("--viewonly-password-file needs --password-file too");
-		return VG_EINVAL;
-	}
 	if (o->zstd_level < 0 || o->zstd_level > 19) {
 		vg_error("--zstd-level must be between 0 and 19");
 		return VG_EINVAL;
@@ -158,22 +135,6 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--timeout must not be negative");
 		return VG_EINVAL;
 	}
-	return VG_OK;
-}
-
-/* --zstd-window as a window log; 0 for zlib only. */
-static int parse_window(const char *text, unsigned *log)
-{
-	uint64_t w = (uint64_t)1 << VG_ZSTD_WINDOW_LOG_DEFAULT;
-
-	if (text && strcmp(text, "0") == 0) {
-		*log = 0;
-		return VG_OK;
-	}
-	if (text && (vg_cmdline_parse_size(text, &w) || (w & (w - 1)) ||
-		     w < (1u << VG_ZSTD_WINDOW_LOG_MIN) || w > (1u << VG_ZSTD_WINDOW_LOG_MAX)))
-		return VG_EINVAL;
-	*log = (unsigned)__builtin_ctzll(w);
 	return VG_OK;
 }
 
@@ -213,7 +174,9 @@ int main(int argc, char **argv)
 		vg_error("--cache-size: '%s' is not a size such as 500M or 20G", o.cache_size);
 		goto out;
 	}
-	if (parse_window(o.zstd_window, &rc.zstd_window_log)) {
+	rc.zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
+	if (o.zstd_window && vg_cmdline_parse_pow2(o.zstd_window, VG_ZSTD_WINDOW_LOG_MIN,
+						   VG_ZSTD_WINDOW_LOG_MAX, &rc.zstd_window_log)) {
 		vg_error("--zstd-window: '%s' is not a power of two from 1M to 128M (or 0)", o.zstd_window);
 		goto out;
 	}
@@ -228,7 +191,7 @@ int main(int argc, char **argv)
 	if (o.view_password_file &&
 	    !(view_password = vg_server_read_password(o.view_password_file, "--viewonly-password-file")))
 		goto out;
-	install_signals();
+	vg_report_catch_signals(on_signal);
 	if (o.via) {
 		int local;
 
@@ -274,20 +237,11 @@ int main(int argc, char **argv)
 	cfg.defer_ms = 0;
 	cfg.password = password;
 	cfg.view_password = view_password;
-	if ((err = vg_server_new(&cfg, vg_relaysource_width(relay), vg_relaysource_height(relay), &srv))) {
-		if (err == VG_EINVAL)
-			vg_error("bad listen address '%s'", cfg.listen);
-		else
-			vg_error("cannot listen on %s port %d", cfg.listen, o.port);
+	if (vg_server_new(&cfg, vg_relaysource_width(relay), vg_relaysource_height(relay), &srv))
 		goto out;
-	}
 	printf("varg-relay: listening on %s:%d (%dx%d), relaying %s\n", cfg.listen, vg_server_port(srv),
 	       vg_relaysource_width(relay), vg_relaysource_height(relay), o.rest[0]);
 	fflush(stdout);
-	if (!vg_server_address_is_loopback(cfg.listen) && !password)
-		vg_warn("WARNING: listening on %s with no password: anyone who can reach this "
-			"address can see%s the upstream's screen; use --password-file", cfg.listen,
-			o.view_only ? "" : " and control");
 	report = vg_report_start(srv, "varg-relay", o.stats_interval);
 
 	status = 0;

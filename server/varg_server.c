@@ -1,11 +1,8 @@
 /* varg-server: shares a framebuffer with Varg viewers and any VNC client. */
 #include <glib.h>
-#include <rfb/rfb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
@@ -21,20 +18,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	vg_report_catch_sigusr1();
-	/* A client that vanishes mid-write must not kill the server. */
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
 }
 
 typedef struct {
@@ -149,16 +132,9 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--stats-interval must not be negative");
 		return VG_EINVAL;
 	}
-	if (o->listen && !o->password_file && !o->allow_no_password && vg_server_address_is_reachable(o->listen)) {
-		vg_error("refusing to serve %s without a password: anyone who can reach it could see "
-			 "and control this screen; use --password-file, or keep the default 127.0.0.1 "
-			 "and connect through ssh -L (--allow-no-password to serve it anyway)", o->listen);
+	if (vg_server_check_access(o->listen, o->password_file, o->view_password_file,
+				   o->allow_no_password))
 		return VG_EINVAL;
-	}
-	if (o->view_password_file && !o->password_file) {
-		vg_error("--viewonly-password-file needs --password-file too");
-		return VG_EINVAL;
-	}
 	if (o->vnc_password_file && !o->vnc) {
 		vg_error("--vnc-password-file goes with --vnc");
 		return VG_EINVAL;
@@ -285,7 +261,7 @@ int main(int argc, char **argv)
 	vg_log_set_level(o.quiet ? VG_LOG_ERROR : o.verbose ? VG_LOG_DEBUG : VG_LOG_INFO);
 	if (o.stats_interval < 0)
 		o.stats_interval = o.verbose ? 10 : 0;
-	install_signals();
+	vg_report_catch_signals(on_signal);
 
 	if (o.password_file && !(password = vg_server_read_password(o.password_file, "--password-file")))
 		goto out;
@@ -345,22 +321,9 @@ int main(int argc, char **argv)
 	cfg.view_only = o.view_only;
 	cfg.password = password;
 	cfg.view_password = view_password;
-	if ((err = vg_server_new(&cfg, width, height, &srv))) {
-		if (err == VG_EINVAL)
-			vg_error("bad listen address '%s'", cfg.listen);
-		else
-			vg_error("cannot listen on %s port %d", cfg.listen, o.port);
+	if (vg_server_new(&cfg, width, height, &srv))
 		goto out;
-	}
 	printf("varg-server: listening on %s:%d (%dx%d)\n", cfg.listen, vg_server_port(srv), width, height);
-	/* Said once the address is known to be good. */
-	if (!vg_server_address_is_loopback(cfg.listen) && !password) {
-		vg_warn("WARNING: listening on %s with no password: anyone who can reach this "
-			"address can see%s this screen; use --password-file, or keep the default "
-			"127.0.0.1 and connect through ssh -L", cfg.listen, o.view_only ? "" : " and control");
-	}
-	if (password && strlen(password) >= 8)
-		vg_info("VNC authentication uses only the first 8 characters of the password");
 	fflush(stdout);
 	report = vg_report_start(srv, "varg-server", o.stats_interval);
 

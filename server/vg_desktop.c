@@ -224,9 +224,28 @@ bool vg_server_address_is_loopback(const char *addr)
 	return inet_pton(AF_INET, addr, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
 }
 
-bool vg_server_address_is_reachable(const char *addr)
+
+/* A well-formed address other machines may reach (a malformed one is
+ * reported when the server tries to listen on it). */
+static bool address_is_reachable(const char *addr)
 {
 	struct in_addr a;
 
 	return inet_pton(AF_INET, addr, &a) == 1 && !vg_server_address_is_loopback(addr);
+}
+
+int vg_server_check_access(const char *listen, const char *password_file,
+			   const char *view_password_file, bool allow_no_password)
+{
+	if (listen && !password_file && !allow_no_password && address_is_reachable(listen)) {
+		vg_error("refusing to serve %s without a password: anyone who can reach it could see "
+			 "and control this screen; use --password-file, or keep the default 127.0.0.1 "
+			 "and connect through ssh -L (--allow-no-password to serve it anyway)", listen);
+		return VG_EINVAL;
+	}
+	if (view_password_file && !password_file) {
+		vg_error("--viewonly-password-file needs --password-file too");
+		return VG_EINVAL;
+	}
+	return VG_OK;
 }

@@ -134,11 +134,22 @@ static int connect_upstream(vg_relaysource *v, char *why, size_t why_cap)
 	return VG_OK;
 }
 
+/* Adds one connection's counts to st. */
+static void add_counts(vg_report_upstream *st, const vg_connection *conn)
+{
+	vg_connection_stats cs;
+
+	vg_connection_get_stats(conn, &cs);
+	st->bytes_received += cs.bytes_received;
+	st->updates += cs.updates;
+	st->cache_hits += cs.cache_hits;
+	st->cache_misses += cs.cache_misses;
+}
+
 /* Closes the connection, keeping its counts. */
 static void close_upstream(vg_relaysource *v)
 {
 	vg_connection *conn;
-	vg_connection_stats st;
 
 	g_mutex_lock(&v->lock);
 	conn = v->conn;
@@ -146,11 +157,7 @@ static void close_upstream(vg_relaysource *v)
 	g_mutex_unlock(&v->lock);
 	if (!conn)
 		return;
-	vg_connection_get_stats(conn, &st);
-	v->done.bytes_received += st.bytes_received;
-	v->done.updates += st.updates;
-	v->done.cache_hits += st.cache_hits;
-	v->done.cache_misses += st.cache_misses;
+	add_counts(&v->done, conn);
 	vg_connection_close(conn);
 }
 
@@ -260,18 +267,9 @@ int vg_relaysource_run(vg_relaysource *v, vg_server *srv, const gint *stop)
 
 void vg_relaysource_get_stats(vg_relaysource *v, vg_report_upstream *st)
 {
-	vg_connection_stats cs;
-
 	*st = v->done;
-	g_mutex_lock(&v->lock);
-	if (v->conn) {
-		vg_connection_get_stats(v->conn, &cs);
-		st->bytes_received += cs.bytes_received;
-		st->updates += cs.updates;
-		st->cache_hits += cs.cache_hits;
-		st->cache_misses += cs.cache_misses;
-	}
-	g_mutex_unlock(&v->lock);
+	if (v->conn)
+		add_counts(st, v->conn);
 }
 
 const char *vg_relaysource_error_text(const vg_relaysource *v)

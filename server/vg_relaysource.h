@@ -53,7 +53,8 @@ void vg_relaysource_input(vg_relaysource *v, vg_server_input *in);
  * dropped (vg_relaysource_error_text()). */
 int vg_relaysource_run(vg_relaysource *v, vg_server *srv, const gint *stop);
 
-/* The upstream's counts over every connection made. */
+/* The upstream's counts over every connection made; once run returned
+ * (the connection's counts are the run thread's). */
 void vg_relaysource_get_stats(vg_relaysource *v, vg_report_upstream *st);
 
 const char *vg_relaysource_error_text(const vg_relaysource *v);

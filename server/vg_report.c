@@ -17,6 +17,9 @@
  * prints. */
 static volatile sig_atomic_t summary_fd = -1;
 
+/* Connected viewers listed in the JSON, at most. */
+#define MAX_CONNECTED 1024
+
 struct vg_report {
 	vg_server *srv;
 	const char *prog;
@@ -150,21 +153,19 @@ static void put_viewer(FILE *f, const vg_server_viewer *v, bool connected, bool 
 int vg_report_write_json(const char *path, vg_server *srv, uint64_t frames,
 			 const vg_report_upstream *up)
 {
-	vg_server_viewer *now = g_new(vg_server_viewer, 1024);
-	vg_server_viewer *past = g_new(vg_server_viewer, VG_PAST_VIEWERS);
-	size_t n_now, n_past, i;
+	vg_server_viewer *viewers;
+	size_t n_past, n, i;
 	vg_server_stats st;
 	FILE *f = fopen(path, "w");
 	int err = VG_OK;
 
-	if (!f) {
-		g_free(now);
-		g_free(past);
+	if (!f)
 		return VG_EIO;
-	}
+	/* Those gone, oldest first, then those connected. */
+	viewers = g_new(vg_server_viewer, VG_PAST_VIEWERS + MAX_CONNECTED);
+	n_past = vg_server_list_past_viewers(srv, viewers, VG_PAST_VIEWERS);
+	n = n_past + vg_server_list_viewers(srv, viewers + n_past, MAX_CONNECTED);
 	vg_server_get_stats(srv, &st);
-	n_past = vg_server_list_past_viewers(srv, past, VG_PAST_VIEWERS);
-	n_now = vg_server_list_viewers(srv, now, 1024);
 	fprintf(f,
 		"{\n  \"clients_total\": %" G_GUINT64_FORMAT ",\n  \"varg_clients\": %" G_GUINT64_FORMAT
 		",\n  \"frames\": %" G_GUINT64_FORMAT ",\n  \"updates_sent\": %" G_GUINT64_FORMAT
@@ -186,17 +187,14 @@ int vg_report_write_json(const char *path, vg_server *srv, uint64_t frames,
 			up->bytes_received, up->updates, up->cache_hits, up->cache_misses,
 			up->connections);
 	fputs("  \"viewers\": [\n", f);
-	for (i = 0; i < n_past; i++)
-		put_viewer(f, &past[i], false, i + 1 == n_past + n_now);
-	for (i = 0; i < n_now; i++)
-		put_viewer(f, &now[i], true, i + 1 == n_now);
+	for (i = 0; i < n; i++)
+		put_viewer(f, &viewers[i], i >= n_past, i + 1 == n);
 	fputs("  ]\n}\n", f);
 	if (ferror(f))
 		err = VG_EIO;
 	if (fclose(f) != 0)
 		err = VG_EIO;
-	g_free(now);
-	g_free(past);
+	g_free(viewers);
 	return err;
 }
 
@@ -241,11 +239,16 @@ static void on_usr1(int sig)
 	errno = saved;
 }
 
-void vg_report_catch_sigusr1(void)
+void vg_report_catch_signals(void (*on_stop)(int sig))
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 	sa.sa_handler = on_usr1;
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGUSR1, &sa, NULL);

@@ -11,9 +11,12 @@
 
 typedef struct vg_report vg_report;
 
-/* Catches SIGUSR1 from now on: while a report runs, each one prints its
- * summary; before and after, it is ignored. Call once, early. */
-void vg_report_catch_sigusr1(void);
+/* The signals of a server program, from now on: SIGINT and SIGTERM call
+ * on_stop (which must be async-signal-safe), SIGUSR1 prints the running
+ * report's summary (ignored while none runs), SIGPIPE is ignored (a
+ * client that vanishes mid-write must not kill the server). Call once,
+ * early. */
+void vg_report_catch_signals(void (*on_stop)(int sig));
 
 /* Starts the status thread of srv: a line on stderr every interval
  * seconds (0: never), the summary on each SIGUSR1. prog names the

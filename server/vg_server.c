@@ -421,14 +421,19 @@ static rfbScreenInfoPtr new_screen(vg_server *s, int32_t width, int32_t height)
 
 int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg_server **out)
 {
+	const char *listen = cfg->listen ? cfg->listen : "127.0.0.1";
 	vg_server *s;
 	in_addr_t addr;
 	const char *env;
 
-	if (width < 1 || height < 1 || width > 8192 || height > 8192)
+	if (width < 1 || height < 1 || width > 8192 || height > 8192) {
+		vg_error("a screen of %dx%d cannot be served", width, height);
 		return VG_EINVAL;
-	if (inet_pton(AF_INET, cfg->listen ? cfg->listen : "127.0.0.1", &addr) != 1)
+	}
+	if (inet_pton(AF_INET, listen, &addr) != 1) {
+		vg_error("bad listen address '%s'", listen);
 		return VG_EINVAL;
+	}
 	vg__varg_register();
 	if (!cfg->verbose)
 		rfbLog = rfbErr = log_quiet;
@@ -462,6 +467,7 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	     vg_segshare_new(SHARE_SLOTS, &s->share)) ||
 	    (!((env = g_getenv("VARG_TEST_NO_MONITOR")) && *env == '1') &&
 	     vg_monitor_new(MONITOR_RING, &s->monitor))) {
+		vg_error("cannot set up the shared segmentation or the monitor");
 		vg_server_free(s);
 		return VG_EINVAL;
 	}
@@ -471,6 +477,7 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 					  .user = s };
 
 		if (vg_listener_new(&lc, &s->listener)) {
+			vg_error("cannot listen on %s port %d", listen, cfg->port);
 			vg_server_free(s);
 			return VG_EIO;
 		}
@@ -491,9 +498,18 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	}
 	rfbRunEventLoop(s->screen, -1, TRUE);
 	if (vg_listener_start(s->listener)) {
+		vg_error("cannot start listening on %s port %d", listen, cfg->port);
 		vg_server_free(s);
 		return VG_EIO;
 	}
+	/* Said once the address is known to be good. */
+	if (!vg_server_address_is_loopback(listen) && !cfg->password)
+		vg_warn("WARNING: listening on %s with no password: anyone who can reach this "
+			"address can see%s this screen; use --password-file, or keep the default "
+			"127.0.0.1 and connect through ssh -L", listen,
+			cfg->view_only ? "" : " and control");
+	if (cfg->password && strlen(cfg->password) >= 8)
+		vg_info("VNC authentication uses only the first 8 characters of the password");
 	*out = s;
 	return VG_OK;
 }

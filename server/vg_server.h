@@ -66,15 +66,20 @@ void vg_server_config_init(vg_server_config *cfg);
  * file. Free with free(). */
 char *vg_server_read_password(const char *path, const char *option);
 
-/* Whether an IPv4 listen address is loopback; whether it is a well-formed
- * one other machines may reach (a malformed one is reported when the
- * server tries to listen on it). */
+/* Whether an IPv4 listen address is loopback. */
 bool vg_server_address_is_loopback(const char *addr);
-bool vg_server_address_is_reachable(const char *addr);
+
+/* The access options of a server program (--listen, --password-file,
+ * --viewonly-password-file, --allow-no-password; NULL or false when not
+ * given): VG_EINVAL, logged, for a reachable address without a password
+ * unless allowed, and for a view-only password without a full one. */
+int vg_server_check_access(const char *listen, const char *password_file,
+			   const char *view_password_file, bool allow_no_password);
 
 /* Creates a server for a width x height framebuffer (all black) and starts
- * listening; clients are served from background threads. Errors:
- * VG_EINVAL (bad size or address), VG_EIO (cannot listen on the port). */
+ * listening; clients are served from background threads. Errors, each
+ * logged: VG_EINVAL (bad size or address), VG_EIO (cannot listen on the
+ * port). Warns when a reachable address has no password. */
 int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg_server **out);
 
 /* Disconnects every client, stops the threads and frees s; accepts NULL. */

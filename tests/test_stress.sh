@@ -20,11 +20,6 @@ IDLE=${IDLE:-3}
 
 last_frame "$TRACE" "$work/expected.png" || { tap_not_ok "export the trace's last frame"; exit 1; }
 
-# Servers restarted on their port get one of their own, away from the
-# ports other tests' servers pick (the first free from 5900), so that none
-# takes it between the kill and the restart.
-restart_port=$((20000 + $$ % 9000))
-
 # child_of PID: the process the `timeout` in viewer() started.
 child_of() { ps -o pid= --ppid "$1" | tr -d ' ' | head -1; }
 
@@ -68,7 +63,7 @@ stop_server
 #    line; a new server on the same port and the viewer started again on
 #    its cache end exact.
 echo "# server killed and restarted while its viewer reconnects"
-start_server sk1 --trace "$TRACE" --speed 2 --wait-clients 1 --port "$restart_port" || exit 1
+start_server sk1 --trace "$TRACE" --speed 2 --wait-clients 1 || exit 1
 port=$PORT
 CACHE=$work/cache-sk viewer sk1
 sleep 2
@@ -94,8 +89,7 @@ stop_server
 #    the viewer never stored, segments stored after the last save). The
 #    restarted pair must still end exact: a stale belief costs a repair.
 echo "# server and viewer killed together after a belief save, both restarted"
-start_server sv1 --trace "$TRACE" --speed 2 --wait-clients 1 --beliefs-save 1 \
-	--port $((restart_port + 1)) || exit 1
+start_server sv1 --trace "$TRACE" --speed 2 --wait-clients 1 --beliefs-save 1 || exit 1
 port=$PORT
 CACHE=$work/cache-sv viewer sv1
 sleep 3
@@ -143,8 +137,7 @@ warned cut || echo "#   (no warning)"
 #    the server on the same port (its beliefs come from disk) against a
 #    cache carrying the same identity but none of the segments.
 echo "# collision storm: --fp-bits 8"
-start_server storm --trace "$TRACE" --speed 0 --wait-clients 1 --fp-bits 8 \
-	--port $((restart_port + 2)) || exit 1
+start_server storm --trace "$TRACE" --speed 0 --wait-clients 1 --fp-bits 8 || exit 1
 port=$PORT
 CACHE=$work/cache-storm viewer storm
 tap_check "8-bit fingerprints: the viewer ends exact" ends_exact storm
@@ -200,7 +193,7 @@ fs_case full 4m "" "dd if=/dev/zero of='$work/mnt-full/filler' bs=1M count=8 2>/
 #    every second: every save replaces the file whole, so each restart
 #    finds the previous or the new beliefs, never a damaged file.
 echo "# server killed 8 times while saving beliefs"
-start_server ka0 --trace "$TRACE" --speed 0 --wait-clients 1 --port $((restart_port + 3)) || exit 1
+start_server ka0 --trace "$TRACE" --speed 0 --wait-clients 1 || exit 1
 port=$PORT
 stop_server
 i=1

@@ -25,6 +25,10 @@ e2e_cleanup() {
 }
 trap e2e_cleanup EXIT INT TERM
 
+# random_port: a TCP port to try for a server; the caller checks that the
+# server could take it.
+random_port() { echo $((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000)); }
+
 # start_server NAME ARGS...: starts varg-server on a free port; sets PORT.
 # The port is a random one, another tried if it is taken, not the first
 # free from 5900: there every server of a parallel suite looks first, and
@@ -33,7 +37,7 @@ trap e2e_cleanup EXIT INT TERM
 start_server() {
 	name=$1; shift
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		try_server "$name" --port "$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))" "$@" && return 0
+		try_server "$name" --port "$(random_port)" "$@" && return 0
 		grep -q "cannot listen" "$work/$name.err" 2>/dev/null || break
 	done
 	echo "# server $name did not start:"; sed 's/^/#   /' "$work/$name.err"

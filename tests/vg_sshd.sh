@@ -1,5 +1,5 @@
 # Sourced by tests that need SSH: a private sshd on loopback, added to
-# $pids for the caller's cleanup (vg_e2e.sh; random_port from vg_xvfb.sh).
+# $pids for the caller's cleanup (vg_e2e.sh, with random_port).
 
 # start_sshd: an sshd on a random loopback port that lets this user in
 # with a key made here and forwards TCP; sets SSH_CMD, an ssh command

@@ -27,10 +27,6 @@ wait_line() {
 	return 1
 }
 
-# random_port: a TCP port to try for a VNC server; the caller checks that
-# the server could take it.
-random_port() { echo $((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000)); }
-
 # start_xvnc WIDTHxHEIGHT: TigerVNC's Xvnc, no authentication, on a free
 # display and a random VNC port, tried until one is free; sets XDPY (":N")
 # and VNC_PORT.

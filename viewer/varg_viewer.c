@@ -452,7 +452,8 @@ int main(int argc, char **argv)
 	g_autofree char *host = NULL;
 	g_autofree char *default_cache = NULL;
 	g_autofree char *password = NULL;
-	uint64_t cache_size = 0, zstd_window = 1u << VG_ZSTD_WINDOW_LOG_DEFAULT;
+	uint64_t cache_size = 0;
+	unsigned zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	struct sigaction sa;
 	char why[256];
 	int port, err, status = EXIT_FAILED;
@@ -470,14 +471,11 @@ int main(int argc, char **argv)
 		vg_error("--cache-size: '%s' is not a size such as 500M or 20G", o.cache_size);
 		goto out;
 	}
-	if (o.zstd_window && strcmp(o.zstd_window, "0") != 0 &&
-	    (vg_cmdline_parse_size(o.zstd_window, &zstd_window) || (zstd_window & (zstd_window - 1)) ||
-	     zstd_window < (1u << VG_ZSTD_WINDOW_LOG_MIN) || zstd_window > (1u << VG_ZSTD_WINDOW_LOG_MAX))) {
+	if (o.zstd_window && vg_cmdline_parse_pow2(o.zstd_window, VG_ZSTD_WINDOW_LOG_MIN,
+						       VG_ZSTD_WINDOW_LOG_MAX, &zstd_window_log)) {
 		vg_error("--zstd-window: '%s' is not a power of two from 1M to 128M (or 0)", o.zstd_window);
 		goto out;
 	}
-	if (o.zstd_window && strcmp(o.zstd_window, "0") == 0)
-		zstd_window = 0;
 	if (o.no_persistent_cache && o.cache_dir) {
 		vg_error("--cache-dir and --no-persistent-cache exclude each other");
 		goto out;
@@ -519,7 +517,7 @@ int main(int argc, char **argv)
 	cfg.encodings = o.encodings;
 	cfg.verbose = o.verbose;
 	cfg.cache_size = cache_size;
-	cfg.zstd_window_log = zstd_window ? (unsigned)__builtin_ctzll(zstd_window) : 0;
+	cfg.zstd_window_log = zstd_window_log;
 	cfg.clear_cache = o.clear_cache;
 	cfg.lossless_only = o.lossless_only;
 	cfg.requests = o.requests;
