@@ -12,8 +12,10 @@ server_libvgscreen_a_SOURCES = \
 	server/vg_report.c server/vg_report.h \
 	server/vg_authguard.c server/vg_authguard.h \
 	server/vg_listener.c server/vg_listener.h \
+	server/vg_http.c server/vg_http.h \
 	server/vg_serverkey.c server/vg_serverkey.h
-server_libvgscreen_a_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS)
+server_libvgscreen_a_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) \
+	-DVG_WEB_DIR='"$(webdir)"' -DVG_WEB_SRCDIR='"$(abs_top_srcdir)/viewer/web"'
 VG_SCREEN_LIBS = server/libvgscreen.a $(VG_CAPTURE_LIBS) $(VNCSERVER_LIBS) -lpthread
 
 bin_PROGRAMS += server/varg-server
@@ -51,6 +53,22 @@ TESTS += tests/test_refine
 tests_test_refine_SOURCES = tests/test_refine.c server/vg_refine.c server/vg_refine.h
 tests_test_refine_CFLAGS = $(AM_CFLAGS)
 tests_test_refine_LDADD = $(VG_COMMON_LIBS)
+
+# The HTTP request parser of --http, on bytes alone, and fuzzed.
+check_PROGRAMS += tests/test_http
+TESTS += tests/test_http
+tests_test_http_SOURCES = tests/test_http.c server/vg_http.c server/vg_http.h
+tests_test_http_CFLAGS = $(AM_CFLAGS)
+tests_test_http_LDADD = $(VG_COMMON_LIBS)
+VG_FUZZERS += tests/fuzz/fuzz_http
+tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c server/vg_http.c server/vg_http.h
+tests_fuzz_fuzz_http_LDADD = $(VG_COMMON_LIBS)
+tests_fuzz_fuzz_http_LDFLAGS = -fsanitize=fuzzer
+
+# varg-server --http and varg-relay --http against a headless Chromium
+# running noVNC.
+TESTS += tests/test_browser.sh
+dist_noinst_SCRIPTS += tests/test_browser.sh tests/vg_browser.py
 
 # varg-relay between a real server, real viewers and a real X display.
 TESTS += tests/test_relay.sh

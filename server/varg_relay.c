@@ -31,6 +31,7 @@ typedef struct {
 	/* The site's side, as varg-server's options. */
 	char *listen;
 	int port;
+	char *http;
 	char *password_file;
 	char *view_password_file;
 	gboolean view_only;
@@ -55,10 +56,23 @@ typedef struct {
 	char **rest;
 } options;
 
+/* --http takes its directory as an optional argument. */
+static gboolean http_option(const char *name, const char *value, gpointer data, GError **error)
+{
+	options *o = data;
+
+	(void)name;
+	(void)error;
+	g_free(o->http);
+	o->http = g_strdup(value ? value : VG_SERVER_HTTP_DIR);
+	return TRUE;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
 	GOptionEntry entries[] = {
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &o->listen, "IPv4 address to serve the site on (default 127.0.0.1)", "ADDR" },
+		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)http_option, "Serve noVNC to the site's browsers on the same port (from DIR; default " VG_SERVER_HTTP_DIR "); they connect over WebSocket", "DIR" },
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port for the site's viewers (default 5900; 0 = first free from 5900)", "N" },
 		{ "password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->password_file, "Ask the site's viewers for the VNC password in FILE (vncpasswd format)", "FILE" },
 		{ "viewonly-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->view_password_file, "A second password, in FILE, for view-only access", "FILE" },
@@ -94,7 +108,10 @@ static int parse_options(int argc, char **argv, options *o)
 		"standard encodings. Listens on 127.0.0.1 unless --listen says otherwise.\n"
 		"Options also take one dash (-via, -passwd) as in vncviewer.\n"
 		"Exit: 0 stopped, 1 failed, 2 bad options, 3 upstream refused the password.");
-	g_option_context_add_main_entries(ctx, entries, NULL);
+	GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, o, NULL);
+
+	g_option_group_add_entries(main_group, entries);
+	g_option_context_set_main_group(ctx, main_group);
 	vg_cmdline_double_dashes(argc, argv, entries, owned);
 	if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
 		vg_error("%s (try --help)", error->message);
@@ -113,7 +130,8 @@ static int parse_options(int argc, char **argv, options *o)
 		return VG_EINVAL;
 	}
 	if (vg_server_check_access(o->listen, o->password_file, o->view_password_file,
-				   o->allow_no_password))
+				   o->allow_no_password) ||
+	    (o->http && vg_server_check_http(o->http)))
 		return VG_EINVAL;
 	if (o->zstd_level < 0 || o->zstd_level > 19) {
 		vg_error("--zstd-level must be between 0 and 19");
@@ -237,10 +255,13 @@ int main(int argc, char **argv)
 	cfg.defer_ms = 0;
 	cfg.password = password;
 	cfg.view_password = view_password;
+	cfg.http_root = o.http;
 	if (vg_server_new(&cfg, vg_relaysource_width(relay), vg_relaysource_height(relay), &srv))
 		goto out;
 	printf("varg-relay: listening on %s:%d (%dx%d), relaying %s\n", cfg.listen, vg_server_port(srv),
 	       vg_relaysource_width(relay), vg_relaysource_height(relay), o.rest[0]);
+	if (o.http)
+		vg_server_print_http(cfg.listen, vg_server_port(srv), o.http);
 	fflush(stdout);
 	report = vg_report_start(srv, "varg-relay", o.stats_interval);
 
@@ -265,6 +286,7 @@ out:
 	free(password);
 	free(view_password);
 	g_free(o.listen);
+	g_free(o.http);
 	g_free(o.password_file);
 	g_free(o.view_password_file);
 	g_free(o.beliefs_dir);

@@ -39,6 +39,7 @@ typedef struct {
 	gboolean loop;
 	int port;
 	char *listen;
+	char *http;
 	int zlib_level;
 	int zstd_level;
 	int refine_ms;
@@ -57,6 +58,18 @@ typedef struct {
 	gboolean verbose;
 	gboolean quiet;
 } options;
+
+/* --http takes its directory as an optional argument. */
+static gboolean http_option(const char *name, const char *value, gpointer data, GError **error)
+{
+	options *o = data;
+
+	(void)name;
+	(void)error;
+	g_free(o->http);
+	o->http = g_strdup(value ? value : VG_SERVER_HTTP_DIR);
+	return TRUE;
+}
 
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -79,6 +92,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "loop", 0, 0, G_OPTION_ARG_NONE, &o->loop, "Start the trace again at its end", NULL },
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port (default 5900; 0 = first free from 5900)", "N" },
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &o->listen, "IPv4 address to listen on (default 127.0.0.1)", "ADDR" },
+		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)http_option, "Serve noVNC to browsers on the same port (from DIR; default " VG_SERVER_HTTP_DIR "); they connect over WebSocket", "DIR" },
 		{ "zlib-level", 0, 0, G_OPTION_ARG_INT, &o->zlib_level, "zlib level of Varg updates, 0-9 (default 6)", "N" },
 		{ "refine-ms", 0, 0, G_OPTION_ARG_INT, &o->refine_ms, "Progressive refinement for slow links: show a missed region approximately first when its exact pixels would take longer than MS on the link (100 suits a link of 0.2 MB/s and 120 ms), to viewers that take it; 0 (the default): exact pixels only", "MS" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to viewers that take zstd, 1-19 (default 9); 0: zlib for every viewer", "N" },
@@ -106,7 +120,10 @@ static int parse_options(int argc, char **argv, options *o)
 		"RFB (VNC). Varg viewers get Varg updates; every other VNC client gets\n"
 		"LibVNCServer's standard encodings. Listens on 127.0.0.1 unless --listen\n"
 		"says otherwise; RFB is not encrypted: reach it through ssh -L.");
-	g_option_context_add_main_entries(ctx, entries, NULL);
+	GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, o, NULL);
+
+	g_option_group_add_entries(main_group, entries);
+	g_option_context_set_main_group(ctx, main_group);
 	if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
 		vg_error("%s (try --help)", error->message);
 		return VG_EINVAL;
@@ -133,7 +150,8 @@ static int parse_options(int argc, char **argv, options *o)
 		return VG_EINVAL;
 	}
 	if (vg_server_check_access(o->listen, o->password_file, o->view_password_file,
-				   o->allow_no_password))
+				   o->allow_no_password) ||
+	    (o->http && vg_server_check_http(o->http)))
 		return VG_EINVAL;
 	if (o->vnc_password_file && !o->vnc) {
 		vg_error("--vnc-password-file goes with --vnc");
@@ -321,9 +339,12 @@ int main(int argc, char **argv)
 	cfg.view_only = o.view_only;
 	cfg.password = password;
 	cfg.view_password = view_password;
+	cfg.http_root = o.http;
 	if (vg_server_new(&cfg, width, height, &srv))
 		goto out;
 	printf("varg-server: listening on %s:%d (%dx%d)\n", cfg.listen, vg_server_port(srv), width, height);
+	if (o.http)
+		vg_server_print_http(cfg.listen, vg_server_port(srv), o.http);
 	fflush(stdout);
 	report = vg_report_start(srv, "varg-server", o.stats_interval);
 
@@ -380,6 +401,7 @@ out:
 	g_free(o.view_password_file);
 	g_free(o.stats_json);
 	g_free(o.listen);
+	g_free(o.http);
 	g_free(o.beliefs_dir);
 	g_free(o.frame_log);
 	g_free(o.update_log);

@@ -15,6 +15,7 @@
 #include "common/vg_log.h"
 #include "common/vg_time.h"
 #include "server/vg_authguard.h"
+#include "server/vg_http.h"
 #include "server/vg_serverpriv.h"
 
 /* Seconds for which cl's address may not try a password (0: it may). */
@@ -248,4 +249,40 @@ int vg_server_check_access(const char *listen, const char *password_file,
 		return VG_EINVAL;
 	}
 	return VG_OK;
+}
+
+int vg_server_check_http(const char *dir)
+{
+	g_autofree char *page = g_build_filename(dir, "vnc.html", NULL);
+	g_autofree char *index = g_build_filename(dir, "index.html", NULL);
+
+	if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+		if (strcmp(dir, VG_SERVER_HTTP_DIR) == 0)
+			vg_error("--http: no noVNC in %s; install it (apt-get install novnc, or "
+				 "scripts/setup) or give --http=DIR", dir);
+		else
+			vg_error("--http: %s is not a directory", dir);
+		return VG_EINVAL;
+	}
+	if (!g_file_test(page, G_FILE_TEST_IS_REGULAR) && !g_file_test(index, G_FILE_TEST_IS_REGULAR))
+		vg_warn("--http: %s has neither vnc.html (noVNC) nor index.html; / will not be found", dir);
+	return VG_OK;
+}
+
+char *vg_server_web_dir(void)
+{
+	const char *env = g_getenv("VARG_WEB_DIR");
+	g_autofree char *page = g_build_filename(VG_WEB_DIR, VG_HTTP_PAGE, NULL);
+
+	if (env && *env)
+		return g_strdup(env);
+	return g_strdup(g_file_test(page, G_FILE_TEST_IS_REGULAR) ? VG_WEB_DIR : VG_WEB_SRCDIR);
+}
+
+void vg_server_print_http(const char *listen, int port, const char *dir)
+{
+	/* Any address: the browser needs a name for this machine. */
+	const char *host = strcmp(listen, "0.0.0.0") == 0 ? g_get_host_name() : listen;
+
+	printf("%s: browsers open http://%s:%d/ (files from %s)\n", g_get_prgname(), host, port, dir);
 }

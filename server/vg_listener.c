@@ -16,9 +16,14 @@
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "common/vg_time.h"
+#include "server/vg_http.h"
 
 /* The bytes LibVNCServer peeks at before it speaks. */
 #define PEEK_LEN 4
+/* With HTTP: how long a silent connection may still turn out to be a
+ * browser's before it goes on as RFB. Browsers send their request a few
+ * milliseconds after connecting, but past LibVNCServer's own wait. */
+#define HTTP_FIRST_MS 250
 
 /* A connection between accept and the end of its handover. */
 typedef struct conn {
@@ -120,14 +125,20 @@ static int queued_bytes(int fd)
 /* Whether the connection may go to LibVNCServer: the peer has sent
  * nothing yet, or at least PEEK_LEN bytes. With SO_RCVLOWAT at PEEK_LEN,
  * poll wakes for the fourth byte or for the peer's end, not for each
- * byte before it. */
-static int screen_conn(int fd, int screen_ms)
+ * byte before it. A peer that has sent nothing gets first_ms to begin:
+ * a browser connects, then sends its request. */
+static int screen_conn(int fd, int screen_ms, int first_ms)
 {
 	int lowat = PEEK_LEN, one = 1;
 	uint64_t until = vg_time_ns() + (uint64_t)screen_ms * 1000000u;
 	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
 	int n = queued_bytes(fd);
 
+	if (n == 0 && first_ms > 0) {
+		while (poll(&p, 1, first_ms) < 0 && errno == EINTR)
+			;
+		n = queued_bytes(fd);
+	}
 	if (n < 0)
 		return 0;
 	if (n >= PEEK_LEN)
@@ -156,6 +167,80 @@ static int screen_conn(int fd, int screen_ms)
 	return setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof one) == 0;
 }
 
+/* Waits until more than have bytes are queued on fd, or until the
+ * deadline; false on timeout, error or the peer's end. */
+static bool wait_more(int fd, int have, uint64_t until)
+{
+	int lowat = have + 1;
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat) != 0)
+		return false;
+	for (;;) {
+		uint64_t now = vg_time_ns();
+		int r;
+
+		if (now >= until)
+			return false;
+		r = poll(&p, 1, (int)((until - now) / 1000000u) + 1);
+		if (r < 0 && errno != EINTR)
+			return false;
+		if (queued_bytes(fd) > have)
+			return true;
+		if (r > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)))
+			return false;
+	}
+}
+
+/* With an HTTP root: a connection that starts with an HTTP request is
+ * answered here, unless it asks for a WebSocket, which LibVNCServer takes
+ * (the head is only peeked at, so it is still queued for the library).
+ * HAND_OVER for RFB and WebSocket clients, ANSWERED, or DROP. */
+enum { DROP, HAND_OVER, ANSWERED };
+
+static int route_http(vg_listener *l, int fd)
+{
+	char head[VG_HTTP_HEAD_MAX];
+	uint64_t until = vg_time_ns() + (uint64_t)l->cfg.screen_ms * 1000000u;
+	struct timeval send_limit = { .tv_sec = 10 };
+	vg_http_request req;
+	int one = 1, err, status;
+	ssize_t n = recv(fd, head, 4, MSG_PEEK | MSG_DONTWAIT);
+
+	if (n < 4 || !vg_http_is_request((const uint8_t *)head, 4))
+		return HAND_OVER;
+	for (;;) {
+		n = recv(fd, head, sizeof head, MSG_PEEK | MSG_DONTWAIT);
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return DROP;
+		err = vg_http_parse(head, n > 0 ? (size_t)n : 0, &req);
+		if (err != VG_ETRUNC)
+			break;
+		if (n == (ssize_t)sizeof head) {
+			vg_http_respond_status(fd, 431);
+			return ANSWERED;
+		}
+		if (!wait_more(fd, n > 0 ? (int)n : 0, until))
+			return DROP;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof one) != 0)
+		return DROP;
+	if (err) {
+		vg_http_respond_status(fd, err == VG_ERANGE ? 414 : 400);
+		return ANSWERED;
+	}
+	if (req.websocket)
+		return HAND_OVER;
+	if (recv(fd, head, req.head_len, MSG_DONTWAIT) != (ssize_t)req.head_len)
+		return DROP;
+	/* A browser that stops reading cannot hold the thread. */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_limit, sizeof send_limit);
+	status = vg_http_respond(fd, l->cfg.http_roots, &req);
+	vg_debug("http %s %s: %d", req.method == VG_HTTP_GET ? "GET" :
+		 req.method == VG_HTTP_HEAD ? "HEAD" : "other", req.path, status);
+	return ANSWERED;
+}
+
 static void unlink_conn(vg_listener *l, conn *c)
 {
 	conn **p;
@@ -172,9 +257,13 @@ static void *screening_thread(void *arg)
 {
 	conn *c = arg;
 	vg_listener *l = c->owner;
-	int ok;
+	int ok, route = HAND_OVER;
 
-	ok = screen_conn(c->fd, l->cfg.screen_ms);
+	ok = screen_conn(c->fd, l->cfg.screen_ms, l->cfg.http_roots ? HTTP_FIRST_MS : 0);
+	if (ok && l->cfg.http_roots) {
+		route = route_http(l, c->fd);
+		ok = route == HAND_OVER;
+	}
 	if (ok) {
 		pthread_mutex_lock(&l->handover_lock);
 		pthread_mutex_lock(&l->lock);
@@ -191,7 +280,10 @@ static void *screening_thread(void *arg)
 	pthread_mutex_lock(&l->lock);
 	if (!ok) {
 		close(c->fd);
-		l->stats.dropped++;
+		if (route == ANSWERED)
+			l->stats.http_answered++;
+		else
+			l->stats.dropped++;
 	}
 	c->done = 1;
 	unlink_conn(l, c);

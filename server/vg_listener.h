@@ -20,6 +20,9 @@
  * socket, which no other file can have taken), so the peek sees an error
  * and the library drops the client. WebSocket and TLS clients send 4 or
  * more bytes at once and pass.
+ *
+ * With an HTTP root, a request for a file is answered on the screening
+ * thread (server/vg_http.h) and only WebSocket upgrades go on.
  */
 #ifndef VG_LISTENER_H
 #define VG_LISTENER_H
@@ -39,6 +42,10 @@ typedef struct {
 	int screen_ms;            /* time for a peer with 1-3 bytes to send more; 0: 2000 */
 	int handover_ms;          /* longest handover before the connection is cut; 0: 3000 */
 	int max_pending;          /* connections being screened at once; 0: 64 */
+	const char *const *http_roots; /* answer HTTP requests with files from
+				   * these directories (NULL-terminated, looked
+				   * in in order; server/vg_http.h); NULL: every
+				   * connection goes to the handover callback */
 	vg_listener_handover_cb handover_cb;
 	void *user;
 } vg_listener_config;
@@ -48,6 +55,7 @@ typedef struct {
 	uint64_t handed_over;     /* of which passed to the handover callback */
 	uint64_t dropped;         /* closed by the screening (or over max_pending) */
 	uint64_t cut;             /* handovers cut after handover_ms */
+	uint64_t http_answered;   /* HTTP requests answered (with http_root) */
 } vg_listener_stats;
 
 /* Binds and listens; accepts nothing before vg_listener_start. Errors:

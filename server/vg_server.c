@@ -476,6 +476,13 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		vg_listener_config lc = { .addr = addr, .port = cfg->port, .handover_cb = hand_over,
 					  .user = s };
 
+		if (cfg->http_root) {
+			s->web_dir = vg_server_web_dir();
+			s->http_roots[0] = s->web_dir;
+			s->http_roots[1] = cfg->http_root;
+			lc.http_roots = s->http_roots;
+		}
+
 		if (vg_listener_new(&lc, &s->listener)) {
 			vg_error("cannot listen on %s port %d", listen, cfg->port);
 			vg_server_free(s);
@@ -522,6 +529,7 @@ void vg_server_free(vg_server *s)
 		return;
 	/* No handover may be under way while LibVNCServer shuts down. */
 	vg_listener_free(s->listener);
+	g_free(s->web_dir);
 	if (s->screen) {
 		rfbShutdownServer(s->screen, TRUE);
 		rfbScreenCleanup(s->screen);

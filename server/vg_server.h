@@ -53,6 +53,8 @@ typedef struct {
 	const char *password;     /* VNC authentication with this password; NULL: none */
 	const char *view_password; /* a second password giving view-only access; NULL: none */
 	FILE *update_log;         /* a line per Varg update written; NULL: none */
+	const char *http_root;    /* serve a browser's files from here on the
+				   * RFB port (server/vg_http.h); NULL: none */
 	int defer_ms;             /* wait after a change for more before an update
 				   * (LibVNCServer's 5 ms); 0 for a source whose
 				   * changes come whole, as a relay's do */
@@ -75,6 +77,23 @@ bool vg_server_address_is_loopback(const char *addr);
  * unless allowed, and for a view-only password without a full one. */
 int vg_server_check_access(const char *listen, const char *password_file,
 			   const char *view_password_file, bool allow_no_password);
+
+/* The directory --http serves when given none: Debian's noVNC. */
+#define VG_SERVER_HTTP_DIR "/usr/share/novnc"
+
+/* The --http[=DIR] option of a server program: VG_EINVAL, logged, when
+ * dir is not a directory; a warning when it has neither noVNC's vnc.html
+ * nor an index.html for "/". */
+int vg_server_check_http(const char *dir);
+
+/* Where Varg's own browser files are (viewer/web/): $VARG_WEB_DIR if
+ * set, else the installed ones, else the source tree's (a build run
+ * where it was made). Free with g_free. */
+char *vg_server_web_dir(void);
+
+/* Prints, on stdout, the address a browser opens for a server listening
+ * on listen:port with --http=dir. */
+void vg_server_print_http(const char *listen, int port, const char *dir);
 
 /* Creates a server for a width x height framebuffer (all black) and starts
  * listening; clients are served from background threads. Errors, each

@@ -13,6 +13,10 @@ viewer_varg_viewer_LDADD = traces/libvgtrace.a $(VG_CAPTURE_LIBS) $(SDL2TTF_LIBS
 
 dist_man_MANS += doc/varg-viewer.1
 
+# The browser's page, served by varg-server --http beside noVNC's files.
+webdir = $(pkgdatadir)/web
+dist_web_DATA = viewer/web/varg.html
+
 check_PROGRAMS += tests/test_framelog
 TESTS += tests/test_framelog
 tests_test_framelog_SOURCES = tests/test_framelog.c $(VG_TESTUTIL_SOURCES) \

@@ -1,0 +1,139 @@
+#!/bin/sh
+# varg-server --http against a real headless Chromium running noVNC from
+# Debian's novnc package: the files served and refused, noVNC over
+# WebSocket on the RFB port ending with the trace's last frame exactly
+# (Varg's page) or within JPEG's error (noVNC's own page), passwords and
+# view-only as for raw RFB, the same through varg-relay, and RFB viewers
+# still served on the port. VG_SKIP_BROWSER=1 skips it; otherwise a
+# missing browser is a failure (scripts/setup installs it).
+. "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
+. "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
+. "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
+TRACE=$S/traces/samples/treeview-scroll.vtr
+browser="/usr/bin/python3 $S/tests/vg_browser.py"
+NOVNC=/usr/share/novnc
+tap_plan 25
+if [ "${VG_SKIP_BROWSER:-0}" = 1 ]; then
+	for i in $(seq 25); do tap_skip "VG_SKIP_BROWSER=1"; done
+	exit 0
+fi
+for need in chromium curl vncpasswd Xvfb; do
+	command -v "$need" >/dev/null || { echo "# $need is missing: run scripts/setup (or VG_SKIP_BROWSER=1)"; exit 1; }
+done
+[ -f "$NOVNC/core/rfb.js" ] || { echo "# no noVNC in $NOVNC: run scripts/setup"; exit 1; }
+/usr/bin/python3 -c 'import websocket' 2>/dev/null ||
+	{ echo "# python3-websocket is missing: run scripts/setup"; exit 1; }
+export VG_BROWSER_PROFILE="$work/chromium"
+
+tap_check "--http with no such directory fails in one line" \
+	fails_saying 2 "not a directory" "$B/server/varg-server" --trace "$TRACE" --http="$work/none"
+
+last_frame "$TRACE" "$work/last.png" || exit 1
+# The server plays the trace as fast as its first client takes it.
+start_server web --trace "$TRACE" --speed 0 --wait-clients 1 --http || exit 1
+url=http://127.0.0.1:$PORT
+tap_check "it says where browsers go" grep -q "browsers open $url/ (files from $NOVNC)" "$work/web.out"
+
+# code ARGS...: the HTTP status curl gets.
+code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+tap_check "/ leads to Varg's page" \
+	test "$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "$url/")" = "302 $url/varg.html"
+curl -s "$url/varg.html" >"$work/varg.html"
+curl -s -D "$work/rfb.head" "$url/core/rfb.js" >"$work/rfb.js"
+tap_check "Varg's page and noVNC's files are served as they are" \
+	sh -c "cmp -s '$work/varg.html' '$S/viewer/web/varg.html' && cmp -s '$work/rfb.js' '$NOVNC/core/rfb.js'"
+tap_check "scripts as JavaScript (modules need it)" grep -qi '^content-type: text/javascript' "$work/rfb.head"
+mod=$(sed -n 's/^[Ll]ast-[Mm]odified: \(.*\)\r$/\1/p' "$work/rfb.head")
+tap_check "unchanged files are not sent again (304)" \
+	test "$(code -H "If-Modified-Since: $mod" "$url/core/rfb.js")" = 304
+printf 'HEAD /core/rfb.js HTTP/1.0\r\n\r\n' | nc -q 5 127.0.0.1 "$PORT" >"$work/head.out"
+tap_check "HEAD: the length, no body" \
+	sh -c "grep -qi '^content-length: $(wc -c <"$NOVNC/core/rfb.js")' '$work/head.out' &&
+	       test \"\$(tail -c 4 '$work/head.out' | od -An -tx1 | tr -d ' ')\" = 0d0a0d0a"
+tap_check "a missing file and a directory are not found (404)" \
+	sh -c "test \"\$(curl -s -o /dev/null -w '%{http_code}' '$url/nothing.js')\" = 404 &&
+	       test \"\$(curl -s -o /dev/null -w '%{http_code}' '$url/core')\" = 404"
+tap_check "paths out of the directory are refused (.., %2e%2e)" \
+	sh -c "test \"\$(curl -s --path-as-is -o /dev/null -w '%{http_code}' '$url/../../etc/passwd')\" = 400 &&
+	       test \"\$(curl -s -o /dev/null -w '%{http_code}' '$url/core/%2e%2e/%2e%2e/etc/passwd')\" = 400"
+tap_check "POST is refused (405)" test "$(code -X POST -d x "$url/varg.html")" = 405
+long=$(head -c 9000 /dev/zero | tr '\0' a)
+tap_check "a 9000-byte path is refused (414), 9000 bytes of headers too (431)" \
+	sh -c "test \"\$(curl -s -o /dev/null -w '%{http_code}' '$url/$long')\" = 414 &&
+	       test \"\$(curl -s -o /dev/null -w '%{http_code}' -H 'X-Long: $long' '$url/varg.html')\" = 431"
+
+$browser canvas "$url/" "$work/last.png" "$work/page.png" --timeout 90 \
+	--status-js "window.varg && varg.status()"
+tap_check "noVNC on Varg's page ends with the trace's last frame exactly" test $? -eq 0
+# The same port still serves VNC viewers.
+IDLE=3 viewer after
+wait "$pid_after"
+tap_check "a Varg viewer on the same port ends exact" same_image "$work/after.png" "$work/last.png"
+IDLE=3 viewer after_stock --no-varg --encodings "tight zrle"
+wait "$pid_after_stock"
+tap_check "a stock VNC viewer on the same port ends exact" same_image "$work/after_stock.png" "$work/last.png"
+$browser canvas "$url/vnc.html?autoconnect=true" "$work/last.png" "$work/novnc.png" --timeout 20 >/dev/null 2>&1
+tap_check "noVNC's own page (JPEG at its default quality) ends close to it" \
+	same_image "$work/novnc.png" "$work/last.png" 3
+stop_server
+# A symbolic link out of the directory is not followed.
+mkdir -p "$work/www"
+ln -s /etc/passwd "$work/www/passwd"
+echo '<p>own</p>' >"$work/www/index.html"
+start_server own --trace "$TRACE" --http="$work/www" || exit 1
+tap_check "--http=DIR: its index.html at /, a link out of it refused (403)" \
+	sh -c "test \"\$(curl -s 'http://127.0.0.1:$PORT/')\" = '<p>own</p>' &&
+	       test \"\$(curl -s -o /dev/null -w '%{http_code}' 'http://127.0.0.1:$PORT/passwd')\" = 403"
+stop_server
+
+# Passwords and view-only, on a real X display whose probe logs its keys.
+start_xvfb 640x480 || exit 1
+DISPLAY=$XDPY "$B/tests/vg_xprobe" log >"$work/probe.log" &
+pids="$pids $!"
+wait_line "$work/probe.log" ready || exit 1
+echo full-pw | vncpasswd -f >"$work/pw"
+echo view-pw | vncpasswd -f >"$work/vpw"
+chmod 600 "$work/pw" "$work/vpw"
+start_server x --display "$XDPY" --password-file "$work/pw" --viewonly-password-file "$work/vpw" \
+	--http || exit 1
+url=http://127.0.0.1:$PORT
+connected="window.varg && varg.status().startsWith('Connected')"
+# key PASSWORD KEYSYM: a browser with PASSWORD connects and presses KEYSYM.
+key() {
+	$browser eval "$url/varg.html#password=$1" "$connected" --timeout 30 \
+		--then "varg.rfb.sendKey($2, null, true); varg.rfb.sendKey($2, null, false)" >/dev/null
+}
+key full-pw 0x61
+tap_check "the full password connects" test $? -eq 0
+sleep 0.5
+tap_check "its key reaches the X display" grep -qx 'char 0x61' "$work/probe.log"
+key view-pw 0x62
+tap_check "the view-only password connects" test $? -eq 0
+sleep 0.5
+tap_check "its key does not reach the X display" sh -c "! grep -q 'char 0x62' '$work/probe.log'"
+out=$($browser eval "$url/varg.html#password=wrong" \
+	"window.varg && varg.status().startsWith('Refused') && varg.status()" --timeout 30 2>&1)
+tap_check "a wrong password is refused" test $? -eq 0
+echo "#   page: $out"
+tap_check "and the server logged it" grep -q "client 127.0.0.1: wrong password" "$work/x.err"
+stop_server
+
+# Behind a relay: the site's browsers get the relay's page and screen.
+start_server up --trace "$TRACE" --speed 0 --wait-clients 1 || exit 1
+up=$PORT
+for _ in 1 2 3 4 5; do
+	rport=$(random_port)
+	"$B/server/varg-relay" --port "$rport" --http --cache-dir "$work/relay-cache" "localhost::$up" \
+		>"$work/relay.out" 2>"$work/relay.err" &
+	relay=$!
+	pids="$pids $relay"
+	for _ in $(seq 50); do grep -q "browsers open" "$work/relay.out" 2>/dev/null && break; sleep 0.1; done
+	grep -q "browsers open" "$work/relay.out" && break
+done
+tap_check "varg-relay --http says where browsers go" grep -q "browsers open http://127.0.0.1:$rport/" "$work/relay.out"
+$browser canvas "http://127.0.0.1:$rport/" "$work/last.png" "$work/relayed.png" --timeout 90 \
+	--status-js "window.varg && varg.status()"
+tap_check "a browser behind varg-relay ends with the last frame exactly" test $? -eq 0
+kill "$relay"
+tap_check "the relay stops on SIGTERM" ends_within 50 "$relay"
+tap_done
