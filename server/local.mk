@@ -15,7 +15,8 @@ server_libvgscreen_a_SOURCES = \
 	server/vg_http.c server/vg_http.h \
 	server/vg_serverkey.c server/vg_serverkey.h
 server_libvgscreen_a_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) \
-	-DVG_WEB_DIR='"$(webdir)"' -DVG_WEB_SRCDIR='"$(abs_top_srcdir)/viewer/web"'
+	-DVG_WEB_DIR='"$(webdir)"' -DVG_WEB_SRCDIR='"$(abs_top_srcdir)/viewer/web"' \
+	-DVG_WEB_BUILDDIR='"$(abs_top_builddir)/viewer/web"'
 VG_SCREEN_LIBS = server/libvgscreen.a $(VG_CAPTURE_LIBS) $(VNCSERVER_LIBS) -lpthread
 
 bin_PROGRAMS += server/varg-server

@@ -269,14 +269,23 @@ int vg_server_check_http(const char *dir)
 	return VG_OK;
 }
 
-char *vg_server_web_dir(void)
+int vg_server_web_dirs(char *dirs[2])
 {
 	const char *env = g_getenv("VARG_WEB_DIR");
 	g_autofree char *page = g_build_filename(VG_WEB_DIR, VG_HTTP_PAGE, NULL);
 
-	if (env && *env)
-		return g_strdup(env);
-	return g_strdup(g_file_test(page, G_FILE_TEST_IS_REGULAR) ? VG_WEB_DIR : VG_WEB_SRCDIR);
+	if (env && *env) {
+		dirs[0] = g_strdup(env);
+		return 1;
+	}
+	if (g_file_test(page, G_FILE_TEST_IS_REGULAR)) {
+		dirs[0] = g_strdup(VG_WEB_DIR);
+		return 1;
+	}
+	/* Not installed: the page in the sources, the WebAssembly built. */
+	dirs[0] = g_strdup(VG_WEB_SRCDIR);
+	dirs[1] = g_strdup(VG_WEB_BUILDDIR);
+	return 2;
 }
 
 void vg_server_print_http(const char *listen, int port, const char *dir)

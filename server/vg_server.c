@@ -477,9 +477,11 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 					  .user = s };
 
 		if (cfg->http_root) {
-			s->web_dir = vg_server_web_dir();
-			s->http_roots[0] = s->web_dir;
-			s->http_roots[1] = cfg->http_root;
+			int n = vg_server_web_dirs(s->web_dirs);
+
+			for (int i = 0; i < n; i++)
+				s->http_roots[i] = s->web_dirs[i];
+			s->http_roots[n] = cfg->http_root;
 			lc.http_roots = s->http_roots;
 		}
 
@@ -529,7 +531,8 @@ void vg_server_free(vg_server *s)
 		return;
 	/* No handover may be under way while LibVNCServer shuts down. */
 	vg_listener_free(s->listener);
-	g_free(s->web_dir);
+	g_free(s->web_dirs[0]);
+	g_free(s->web_dirs[1]);
 	if (s->screen) {
 		rfbShutdownServer(s->screen, TRUE);
 		rfbScreenCleanup(s->screen);

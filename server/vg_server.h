@@ -87,9 +87,10 @@ int vg_server_check_access(const char *listen, const char *password_file,
 int vg_server_check_http(const char *dir);
 
 /* Where Varg's own browser files are (viewer/web/): $VARG_WEB_DIR if
- * set, else the installed ones, else the source tree's (a build run
- * where it was made). Free with g_free. */
-char *vg_server_web_dir(void);
+ * set, else the installed ones, else the source tree's and the build
+ * tree's (a build run where it was made). Fills 1 or 2 entries of dirs
+ * (free each with g_free) and returns how many. */
+int vg_server_web_dirs(char *dirs[2]);
 
 /* Prints, on stdout, the address a browser opens for a server listening
  * on listen:port with --http=dir. */

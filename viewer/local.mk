@@ -15,7 +15,7 @@ dist_man_MANS += doc/varg-viewer.1
 
 # The browser's page, served by varg-server --http beside noVNC's files.
 webdir = $(pkgdatadir)/web
-dist_web_DATA = viewer/web/varg.html
+dist_web_DATA = viewer/web/varg.html viewer/web/varg-decoder.js
 
 check_PROGRAMS += tests/test_framelog
 TESTS += tests/test_framelog
