@@ -37,3 +37,27 @@ check_PROGRAMS += tests/test_recorder
 TESTS += tests/test_recorder
 tests_test_recorder_SOURCES = tests/test_recorder.c viewer/vg_recorder.c viewer/vg_recorder.h
 tests_test_recorder_LDADD = traces/libvgtrace.a $(VG_COMMON_LIBS) $(ZLIB_LIBS)
+
+# The browser viewer's WebAssembly module: `make web` builds
+# viewer/web/varg-wasm.js and varg-wasm.wasm in the build directory with
+# Emscripten (scripts/build-web; zlib and zstd sources from Debian's pool by
+# scripts/web-deps, into web-deps/). Not part of `make` or `make check`.
+EXTRA_DIST += viewer/web/vg_webviewer.c viewer/web/vg_webviewer.h \
+	viewer/web/vg_sha1_portable.c \
+	viewer/web/compat/glib.h viewer/web/compat/glib/gstdio.h \
+	viewer/web/compat/glib.c viewer/web/compat/getrandom.c
+CLEANFILES += viewer/web/varg-wasm.js viewer/web/varg-wasm.wasm
+
+web:
+	@command -v emcc >/dev/null 2>&1 || { \
+	  echo "make web: emcc not found; install Debian's emscripten package (scripts/setup installs it)" >&2; \
+	  exit 1; }
+	$(SHELL) $(top_srcdir)/scripts/build-web --out $(abs_top_builddir)/viewer/web \
+	  --deps $(abs_top_builddir)/web-deps
+
+# The WebAssembly build's SHA-1 against OpenSSL's.
+check_PROGRAMS += tests/test_sha1_portable
+TESTS += tests/test_sha1_portable
+tests_test_sha1_portable_SOURCES = tests/test_sha1_portable.c viewer/web/vg_sha1_portable.c
+tests_test_sha1_portable_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
+tests_test_sha1_portable_LDADD = $(VG_COMMON_LIBS) $(CRYPTO_LIBS)
