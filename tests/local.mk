@@ -94,7 +94,7 @@ dist_noinst_SCRIPTS += tests/test_auth.sh tests/test_accept_guard.sh tests/test_
 # Crash points: a preloaded library that kills its process right after its
 # N-th change to the files under a directory (tests/test_crash_points.sh).
 # Built without the sanitizers: it sits in front of their runtime.
-check_DATA = tests/vg_killat.so
+check_DATA += tests/vg_killat.so
 tests/vg_killat.so: tests/vg_killat.c
 	$(AM_V_CC)$(MKDIR_P) tests && $(CC) -shared -fPIC -O1 -Wall -o $@ $(srcdir)/tests/vg_killat.c -ldl
 CLEANFILES += tests/vg_killat.so

@@ -2,9 +2,10 @@
 # varg-server --http against a real headless Chromium running noVNC from
 # Debian's novnc package: the files served and refused, noVNC over
 # WebSocket on the RFB port ending with the trace's last frame exactly
-# (Varg's page) or within JPEG's error (noVNC's own page), passwords and
-# view-only as for raw RFB, the same through varg-relay, and RFB viewers
-# still served on the port. VG_SKIP_BROWSER=1 skips it; otherwise a
+# (Varg's page, standard encodings) or within JPEG's error (noVNC's own
+# page); the Varg decoder in WebAssembly ending exact with varg-viewer's
+# bytes, and warm after a reload; passwords and view-only as for raw RFB,
+# the same through varg-relay, and RFB viewers still served on the port. VG_SKIP_BROWSER=1 skips it; otherwise a
 # missing browser is a failure (scripts/setup installs it).
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
@@ -12,9 +13,9 @@
 TRACE=$S/traces/samples/treeview-scroll.vtr
 browser="/usr/bin/python3 $S/tests/vg_browser.py"
 NOVNC=/usr/share/novnc
-tap_plan 25
+tap_plan 29
 if [ "${VG_SKIP_BROWSER:-0}" = 1 ]; then
-	for i in $(seq 25); do tap_skip "VG_SKIP_BROWSER=1"; done
+	for i in $(seq 29); do tap_skip "VG_SKIP_BROWSER=1"; done
 	exit 0
 fi
 for need in chromium curl vncpasswd Xvfb; do
@@ -62,9 +63,9 @@ tap_check "a 9000-byte path is refused (414), 9000 bytes of headers too (431)" \
 	sh -c "test \"\$(curl -s -o /dev/null -w '%{http_code}' '$url/$long')\" = 414 &&
 	       test \"\$(curl -s -o /dev/null -w '%{http_code}' -H 'X-Long: $long' '$url/varg.html')\" = 431"
 
-$browser canvas "$url/" "$work/last.png" "$work/page.png" --timeout 90 \
+$browser canvas "$url/varg.html#varg=0" "$work/last.png" "$work/page.png" --timeout 90 \
 	--status-js "window.varg && varg.status()"
-tap_check "noVNC on Varg's page ends with the trace's last frame exactly" test $? -eq 0
+tap_check "noVNC on Varg's page, standard encodings, ends with the trace's last frame exactly" test $? -eq 0
 # The same port still serves VNC viewers.
 IDLE=3 viewer after
 wait "$pid_after"
@@ -85,6 +86,53 @@ tap_check "--http=DIR: its index.html at /, a link out of it refused (403)" \
 	sh -c "test \"\$(curl -s 'http://127.0.0.1:$PORT/')\" = '<p>own</p>' &&
 	       test \"\$(curl -s -o /dev/null -w '%{http_code}' 'http://127.0.0.1:$PORT/passwd')\" = 403"
 stop_server
+
+# Varg in the browser: the receiver in WebAssembly, its cache in
+# IndexedDB, against varg-viewer on the same trace.
+# varg_bytes JSON: the bytes the server sent its Varg viewers.
+varg_bytes() {
+	/usr/bin/python3 -c 'import json, sys
+print(sum(v["bytes_sent"] for v in json.load(open(sys.argv[1]))["viewers"] if v["encoding"] == "varg"))' "$1"
+}
+# browser_run NAME [PORT]: a browser on Varg's page against a fresh server
+# on the trace, until the last frame is exact; then the page closes (and
+# saves its cache) and the server stops. Sets BYTES.
+browser_run() {
+	start_server "$1" --trace "$TRACE" --speed 0 --wait-clients 1 --http \
+		--stats-json "$work/$1.json" ${2:+--port "$2"} || return 1
+	$browser canvas "http://127.0.0.1:$PORT/" "$work/last.png" "$work/$1.png" --timeout 90 \
+		--status-js "window.varg && varg.status()" \
+		--print-js "[varg.mode, varg.stats()]" --then "varg.close()" >"$work/$1.page"
+	rc=$?
+	echo "#   $1: $(cat "$work/$1.page")"
+	stop_server
+	BYTES=$(varg_bytes "$work/$1.json")
+	return $rc
+}
+if [ ! -f "$B/viewer/web/varg-wasm.wasm" ]; then
+	echo "# the WebAssembly receiver is not built: make web (it needs emscripten: scripts/setup)"
+	for i in 1 2 3 4; do tap_not_ok "Varg in the browser (not built)"; done
+else
+	browser_run cold
+	rc=$?
+	tap_check "Varg in the browser ends with the trace's last frame exactly" \
+		sh -c "test $rc -eq 0 && grep -q '^\[\"varg\"' '$work/cold.page'"
+	cold=$BYTES
+	cold_port=$PORT
+	start_server native --trace "$TRACE" --speed 0 --wait-clients 1 --stats-json "$work/native.json" || exit 1
+	IDLE=3 viewer native --requests 1
+	wait "$pid_native"
+	stop_server
+	native=$(varg_bytes "$work/native.json")
+	echo "#   bytes: browser $cold, varg-viewer $native"
+	tap_check "it receives within 2 % of varg-viewer's bytes" \
+		test $((cold * 100)) -le $((native * 102)) -a $((cold * 100)) -ge $((native * 98))
+	# The same address: a browser keeps a cache per origin.
+	browser_run warm "$cold_port"
+	tap_check "a reload, the server restarted, ends exact too" test $? -eq 0
+	echo "#   bytes: cold $cold, warm $BYTES"
+	tap_check "and starts warm from IndexedDB: under half the bytes" test $((BYTES * 2)) -lt "$cold"
+fi
 
 # Passwords and view-only, on a real X display whose probe logs its keys.
 start_xvfb 640x480 || exit 1

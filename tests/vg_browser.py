@@ -4,9 +4,11 @@ tests: opens a page, waits until its canvas shows exactly a reference
 image, presses keys, reads values from the page.
 
   vg_browser.py canvas URL REF.png OUT.png [--timeout S] [--status-js JS]
+                 [--print-js JS] [--then JS]
       Waits until the page's first canvas holds REF.png's pixels; writes
       the canvas to OUT.png either way. Exit 0 when they matched, 1 when
-      not within the timeout (the differing pixels are counted).
+      not within the timeout (the differing pixels are counted). Then
+      prints the value of --print-js and runs --then, awaiting it.
   vg_browser.py eval URL JS [--timeout S] [--then JS2]
       Waits until JS (an expression) is truthy; then runs JS2 if given and
       waits a second. Prints JS's last value. Exit 1 on timeout.
@@ -228,6 +230,10 @@ def cmd_canvas(args):
                 break
             time.sleep(0.5)
         status = b.evaluate(args.status_js) if args.status_js else None
+        if args.print_js:
+            print(json.dumps(b.evaluate(args.print_js)))
+        if args.then:
+            b.evaluate(args.then, await_promise=True)
     finally:
         b.close()
     if not last:
@@ -290,6 +296,8 @@ def main():
     c.add_argument("out")
     c.add_argument("--timeout", type=float, default=60)
     c.add_argument("--status-js", help="an expression whose value is reported on failure")
+    c.add_argument("--print-js", help="an expression whose value is printed (JSON) at the end")
+    c.add_argument("--then", help="an expression run (and awaited) at the end")
     e = sub.add_parser("eval")
     e.add_argument("url")
     e.add_argument("js")

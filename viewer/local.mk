@@ -41,7 +41,9 @@ tests_test_recorder_LDADD = traces/libvgtrace.a $(VG_COMMON_LIBS) $(ZLIB_LIBS)
 # The browser viewer's WebAssembly module: `make web` builds
 # viewer/web/varg-wasm.js and varg-wasm.wasm in the build directory with
 # Emscripten (scripts/build-web; zlib and zstd sources from Debian's pool by
-# scripts/web-deps, into web-deps/). Not part of `make` or `make check`.
+# scripts/web-deps, into web-deps/). Not part of `make`; `make check`
+# builds it when configure found emcc (tests/test_browser.sh needs it), and
+# `make install` installs it when it was built.
 EXTRA_DIST += viewer/web/vg_webviewer.c viewer/web/vg_webviewer.h \
 	viewer/web/vg_sha1_portable.c \
 	viewer/web/compat/glib.h viewer/web/compat/glib/gstdio.h \
@@ -54,6 +56,22 @@ web:
 	  exit 1; }
 	$(SHELL) $(top_srcdir)/scripts/build-web --out $(abs_top_builddir)/viewer/web \
 	  --deps $(abs_top_builddir)/web-deps
+
+if HAVE_EMCC
+check_DATA += web-module
+endif
+web-module: web
+
+install-data-local:
+	@if [ -f viewer/web/varg-wasm.wasm ]; then \
+	  $(MKDIR_P) '$(DESTDIR)$(webdir)' && \
+	  $(INSTALL_DATA) viewer/web/varg-wasm.js viewer/web/varg-wasm.wasm '$(DESTDIR)$(webdir)'; \
+	else \
+	  echo "install: no WebAssembly viewer built (make web): browsers get the standard encodings"; \
+	fi
+
+uninstall-local:
+	rm -f '$(DESTDIR)$(webdir)/varg-wasm.js' '$(DESTDIR)$(webdir)/varg-wasm.wasm'
 
 # The WebAssembly build's SHA-1 against OpenSSL's.
 check_PROGRAMS += tests/test_sha1_portable
