@@ -13,9 +13,9 @@
 TRACE=$S/traces/samples/treeview-scroll.vtr
 browser="/usr/bin/python3 $S/tests/vg_browser.py"
 NOVNC=/usr/share/novnc
-tap_plan 29
+tap_plan 30
 if [ "${VG_SKIP_BROWSER:-0}" = 1 ]; then
-	for i in $(seq 29); do tap_skip "VG_SKIP_BROWSER=1"; done
+	for i in $(seq 30); do tap_skip "VG_SKIP_BROWSER=1"; done
 	exit 0
 fi
 for need in chromium curl vncpasswd Xvfb; do
@@ -111,7 +111,7 @@ browser_run() {
 }
 if [ ! -f "$B/viewer/web/varg-wasm.wasm" ]; then
 	echo "# the WebAssembly receiver is not built: make web (it needs emscripten: scripts/setup)"
-	for i in 1 2 3 4; do tap_not_ok "Varg in the browser (not built)"; done
+	for i in 1 2 3 4 5; do tap_not_ok "Varg in the browser (not built)"; done
 else
 	browser_run cold
 	rc=$?
@@ -132,6 +132,16 @@ else
 	tap_check "a reload, the server restarted, ends exact too" test $? -eq 0
 	echo "#   bytes: cold $cold, warm $BYTES"
 	tap_check "and starts warm from IndexedDB: under half the bytes" test $((BYTES * 2)) -lt "$cold"
+	# Emptied from the page, the cache starts cold again.
+	start_server forget --trace "$TRACE" --http --port "$cold_port" || exit 1
+	$browser eval "http://127.0.0.1:$PORT/" "window.varg && varg.stats() && varg.stats().updates > 0" \
+		--then "varg.clearCache().then(() => varg.close())" >/dev/null
+	forgot=$?
+	stop_server
+	browser_run cleared "$cold_port"
+	echo "#   bytes: cold $cold, after emptying the cache $BYTES"
+	tap_check "a cache emptied from the page starts cold again" \
+		test "$forgot" -eq 0 -a $((BYTES * 10)) -gt $((cold * 9))
 fi
 
 # Passwords and view-only, on a real X display whose probe logs its keys.

@@ -10,8 +10,9 @@ image, presses keys, reads values from the page.
       not within the timeout (the differing pixels are counted). Then
       prints the value of --print-js and runs --then, awaiting it.
   vg_browser.py eval URL JS [--timeout S] [--then JS2]
-      Waits until JS (an expression) is truthy; then runs JS2 if given and
-      waits a second. Prints JS's last value. Exit 1 on timeout.
+      Waits until JS (an expression) is truthy; then runs JS2 if given,
+      awaits it and waits a second more. Prints JS's value. Exit 1 on
+      timeout.
   vg_browser.py screenshot URL OUT.png --after-js JS [--timeout S] [--size WxH]
       Waits until JS is truthy, then saves a screenshot of the page.
 
@@ -258,13 +259,14 @@ def cmd_eval(args):
         b.open(args.url)
         value = b.wait_for(args.js, args.timeout)
         if value and args.then:
-            b.evaluate(args.then)
+            b.evaluate(args.then, await_promise=True)
             time.sleep(1)
-            value = b.evaluate(args.js)
+        status = b.evaluate("window.varg && varg.status()")
     finally:
         b.close()
     if not value:
-        print(f"vg_browser: '{args.js}' not true within {args.timeout} s", file=sys.stderr)
+        print(f"vg_browser: '{args.js}' not true within {args.timeout} s"
+              + (f" (page says: {status})" if status else ""), file=sys.stderr)
         return 1
     print(value if isinstance(value, str) else json.dumps(value))
     return 0

@@ -127,6 +127,19 @@ export class VargDecoder {
         return s;
     }
 
+    // Empties the cache, here and in IndexedDB; the cache takes a new
+    // identity, so the server believes nothing of it (as varg-viewer
+    // --clear-cache). Only while connected: the cache opens at the HELLO.
+    async clearCache() {
+        if (!this._open)
+            return false;
+        this._mod._vgw_clear_cache();
+        this._dirty = true;
+        await this._syncing;
+        await this.save();
+        return true;
+    }
+
     // Saves what changed in the cache to IndexedDB; one save at a time.
     async save() {
         if (!this._persistent || !this._dirty || this._syncing)
