@@ -7,7 +7,7 @@ fingerprint_libvgfp_a_SOURCES = \
 	fingerprint/vg_approx.c fingerprint/vg_approx.h \
 	fingerprint/vg_receiver.c fingerprint/vg_receiver.h \
 	fingerprint/vg_sender.c fingerprint/vg_sender.h \
-	fingerprint/vg_sha1.c fingerprint/vg_sha1.h \
+	fingerprint/vg_sha1.c fingerprint/vg_sha1_rect.c fingerprint/vg_sha1.h \
 	fingerprint/vg_bloom.c fingerprint/vg_bloom.h \
 	fingerprint/vg_container.c fingerprint/vg_container.h \
 	fingerprint/vg_segcache.c fingerprint/vg_segcache.h \

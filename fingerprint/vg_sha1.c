@@ -39,21 +39,6 @@ int vg_sha1_update(vg_sha1 *h, const void *data, size_t len)
 	return EVP_DigestUpdate(h->ctx, data, len) == 1 ? VG_OK : VG_ECRYPTO;
 }
 
-int vg_sha1_update_rect(vg_sha1 *h, const vg_pixbuf *pb, vg_rect rect)
-{
-	int32_t y;
-
-	if (!vg_rect_contains(vg_pixbuf_rect(pb), rect))
-		return VG_ERANGE;
-	/* Rows are contiguous when the rect spans the buffer's stride. */
-	if (rect.x == 0 && rect.w == pb->stride)
-		return vg_sha1_update(h, vg_pixbuf_row(pb, rect.y), (size_t)rect.w * rect.h * 4);
-	for (y = rect.y; y < rect.y + rect.h; y++)
-		if (EVP_DigestUpdate(h->ctx, vg_pixbuf_row(pb, y) + rect.x, (size_t)rect.w * 4) != 1)
-			return VG_ECRYPTO;
-	return VG_OK;
-}
-
 int vg_sha1_final(vg_sha1 *h, uint8_t out[VG_SHA1_LEN])
 {
 	unsigned int n = 0;

@@ -56,23 +56,11 @@ typedef struct {
 	char **rest;
 } options;
 
-/* --http takes its directory as an optional argument. */
-static gboolean http_option(const char *name, const char *value, gpointer data, GError **error)
-{
-	options *o = data;
-
-	(void)name;
-	(void)error;
-	g_free(o->http);
-	o->http = g_strdup(value ? value : VG_SERVER_HTTP_DIR);
-	return TRUE;
-}
-
 static int parse_options(int argc, char **argv, options *o)
 {
 	GOptionEntry entries[] = {
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &o->listen, "IPv4 address to serve the site on (default 127.0.0.1)", "ADDR" },
-		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)http_option, "Serve noVNC to the site's browsers on the same port (from DIR; default " VG_SERVER_HTTP_DIR "); they connect over WebSocket", "DIR" },
+		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_server_http_option, "Serve noVNC to the site's browsers on the same port (from DIR; default " VG_SERVER_HTTP_DIR "); they connect over WebSocket", "DIR" },
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port for the site's viewers (default 5900; 0 = first free from 5900)", "N" },
 		{ "password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->password_file, "Ask the site's viewers for the VNC password in FILE (vncpasswd format)", "FILE" },
 		{ "viewonly-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->view_password_file, "A second password, in FILE, for view-only access", "FILE" },
@@ -108,7 +96,8 @@ static int parse_options(int argc, char **argv, options *o)
 		"standard encodings. Listens on 127.0.0.1 unless --listen says otherwise.\n"
 		"Options also take one dash (-via, -passwd) as in vncviewer.\n"
 		"Exit: 0 stopped, 1 failed, 2 bad options, 3 upstream refused the password.");
-	GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, o, NULL);
+	/* The only callback, --http's, stores into o->http. */
+	GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, &o->http, NULL);
 
 	g_option_group_add_entries(main_group, entries);
 	g_option_context_set_main_group(ctx, main_group);

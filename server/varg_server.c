@@ -59,18 +59,6 @@ typedef struct {
 	gboolean quiet;
 } options;
 
-/* --http takes its directory as an optional argument. */
-static gboolean http_option(const char *name, const char *value, gpointer data, GError **error)
-{
-	options *o = data;
-
-	(void)name;
-	(void)error;
-	g_free(o->http);
-	o->http = g_strdup(value ? value : VG_SERVER_HTTP_DIR);
-	return TRUE;
-}
-
 static int parse_options(int argc, char **argv, options *o)
 {
 	GOptionEntry entries[] = {
@@ -92,7 +80,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "loop", 0, 0, G_OPTION_ARG_NONE, &o->loop, "Start the trace again at its end", NULL },
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port (default 5900; 0 = first free from 5900)", "N" },
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &o->listen, "IPv4 address to listen on (default 127.0.0.1)", "ADDR" },
-		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)http_option, "Serve noVNC to browsers on the same port (from DIR; default " VG_SERVER_HTTP_DIR "); they connect over WebSocket", "DIR" },
+		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_server_http_option, "Serve noVNC to browsers on the same port (from DIR; default " VG_SERVER_HTTP_DIR "); they connect over WebSocket", "DIR" },
 		{ "zlib-level", 0, 0, G_OPTION_ARG_INT, &o->zlib_level, "zlib level of Varg updates, 0-9 (default 6)", "N" },
 		{ "refine-ms", 0, 0, G_OPTION_ARG_INT, &o->refine_ms, "Progressive refinement for slow links: show a missed region approximately first when its exact pixels would take longer than MS on the link (100 suits a link of 0.2 MB/s and 120 ms), to viewers that take it; 0 (the default): exact pixels only", "MS" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to viewers that take zstd, 1-19 (default 9); 0: zlib for every viewer", "N" },
@@ -120,7 +108,8 @@ static int parse_options(int argc, char **argv, options *o)
 		"RFB (VNC). Varg viewers get Varg updates; every other VNC client gets\n"
 		"LibVNCServer's standard encodings. Listens on 127.0.0.1 unless --listen\n"
 		"says otherwise; RFB is not encrypted: reach it through ssh -L.");
-	GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, o, NULL);
+	/* The only callback, --http's, stores into o->http. */
+	GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, &o->http, NULL);
 
 	g_option_group_add_entries(main_group, entries);
 	g_option_context_set_main_group(ctx, main_group);

@@ -251,6 +251,17 @@ int vg_server_check_access(const char *listen, const char *password_file,
 	return VG_OK;
 }
 
+int vg_server_http_option(const char *name, const char *value, void *data, void *error)
+{
+	char **dir = data;
+
+	(void)name;
+	(void)error;
+	g_free(*dir);
+	*dir = g_strdup(value ? value : VG_SERVER_HTTP_DIR);
+	return TRUE;
+}
+
 int vg_server_check_http(const char *dir)
 {
 	g_autofree char *page = g_build_filename(dir, "vnc.html", NULL);

@@ -86,6 +86,11 @@ int vg_server_check_access(const char *listen, const char *password_file,
  * nor an index.html for "/". */
 int vg_server_check_http(const char *dir);
 
+/* The GOptionArgFunc of --http[=DIR] (G_OPTION_FLAG_OPTIONAL_ARG): stores
+ * DIR, or VG_SERVER_HTTP_DIR without one, in the char ** that is its
+ * group's user data (freeing what was there). Always TRUE. */
+int vg_server_http_option(const char *name, const char *value, void *data, void *error);
+
 /* Where Varg's own browser files are (viewer/web/): $VARG_WEB_DIR if
  * set, else the installed ones, else the source tree's and the build
  * tree's (a build run where it was made). Fills 1 or 2 entries of dirs

@@ -99,22 +99,6 @@ int vg_sha1_update(vg_sha1 *h, const void *data, size_t len)
 	return VG_OK;
 }
 
-/* The pixels as they lie in memory, as vg_sha1.c hashes them: on the
- * little-endian hosts Varg runs on (WebAssembly is one), 4 little-endian
- * bytes a pixel. */
-int vg_sha1_update_rect(vg_sha1 *h, const vg_pixbuf *pb, vg_rect rect)
-{
-	int32_t y;
-
-	if (!vg_rect_contains(vg_pixbuf_rect(pb), rect))
-		return VG_ERANGE;
-	if (rect.x == 0 && rect.w == pb->stride)
-		return vg_sha1_update(h, vg_pixbuf_row(pb, rect.y), (size_t)rect.w * rect.h * 4);
-	for (y = rect.y; y < rect.y + rect.h; y++)
-		vg_sha1_update(h, vg_pixbuf_row(pb, y) + rect.x, (size_t)rect.w * 4);
-	return VG_OK;
-}
-
 int vg_sha1_final(vg_sha1 *h, uint8_t out[VG_SHA1_LEN])
 {
 	uint64_t bits = h->bytes * 8;
