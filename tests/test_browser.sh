@@ -120,7 +120,7 @@ else
 	cold=$BYTES
 	cold_port=$PORT
 	start_server native --trace "$TRACE" --speed 0 --wait-clients 1 --stats-json "$work/native.json" || exit 1
-	IDLE=3 viewer native --requests 1
+	IDLE=3 viewer native
 	wait "$pid_native"
 	stop_server
 	native=$(varg_bytes "$work/native.json")

@@ -39,12 +39,16 @@ function syncCache(mod, fromDisk) {
 export class VargDecoder {
     // rfb: noVNC's RFB object (for the framebuffer size and the socket);
     // the decoder opens the receiver at the first Varg rectangle.
-    constructor(mod, rfb, persistent, cacheMB) {
+    // requests: update requests kept in flight, 1..8, as varg-viewer
+    // --requests (doc/protocol.md, "Update credits").
+    constructor(mod, rfb, persistent, cacheMB, requests) {
         this._mod = mod;
         this._rfb = rfb;
         this._persistent = persistent;
         this._cacheMB = cacheMB;
+        this._requests = Math.min(8, Math.max(1, requests || 3));
         this._open = false;
+        this._credited = false;
         this._dirty = false;
         this._syncing = null;
         this.bytes = 0;          // Varg bodies and their headers received
@@ -78,6 +82,8 @@ export class VargDecoder {
             throw new Error('Varg: ' + this.error);
         }
         this._sendReplies(sock);
+        if (!this._credited)
+            this._addCredits(sock);
         if (width > 0 && height > 0) {
             const rgba = mod._vgw_rgba();
             // A copy: noVNC may queue it, and reads its buffer from 0.
@@ -94,6 +100,18 @@ export class VargDecoder {
         if (err < 0)
             throw new Error('Varg: cannot open the receiver (' + err + ')');
         this._open = true;
+    }
+
+    // noVNC keeps one request in flight, sending the next after each
+    // update; after the HELLO and its answer the rest are added once, so
+    // that updates follow each other without a round trip between them.
+    _addCredits(sock) {
+        const w = this._rfb._fbWidth, h = this._rfb._fbHeight;
+        const req = new Uint8Array([3, 1, 0, 0, 0, 0, w >> 8, w & 255, h >> 8, h & 255]);
+
+        this._credited = true;
+        for (let i = 1; i < this._requests; i++)
+            sock.send(req);
     }
 
     _sendReplies(sock) {
