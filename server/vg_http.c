@@ -73,12 +73,13 @@ static int decode_path(const char *t, size_t n, char out[VG_HTTP_PATH_MAX])
 			int hi = i + 2 < n ? hex_digit(t[i + 1]) : -1;
 			int lo = i + 2 < n ? hex_digit(t[i + 2]) : -1;
 
-			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+			if (hi < 0 || lo < 0)
 				return VG_ECORRUPT;
 			c = (char)(hi * 16 + lo);
 			i += 2;
 		}
-		if (c == '\\')
+		/* Control bytes, raw or escaped, would cut or confuse the name. */
+		if (c == '\\' || (unsigned char)c < 0x20 || c == 0x7f)
 			return VG_ECORRUPT;
 		if (o + 1 >= VG_HTTP_PATH_MAX)
 			return VG_ERANGE;

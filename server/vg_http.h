@@ -47,7 +47,8 @@ bool vg_http_is_request(const uint8_t *buf, size_t len);
  * that ends the head is not there yet; VG_EPROTO: not an HTTP/1.x request
  * line or a header without a colon; VG_ERANGE: a path longer than
  * VG_HTTP_PATH_MAX, or a request line longer than VG_HTTP_HEAD_MAX; VG_ECORRUPT: a path that is not absolute, has a bad
- * or NUL escape, a backslash, or a "." or ".." segment. */
+ * escape, a control byte (raw or escaped: NUL too), a backslash, or a "."
+ * or ".." segment. */
 int vg_http_parse(const char *buf, size_t len, vg_http_request *req);
 
 /* The Content-Type of a file name, by its extension. */

@@ -73,12 +73,13 @@ static void test_refused(void)
 {
 	static const char *const bad_paths[] = {
 		"/..", "/../etc/passwd", "/core/../../x", "/./x", "/x/.", "/%2e%2e/x", "/%2E%2e",
-		"/x%2f..%2fy/..", "/a%00b", "/a%zz", "/a%2", "/a\\b", "/a%5cb", "x", "http://h/x", "",
+		"/x%2f..%2fy/..", "/a%00b", "/a%0ab", "/a%7f", "/a\tb", "/a%zz", "/a%2", "/a\\b", "/a%5cb", "x", "http://h/x", "",
 	};
 	static const char *const not_http[] = {
 		"GET /\r\n\r\n", "GET / HTTP/2.0\r\n\r\n", "GET / FTP/1.1\r\n\r\n",
 		"GET / HTTP/1.1\r\nno colon\r\n\r\n", "GET / HTTP/1.1\r\n: empty name\r\n\r\n",
 	};
+	static const char nul_cut[] = "GET /a/..\0x.js HTTP/1.1\r\n\r\n";
 	vg_http_request req;
 	char path[VG_HTTP_PATH_MAX + 64];
 
@@ -89,6 +90,9 @@ static void test_refused(void)
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(not_http); i++)
 		g_assert_cmpint(parse(not_http[i], &req), ==, VG_EPROTO);
+	/* A raw NUL would end the name at "/a/..", past the segment check
+	 * (found by fuzz_http). */
+	g_assert_cmpint(vg_http_parse(nul_cut, sizeof nul_cut - 1, &req), ==, VG_ECORRUPT);
 	memset(path, 'a', sizeof path);
 	path[0] = '/';
 	path[sizeof path - 1] = '\0';
