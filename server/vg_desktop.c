@@ -225,7 +225,6 @@ bool vg_server_address_is_loopback(const char *addr)
 	return inet_pton(AF_INET, addr, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
 }
 
-
 /* A well-formed address other machines may reach (a malformed one is
  * reported when the server tries to listen on it). */
 static bool address_is_reachable(const char *addr)

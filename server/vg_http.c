@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,6 @@
 #include <glib.h>
 
 #include "common/vg_error.h"
-#include "common/vg_log.h"
 
 /* Where "/" leads without an index.html or VG_HTTP_PAGE: noVNC's own
  * page, connecting at once to the port it was served from. */
@@ -56,6 +54,12 @@ static int hex_digit(char c)
 	return -1;
 }
 
+/* Whether the len bytes at s are the segment "." or "..". */
+static bool dot_segment(const char *s, size_t len)
+{
+	return (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.');
+}
+
 /* Decodes the path of the target (n bytes at t, query and fragment cut)
  * into out, refusing what could leave the directory. */
 static int decode_path(const char *t, size_t n, char out[VG_HTTP_PATH_MAX])
@@ -85,20 +89,14 @@ static int decode_path(const char *t, size_t n, char out[VG_HTTP_PATH_MAX])
 			return VG_ERANGE;
 		out[o++] = c;
 		if (c == '/') {
-			/* The segment that just ended: "." and ".." are refused. */
-			size_t len = o - 1 - seg;
-
-			if ((len == 1 && out[seg] == '.') ||
-			    (len == 2 && out[seg] == '.' && out[seg + 1] == '.'))
+			/* The segment that just ended. */
+			if (dot_segment(out + seg, o - 1 - seg))
 				return VG_ECORRUPT;
 			seg = o;
 		}
 	}
 	out[o] = '\0';
-	if ((o - seg == 1 && out[seg] == '.') ||
-	    (o - seg == 2 && out[seg] == '.' && out[seg + 1] == '.'))
-		return VG_ECORRUPT;
-	return VG_OK;
+	return dot_segment(out + seg, o - seg) ? VG_ECORRUPT : VG_OK;
 }
 
 /* Whether the comma-separated list of n bytes at v holds token. */
@@ -221,7 +219,6 @@ static const char *reason(int status)
 	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
-	case 408: return "Request Timeout";
 	case 414: return "URI Too Long";
 	case 431: return "Request Header Fields Too Large";
 	default: return "Internal Server Error";

@@ -477,12 +477,8 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 					  .user = s };
 
 		if (cfg->http_root) {
-			int n = vg_server_web_dirs(s->web_dirs);
-
-			for (int i = 0; i < n; i++)
-				s->http_roots[i] = s->web_dirs[i];
-			s->http_roots[n] = cfg->http_root;
-			lc.http_roots = s->http_roots;
+			s->http_roots[vg_server_web_dirs(s->http_roots)] = g_strdup(cfg->http_root);
+			lc.http_roots = (const char *const *)s->http_roots;
 		}
 
 		if (vg_listener_new(&lc, &s->listener)) {
@@ -531,8 +527,8 @@ void vg_server_free(vg_server *s)
 		return;
 	/* No handover may be under way while LibVNCServer shuts down. */
 	vg_listener_free(s->listener);
-	g_free(s->web_dirs[0]);
-	g_free(s->web_dirs[1]);
+	for (char **root = s->http_roots; *root; root++)
+		g_free(*root);
 	if (s->screen) {
 		rfbShutdownServer(s->screen, TRUE);
 		rfbScreenCleanup(s->screen);

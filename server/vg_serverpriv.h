@@ -41,8 +41,8 @@ struct vg_server {
 	rfbScreenInfoPtr screen;
 	vg_pixbuf *frame;         /* shared with LibVNCServer as frameBuffer */
 	vg_listener *listener;    /* the accept path, in front of LibVNCServer */
-	char *web_dirs[2];        /* with HTTP: Varg's page, viewer/web/ */
-	const char *http_roots[4]; /* with HTTP: web_dirs, then cfg.http_root */
+	char *http_roots[4];      /* with HTTP: Varg's web files (viewer/web/),
+				   * then cfg.http_root; NULL-ended, owned */
 	pthread_rwlock_t frame_lock;       /* written by the source; read by every send */
 	uint64_t serial;          /* bumped by every write to the frame (under frame_lock) */
 	uint64_t frame_ns;        /* when the frame last changed (under frame_lock) */

@@ -7,9 +7,10 @@
  *   VG_KILLAT_COUNT=FILE     at a normal exit, write the number of changes
  *
  * Changes are what survive a killed process: a write or pwrite to such a
- * file, ftruncate, an open that creates or truncates one, rename and
- * unlink. A killed process loses nothing the kernel already has, so the
- * files after change N are exactly what a kill between N and N+1 leaves. */
+ * file, ftruncate, an open that creates or truncates one (not an open of
+ * one that is already there), rename and unlink. A killed process loses
+ * nothing the kernel already has, so the files after change N are exactly
+ * what a kill between N and N+1 leaves. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -124,15 +125,24 @@ int ftruncate64(int fd, off64_t len)
 	return r;
 }
 
-static int opened(const char *path, int flags, int r)
+/* Whether an open with flags may create path: then whether it exists is
+ * asked first, since an open of a file that is already there (a lock, a
+ * key) changes nothing. */
+static int creates(const char *path, int flags)
 {
-	if (r >= 0 && (flags & (O_CREAT | O_TRUNC)) && under(path))
+	return (flags & O_CREAT) && under(path) && access(path, F_OK) != 0;
+}
+
+static int opened(const char *path, int flags, int created, int r)
+{
+	if (r >= 0 && (created || ((flags & O_TRUNC) && under(path))))
 		changed();
 	return r;
 }
 
 int open(const char *path, int flags, ...)
 {
+	int created = creates(path, flags);
 	mode_t mode = 0;
 	va_list ap;
 
@@ -141,11 +151,12 @@ int open(const char *path, int flags, ...)
 		mode = (mode_t)va_arg(ap, int);
 		va_end(ap);
 	}
-	return opened(path, flags, NEXT(open)(path, flags, mode));
+	return opened(path, flags, created, NEXT(open)(path, flags, mode));
 }
 
 int open64(const char *path, int flags, ...)
 {
+	int created = creates(path, flags);
 	mode_t mode = 0;
 	va_list ap;
 
@@ -154,7 +165,7 @@ int open64(const char *path, int flags, ...)
 		mode = (mode_t)va_arg(ap, int);
 		va_end(ap);
 	}
-	return opened(path, flags, NEXT(open64)(path, flags, mode));
+	return opened(path, flags, created, NEXT(open64)(path, flags, mode));
 }
 
 int rename(const char *from, const char *to)

@@ -86,9 +86,12 @@ export class VargDecoder {
             this._addCredits(sock);
         if (width > 0 && height > 0) {
             const rgba = mod._vgw_rgba();
-            // A copy: noVNC may queue it, and reads its buffer from 0.
+            const pixels = mod.HEAPU8.subarray(rgba, rgba + width * height * 4);
+            // Drawn at once from the module's memory; a queued image is
+            // kept for later, and noVNC 1.3 copies it from its buffer's
+            // start, so it gets a buffer of its own.
             display.blitImage(x, y, width, height,
-                              mod.HEAPU8.slice(rgba, rgba + width * height * 4), 0);
+                              display.pending() ? pixels.slice() : pixels, 0);
             this._dirty = true;
         }
         return true;
