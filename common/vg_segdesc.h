@@ -31,4 +31,12 @@ typedef struct {
 	uint8_t kind;     /* vg_segkind */
 } vg_segdesc;
 
+/* A moved rectangle: the viewer's pixels at rect - (dx, dy), as they were
+ * before the update, are what rect now shows (segment2d/vg_moves.h finds
+ * them; the protocol's MOVE run carries them). */
+typedef struct {
+	vg_rect rect;     /* where the pixels go */
+	int32_t dx, dy;   /* how far they moved */
+} vg_move;
+
 #endif

@@ -22,7 +22,7 @@ VG_FP_LIBS = fingerprint/libvgfp.a $(VG_COMMON_LIBS) $(CRYPTO_LIBS) $(ZSTD_LIBS)
 
 check_PROGRAMS += tests/test_protocol tests/test_literal tests/test_approx
 TESTS += tests/test_protocol tests/test_literal tests/test_approx
-tests_test_protocol_LDADD = $(VG_FP_LIBS)
+tests_test_protocol_LDADD = segment2d/libvgseg.a $(VG_FP_LIBS)
 tests_test_literal_LDADD = $(VG_FP_LIBS)
 tests_test_approx_LDADD = $(VG_FP_LIBS)
 

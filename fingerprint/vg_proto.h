@@ -52,6 +52,12 @@ enum {
 #define VG_VHELLO_EPHEMERAL 0x01 /* the cache identity lives for this connection only */
 #define VG_VHELLO_ZSTD 0x02     /* version 2: code updates with zstd, window follows */
 #define VG_VHELLO_APPROX 0x04   /* the viewer draws APPROX messages */
+#define VG_VHELLO_MOVES 0x08    /* the viewer takes MOVE runs */
+
+/* A run's orientation byte beyond vg_orient's: a MOVE run, no segments; a
+ * zigzag uleb dx and dy follow, and the viewer copies its own pixels at
+ * the run's rectangle - (dx, dy), as they were before the update. */
+#define VG_RUN_MOVE 2
 
 /* Segment operations inside an update; each item starts with
  * uleb(length * 4 + op). */

@@ -71,6 +71,9 @@ struct vg_receiver {
 	size_t plain_cap;
 	uint8_t *pix;         /* its inflated literal pixels, reused */
 	size_t pix_cap;
+	GArray *moves;        /* vg_move: the update's MOVE runs, not yet applied */
+	uint32_t *moved;      /* their source pixels, gathered before drawing */
+	size_t moved_cap;     /* pixels */
 	char error[160];
 	vg_receiver_stats stats;
 };
@@ -80,6 +83,7 @@ void vg_receiver_config_init(vg_receiver_config *cfg)
 	memset(cfg, 0, sizeof *cfg);
 	cfg->zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	cfg->approx = true;
+	cfg->moves = true;
 }
 
 int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
@@ -104,6 +108,7 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	}
 	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
 	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	r->moves = g_array_new(FALSE, FALSE, sizeof(vg_move));
 	r->owed = vg_region_new();
 	r->approx = vg_region_new();
 	vg_approx_new(&r->ax);
@@ -144,6 +149,9 @@ void vg_receiver_free(vg_receiver *r)
 		g_array_free(r->group, TRUE);
 	if (r->repairs)
 		g_array_free(r->repairs, TRUE);
+	if (r->moves)
+		g_array_free(r->moves, TRUE);
+	g_free(r->moved);
 	vg_region_free(r->owed);
 	vg_region_free(r->approx);
 	vg_approx_free(r->ax);
@@ -327,7 +335,8 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	vg_writer_bytes(&body, r->cache_id, sizeof r->cache_id);
 	vg_writer_u64be(&body, r->capacity);
 	vg_writer_u8(&body, (r->ephemeral ? VG_VHELLO_EPHEMERAL : 0) | (zstd ? VG_VHELLO_ZSTD : 0) |
-				    (r->cfg.approx ? VG_VHELLO_APPROX : 0));
+				    (r->cfg.approx ? VG_VHELLO_APPROX : 0) |
+				    (r->cfg.moves ? VG_VHELLO_MOVES : 0));
 	vg_writer_u64be(&body, r->saved_digest);
 	if (zstd)
 		vg_writer_u8(&body, (uint8_t)r->cfg.zstd_window_log);
@@ -628,13 +637,122 @@ static int read_run(const vg_receiver *r, vg_reader *rd, vg_rect *rr, vg_rect *p
 	return VG_OK;
 }
 
+/* A MOVE run's offset; its source must lie in the frame. The run waits in
+ * r->moves until the update's moves are applied together. */
+static int read_move(vg_receiver *r, vg_reader *rd, const vg_pixbuf *fb, vg_rect rr)
+{
+	vg_move m = { rr, 0, 0 };
+	uint64_t ux, uy;
+	int err;
+
+	if ((err = vg_reader_uleb(rd, &ux)) || (err = vg_reader_uleb(rd, &uy)))
+		return err;
+	if (ux > 4 * (uint64_t)VG_MAX_DIM || uy > 4 * (uint64_t)VG_MAX_DIM)
+		return VG_ERANGE;
+	m.dx = (int32_t)vg_zigzag_decode(ux);
+	m.dy = (int32_t)vg_zigzag_decode(uy);
+	if (!vg_rect_contains(vg_pixbuf_rect(fb),
+			      vg_rect_make(rr.x - m.dx, rr.y - m.dy, rr.w, rr.h)))
+		return VG_ERANGE;
+	g_array_append_val(r->moves, m);
+	return VG_OK;
+}
+
+/* Copies rect's rows between the picture and buf, one after the other. */
+static uint32_t *gather(const vg_pixbuf *fb, vg_rect rect, uint32_t *buf)
+{
+	for (int32_t y = rect.y; y < rect.y + rect.h; y++, buf += rect.w)
+		memcpy(buf, vg_pixbuf_row(fb, y) + rect.x, (size_t)rect.w * 4);
+	return buf;
+}
+
+static const uint32_t *scatter(vg_pixbuf *fb, vg_rect rect, const uint32_t *buf)
+{
+	for (int32_t y = rect.y; y < rect.y + rect.h; y++, buf += rect.w)
+		memcpy(vg_pixbuf_row(fb, y) + rect.x, buf, (size_t)rect.w * 4);
+	return buf;
+}
+
+/* Where the moves' sources meet region rgn, moved along: appended to out. */
+static void moved_parts(const vg_receiver *r, const vg_region *rgn, GArray *out)
+{
+	const vg_rect *rs;
+	size_t n, i, k;
+
+	if (vg_region_is_empty(rgn))
+		return;
+	rs = vg_region_rects(rgn, &n);
+	for (i = 0; i < r->moves->len; i++) {
+		const vg_move *m = &g_array_index(r->moves, vg_move, i);
+		vg_rect from = vg_rect_make(m->rect.x - m->dx, m->rect.y - m->dy, m->rect.w,
+					    m->rect.h);
+
+		for (k = 0; k < n; k++) {
+			vg_rect p = vg_rect_intersect(rs[k], from);
+
+			if (vg_rect_is_empty(p))
+				continue;
+			p.x += m->dx;
+			p.y += m->dy;
+			g_array_append_val(out, p);
+		}
+	}
+}
+
+/* Applies the update's MOVE runs, all reading the picture as it was
+ * before them. Pixels moved from where the picture is owed or approximate
+ * stay so where they land (and owed ones are asked for again). */
+static int apply_moves(vg_receiver *r, vg_pixbuf *fb)
+{
+	const vg_move *ms = (const vg_move *)(const void *)r->moves->data;
+	uint64_t total = 0;
+	uint32_t *p;
+	const uint32_t *q;
+	GArray *approx;
+	guint i;
+
+	if (r->moves->len == 0)
+		return VG_OK;
+	for (i = 0; i < r->moves->len; i++)
+		total += (uint64_t)ms[i].rect.w * (uint64_t)ms[i].rect.h;
+	/* Moves that land apart never copy more than the picture. */
+	if (total > (uint64_t)fb->width * (uint64_t)fb->height)
+		return VG_ECORRUPT;
+	if (total > r->moved_cap) {
+		g_free(r->moved);
+		r->moved = g_new(uint32_t, (gsize)total);
+		r->moved_cap = (size_t)total;
+	}
+	for (i = 0, p = r->moved; i < r->moves->len; i++)
+		p = gather(fb, vg_rect_make(ms[i].rect.x - ms[i].dx, ms[i].rect.y - ms[i].dy,
+					    ms[i].rect.w, ms[i].rect.h), p);
+	for (i = 0, q = r->moved; i < r->moves->len; i++)
+		q = scatter(fb, ms[i].rect, q);
+	approx = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	moved_parts(r, r->owed, r->repairs);
+	moved_parts(r, r->approx, approx);
+	for (i = 0; i < r->moves->len; i++) {
+		vg_region_subtract(r->owed, ms[i].rect);
+		vg_region_subtract(r->approx, ms[i].rect);
+	}
+	for (i = 0; i < approx->len; i++)
+		vg_region_add(r->approx, g_array_index(approx, vg_rect, i));
+	g_array_free(approx, TRUE);
+	r->stats.moves += r->moves->len;
+	r->stats.moved_pixels += total;
+	g_array_set_size(r->moves, 0);
+	return VG_OK;
+}
+
 static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 {
 	vg_rect prev;
 	vg_reader *rd = &in->s;
 	uint64_t nruns, run, nseg, k, item;
+	bool segments_seen = false;
 	int err;
 
+	g_array_set_size(r->moves, 0);
 	if ((err = vg_reader_uleb(rd, &nruns)))
 		return fail(r, err, "update: run count");
 	prev = vg_rect_make(0, 0, 0, 0);
@@ -643,11 +761,25 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 		uint8_t orient;
 		int32_t pos, end;
 
-		if ((err = read_run(r, rd, &rr, &prev)) ||
-		    (err = vg_reader_u8(rd, &orient)) || (err = vg_reader_uleb(rd, &nseg)))
+		if ((err = read_run(r, rd, &rr, &prev)) || (err = vg_reader_u8(rd, &orient)))
 			return fail_run(r, err, run, "");
-		if (vg_rect_is_empty(rr) || !vg_rect_contains(vg_pixbuf_rect(fb), rr) ||
-		    orient > VG_ORIENT_COLS)
+		if (vg_rect_is_empty(rr) || !vg_rect_contains(vg_pixbuf_rect(fb), rr))
+			return fail_run(r, VG_ERANGE, run, "");
+		if (orient == VG_RUN_MOVE) {
+			/* Moves come before the segments, which draw over
+			 * the picture they read. */
+			if (!r->cfg.moves || segments_seen)
+				return fail_run(r, VG_EPROTO, run, ": move");
+			if ((err = read_move(r, rd, fb, rr)))
+				return fail_run(r, err, run, ": move");
+			continue;
+		}
+		segments_seen = true;
+		if ((err = apply_moves(r, fb)))
+			return fail(r, err, "update: moves");
+		if ((err = vg_reader_uleb(rd, &nseg)))
+			return fail_run(r, err, run, "");
+		if (orient > VG_ORIENT_COLS)
 			return fail_run(r, VG_ERANGE, run, "");
 		pos = orient == VG_ORIENT_ROWS ? rr.y : rr.x;
 		end = orient == VG_ORIENT_ROWS ? rr.y + rr.h : rr.x + rr.w;
@@ -697,6 +829,8 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 		if (!vg_region_is_empty(r->approx))
 			vg_region_subtract(r->approx, rr);
 	}
+	if ((err = apply_moves(r, fb)))
+		return fail(r, err, "update: moves");
 	/* The last group's check may follow the last run's last segment. */
 	while (vg_reader_remaining(rd)) {
 		if ((err = vg_reader_uleb(rd, &item)))

@@ -33,6 +33,9 @@ typedef struct {
 	/* Draw approximations of missed regions while their exact pixels are
 	 * on the way (fingerprint/vg_approx.h); false: exact pixels only. */
 	bool approx;
+	/* Take MOVE runs: pixels copied within the picture (default true;
+	 * false speaks as viewers did before them). */
+	bool moves;
 } vg_receiver_config;
 
 void vg_receiver_config_init(vg_receiver_config *cfg);
@@ -87,6 +90,8 @@ typedef struct {
 	uint64_t cache_hits;      /* fingerprints found in the cache */
 	uint64_t cache_misses;    /* fingerprints not found (repaired) */
 	uint64_t repeats;         /* REPEAT items read */
+	uint64_t moves;           /* MOVE runs applied */
+	uint64_t moved_pixels;    /* pixels they copied */
 	uint64_t history_restored; /* history items kept from the last session */
 	uint64_t corrections;     /* segments repaired after a SHA-1 mismatch or miss */
 	uint64_t checks;          /* SHA-1 groups verified */

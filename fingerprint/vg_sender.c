@@ -361,13 +361,32 @@ static void put_run(const vg_sender *s, vg_writer *w, vg_rect run, vg_rect *prev
 int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *segs,
 		     size_t n, const vg_region *literal_only, vg_writer *out)
 {
+	return vg_sender_update_moves(s, frame, NULL, 0, segs, n, literal_only, out);
+}
+
+int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *moves,
+			   size_t n_moves, const vg_segdesc *segs, size_t n,
+			   const vg_region *literal_only, vg_writer *out)
+{
 	vg_writer *w = &s->plain;
-	size_t i, runs = 0, start = out->len;
+	size_t i, runs = n_moves, start = out->len;
 	vg_rect prev = { 0, 0, 0, 0 };
 	unsigned in_group = 0;
 	uint64_t t0;
 	int err;
 
+	if (n_moves && !vg_sender_takes_moves(s))
+		return VG_EINVAL;
+	for (i = 0; i < n_moves; i++) {
+		vg_rect from = vg_rect_make(moves[i].rect.x - moves[i].dx,
+					    moves[i].rect.y - moves[i].dy, moves[i].rect.w,
+					    moves[i].rect.h);
+
+		if (vg_rect_is_empty(moves[i].rect) ||
+		    !vg_rect_contains(vg_pixbuf_rect(frame), moves[i].rect) ||
+		    !vg_rect_contains(vg_pixbuf_rect(frame), from))
+			return VG_ERANGE;
+	}
 	for (i = 0; i < n; i++) {
 		if (vg_rect_is_empty(segs[i].rect) ||
 		    !vg_rect_contains(vg_pixbuf_rect(frame), segs[i].rect) ||
@@ -394,6 +413,15 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 	g_array_set_size(s->cur_hist, 0);
 	s->expect = 0;
 	vg_writer_uleb(w, runs);
+	/* Moves first: they read the picture before any segment is drawn. */
+	for (i = 0; i < n_moves; i++) {
+		put_run(s, w, moves[i].rect, &prev);
+		vg_writer_u8(w, VG_RUN_MOVE);
+		vg_writer_uleb(w, vg_zigzag_encode(moves[i].dx));
+		vg_writer_uleb(w, vg_zigzag_encode(moves[i].dy));
+		s->stats.moves++;
+		s->stats.moved_pixels += (uint64_t)moves[i].rect.w * (uint64_t)moves[i].rect.h;
+	}
 	for (i = 0; i < n;) {
 		size_t j = i + 1, k, used;
 		vg_rect run = segs[i].rect;
@@ -451,6 +479,11 @@ out:
 	s->stats.plain_bytes += w->len + s->pix.len + s->checks.len;
 	s->stats.body_bytes += out->len - start;
 	return VG_OK;
+}
+
+bool vg_sender_takes_moves(const vg_sender *s)
+{
+	return s->viewer_hello && (s->viewer_flags & VG_VHELLO_MOVES);
 }
 
 bool vg_sender_takes_approx(const vg_sender *s)

@@ -63,6 +63,18 @@ void vg_sender_hello(vg_sender *s, vg_writer *out);
 int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *segs,
 		     size_t n, const vg_region *literal_only, vg_writer *out);
 
+/* vg_sender_update with MOVE runs first: moves[0..n_moves), each copied
+ * by the viewer from its picture as it was before the update; segs must
+ * not cover them.
+ * VG_EINVAL if the viewer does not take moves (vg_sender_takes_moves),
+ * VG_ERANGE if a move's rectangle or source lies outside frame. */
+int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *moves,
+			   size_t n_moves, const vg_segdesc *segs, size_t n,
+			   const vg_region *literal_only, vg_writer *out);
+
+/* True when the viewer's HELLO said it takes MOVE runs. */
+bool vg_sender_takes_moves(const vg_sender *s);
+
 /* True when the viewer's HELLO said it draws approximations (APPROX). */
 bool vg_sender_takes_approx(const vg_sender *s);
 
@@ -117,6 +129,8 @@ typedef struct {
 	uint64_t literal_segments;
 	uint64_t fingerprint_segments; /* repeated ones included */
 	uint64_t repeats;         /* REPEAT items */
+	uint64_t moves;           /* MOVE runs */
+	uint64_t moved_pixels;    /* pixels they copied */
 	uint64_t repeated_segments; /* segments they stand for */
 	uint64_t checks;          /* SHA-1 groups sent */
 	uint64_t literal_bytes;   /* literal pixels at 3 bytes a pixel */

@@ -4,6 +4,7 @@ noinst_LIBRARIES += segment2d/libvgseg.a
 segment2d_libvgseg_a_SOURCES = \
 	segment2d/vg_differ.c segment2d/vg_differ.h \
 	segment2d/vg_motion.c segment2d/vg_motion.h \
+	segment2d/vg_moves.c segment2d/vg_moves.h \
 	segment2d/vg_segmenter.c segment2d/vg_segmenter.h \
 	segment2d/vg_tilediff.c segment2d/vg_tilediff.h
 

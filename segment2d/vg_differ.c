@@ -14,6 +14,7 @@ struct vg_differ {
 	int32_t width, height, tile;
 	int32_t ntx, nty;
 	vg_pixbuf *saved;
+	vg_pixbuf *previous; /* if kept: saved as it was before the last update */
 	bool primed;   /* saved holds a real previous frame */
 	box *cmp;      /* per tile: the part of the damage inside it */
 	box *chg;      /* per tile: bounds of its changed pixels */
@@ -54,6 +55,7 @@ void vg_differ_free(vg_differ *d)
 	if (!d)
 		return;
 	vg_pixbuf_free(d->saved);
+	vg_pixbuf_free(d->previous);
 	g_free(d->cmp);
 	g_free(d->chg);
 	g_free(d->out);
@@ -67,11 +69,28 @@ const vg_pixbuf *vg_differ_saved(const vg_differ *d)
 	return d->saved;
 }
 
+void vg_differ_keep_previous(vg_differ *d)
+{
+	if (!d->previous) {
+		d->previous = vg_pixbuf_new(d->width, d->height);
+		vg_pixbuf_copy(d->previous, 0, 0, d->saved);
+		d->n_out = 0;
+	}
+}
+
+const vg_pixbuf *vg_differ_previous(const vg_differ *d)
+{
+	return d->previous ? d->previous : d->saved;
+}
+
 int vg_differ_reset(vg_differ *d, const vg_pixbuf *frame)
 {
 	if (frame->width != d->width || frame->height != d->height)
 		return VG_EINVAL;
 	vg_pixbuf_copy(d->saved, 0, 0, frame);
+	if (d->previous)
+		vg_pixbuf_copy(d->previous, 0, 0, frame);
+	d->n_out = 0;
 	d->primed = true;
 	return VG_OK;
 }
@@ -274,6 +293,10 @@ int vg_differ_update(vg_differ *d, const vg_pixbuf *frame, const vg_rect *damage
 		damage = &all;
 		n_damage = 1;
 	}
+	/* The previous frame catches up with the last update's changes,
+	 * the only place where it differs from the saved one. */
+	for (size_t i = 0; d->previous && i < d->n_out; i++)
+		vg_pixbuf_copy_rect(d->previous, d->saved, d->out[i]);
 	mark_damage(d, damage, n_damage);
 	d->n_out = 0;
 	d->n_open = 0;

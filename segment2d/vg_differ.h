@@ -46,6 +46,15 @@ int vg_differ_update(vg_differ *d, const vg_pixbuf *frame, const vg_rect *damage
  * VG_EINVAL): after this, the differ compares against frame. */
 int vg_differ_reset(vg_differ *d, const vg_pixbuf *frame);
 
+/* From now on also keeps the saved frame as it was before each update
+ * (vg_differ_previous), where moved content is looked up: one more frame
+ * of memory and one more copy of the changed pixels per update. */
+void vg_differ_keep_previous(vg_differ *d);
+
+/* The saved frame before the last update (the saved frame itself unless
+ * vg_differ_keep_previous was called), read only, valid as long as d. */
+const vg_pixbuf *vg_differ_previous(const vg_differ *d);
+
 /* The saved frame (read only), valid as long as d. Before the first update
  * or reset it is all zero. */
 const vg_pixbuf *vg_differ_saved(const vg_differ *d);

@@ -43,6 +43,7 @@ typedef struct {
 	int zlib_level;
 	int zstd_level;
 	int refine_ms;
+	gboolean no_moves;
 	int fp_bits;
 	int group_size;
 	gboolean no_persist;
@@ -86,6 +87,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to viewers that take zstd, 1-19 (default 9); 0: zlib for every viewer", "N" },
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
 		{ "group-size", 0, 0, G_OPTION_ARG_INT, &o->group_size, "Fingerprinted segments per SHA-1 check, 1-255 (default 20)", "N" },
+		{ "no-moves", 0, 0, G_OPTION_ARG_NONE, &o->no_moves, "Send moved content (a scroll) as segments, never as a copy the viewer makes from its own picture", NULL },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persist, "Ask viewers not to keep this server's segments on disk, and keep no beliefs about their caches", NULL },
 		{ "beliefs-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->beliefs_dir, "Keep what viewers' caches hold under DIR (default $XDG_STATE_HOME/varg/beliefs)", "DIR" },
 		{ "beliefs-viewers", 0, 0, G_OPTION_ARG_INT, &o->beliefs_viewers, "Viewer caches remembered, least recently seen dropped first (default 64)", "N" },
@@ -317,6 +319,7 @@ int main(int argc, char **argv)
 	cfg.zlib_level = o.zlib_level;
 	cfg.zstd_level = o.zstd_level;
 	cfg.refine_ms = (unsigned)o.refine_ms;
+	cfg.no_moves = o.no_moves;
 	cfg.fp_bits = (unsigned)o.fp_bits;
 	cfg.group_size = (unsigned)o.group_size;
 	cfg.no_persist = o.no_persist;

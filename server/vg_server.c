@@ -98,6 +98,8 @@ static void conn_free(vg_conn *c)
 	vg_region_free(c->refined);
 	g_array_free(c->rects, TRUE);
 	g_array_free(c->todo, TRUE);
+	g_array_free(c->moves, TRUE);
+	g_array_free(c->rest, TRUE);
 	vg_differ_free(c->differ);
 	vg_motion_free(c->motion);
 	vg_segmenter_free(c->segmenter);
@@ -215,6 +217,8 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	vg_writer_init(&c->out);
 	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->todo = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	c->moves = g_array_new(FALSE, FALSE, sizeof(vg_move));
+	c->rest = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->shared_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	c->repair = vg_region_new();
 	c->approximate = vg_region_new();

@@ -34,6 +34,7 @@ typedef struct {
 	const char *listen;       /* IPv4 address to listen on (default 127.0.0.1) */
 	int zlib_level;           /* Varg's zlib level, 0..9 */
 	int zstd_level;           /* zstd level offered to viewers, 1..19; 0: zlib only */
+	bool no_moves;            /* moved content as segments, never MOVE runs */
 	unsigned refine_ms;       /* approximate missed pixels that would take longer
 				   * than this on the link, for viewers that take it;
 				   * 0 (the default): never (doc/user-guide.md) */

@@ -88,6 +88,8 @@ typedef struct {
 	bool refining;            /* this pass may approximate (under lock) */
 	GArray *rects;            /* vg_rect: the due region */
 	GArray *todo;             /* vg_rect: what changed in it, and repairs */
+	GArray *moves;            /* vg_move: what of it the viewer copies */
+	GArray *rest;             /* vg_rect: the part of todo the moves leave */
 	vg_differ *differ;        /* what the viewer was sent */
 	vg_motion *motion;
 	vg_segmenter *segmenter;

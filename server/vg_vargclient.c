@@ -38,6 +38,7 @@
 #include "fingerprint/vg_sender.h"
 #include "segment2d/vg_differ.h"
 #include "segment2d/vg_motion.h"
+#include "segment2d/vg_moves.h"
 #include "segment2d/vg_segmenter.h"
 #include "server/vg_monitor.h"
 #include "server/vg_segshare.h"
@@ -149,6 +150,9 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	    vg_motion_new(s->frame->width, s->frame->height, MOTION_STRIP, 0, &c->motion) == 0) {
 		vg_refine_config rcfg = { .budget_ms = s->cfg.refine_ms,
 					  .fixed_rate = s->test_link_rate };
+
+		if (!s->cfg.no_moves)
+			vg_differ_keep_previous(c->differ);
 
 		c->snapshot = vg_pixbuf_new(s->frame->width, s->frame->height);
 		c->refine = vg_refine_new(&rcfg);
@@ -574,11 +578,13 @@ static int segment_due(vg_conn *c, vg_monitor_update *u, const vg_segdesc **segs
 	vg_segshare_claim *claim = NULL;
 	vg_motion_result mr;
 	vg_motion_dir dir;
+	GArray *todo;
 	uint64_t t0, t1;
 	int err;
 
 	*n_segs = 0;
 	*segs = NULL;
+	g_array_set_size(c->moves, 0);
 	t0 = vg_time_ns();
 	if ((err = vg_differ_update(c->differ, c->snapshot, (const vg_rect *)c->rects->data,
 				    c->rects->len, &changed, &n_changed)))
@@ -612,14 +618,26 @@ static int segment_due(vg_conn *c, vg_monitor_update *u, const vg_segdesc **segs
 	t1 = vg_time_ns();
 	u->ns[VG_STAGE_MOTION] = t1 - t0;
 	dir = mr.dir;
-	if (c->todo->len > 0)
+	todo = c->todo;
+	/* What moved the viewer copies from its own picture, unless some of
+	 * that picture is owed or approximate. */
+	if (!s->cfg.no_moves && vg_sender_takes_moves(c->sender) && vg_region_is_empty(c->repair) &&
+	    vg_region_is_empty(c->approximate)) {
+		if ((err = vg_moves_split(vg_differ_previous(c->differ), c->snapshot,
+					  (const vg_rect *)(void *)c->todo->data, c->todo->len, &mr,
+					  c->moves, c->rest)))
+			goto out;
+		todo = c->rest;
+	}
+	if (todo->len > 0)
 		err = vg_segmenter_run(c->segmenter, c->snapshot,
-				       (const vg_rect *)(void *)c->todo->data, c->todo->len,
+				       (const vg_rect *)(void *)todo->data, todo->len,
 				       dir == VG_MOTION_HORIZONTAL ? VG_ORIENT_COLS : VG_ORIENT_ROWS,
 				       segs, n_segs);
 	u->ns[VG_STAGE_SEGMENTER] = vg_time_ns() - t1;
 out:
-	if (claim && !err)
+	/* Segments that leave moved parts out are no one else's. */
+	if (claim && !err && c->moves->len == 0)
 		vg_segshare_publish(s->share, claim, c->motion, dir, *segs, *n_segs);
 	else
 		vg_segshare_abandon(s->share, claim);
@@ -721,6 +739,8 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	 * it answers is used up, and the viewer asks again on each update. */
 	for (i = 0; i < n_segs; i++)
 		bounds = vg_rect_bounds(bounds, segs[i].rect);
+	for (i = 0; i < c->moves->len; i++)
+		bounds = vg_rect_bounds(bounds, g_array_index(c->moves, vg_move, i).rect);
 	vg_writer_reset(&c->out);
 	/* One FramebufferUpdate: the restored history (before the first
 	 * UPDATE), the approximations (small, so the first paint comes
@@ -741,7 +761,9 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	len_at = put_rect(&c->out, bounds);
 	body_at = c->out.len;
 	if (!err)
-		err = vg_sender_update(c->sender, c->snapshot, segs, n_segs, c->repair, &c->out);
+		err = vg_sender_update_moves(c->sender, c->snapshot,
+					     (const vg_move *)(void *)c->moves->data, c->moves->len,
+					     segs, n_segs, c->repair, &c->out);
 	u.ns[VG_STAGE_SENDER] = vg_time_ns() - t0;
 	if (err == 0) {
 		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - body_at));
@@ -860,6 +882,8 @@ void vg__varg_resize(vg_conn *c, int32_t width, int32_t height)
 		vg_differ_free(c->differ);
 		vg_motion_free(c->motion);
 		vg_pixbuf_free(c->snapshot);
+		if (!c->server->cfg.no_moves)
+			vg_differ_keep_previous(differ);
 		c->differ = differ;
 		c->motion = motion;
 		c->snapshot = vg_pixbuf_new(width, height);

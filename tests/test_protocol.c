@@ -6,6 +6,7 @@
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
 #include "common/vg_seghash.h"
+#include "segment2d/vg_moves.h"
 #include "fingerprint/vg_literal.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_approx.h"
@@ -514,6 +515,11 @@ static void test_malformed(void)
 		{ "group without its check", { 1, 0, 0, 1, 1, 0, 1, 5, 1, 2, 3, 4, 5 }, 13, { 0 }, 0, 0 },
 		{ "check without its digest", { 1, 0, 0, 1, 1, 0, 1, 5, 1, 2, 3, 4, 5, 2 }, 14, { 0 }, 0, 0 },
 		{ "digest left over", { 0 }, 1, { 0 }, 0, 1 },
+		{ "move from outside", { 1, 0, 0, 4, 4, 2, 16, 0 }, 8, { 0 }, 0, 0 },
+		{ "move cut short", { 1, 0, 0, 4, 4, 2, 2 }, 7, { 0 }, 0, 0 },
+		{ "move after a segment", { 2, 0, 0, 1, 1, 0, 1, 4, 1, 1, 1, 1, 2, 0, 0 }, 15,
+		  { 0, 1, 2, 3 }, 4, 0 },
+		{ "moves over the frame", { 2, 0, 0, 8, 8, 2, 0, 0, 0, 0, 8, 8, 2, 0, 0 }, 15, { 0 }, 0, 0 },
 	};
 	static const guint8 bad_frames[][6] = {
 		{ VG_MSG_UPDATE },                               /* no digest count */
@@ -1288,6 +1294,110 @@ static void test_approx_refusals(void)
 	vg_pixbuf_free(fb);
 }
 
+/* MOVE runs: all read the picture before the update (the second's
+ * source overlaps the first's destination), and the viewer ends with the
+ * server's picture; a viewer that did not ask gets none. */
+static void test_move_round_trip(void)
+{
+	GRand *rng = g_rand_new_with_seed(7);
+	vg_move moves[2] = { { vg_rect_make(0, 8, 64, 32), 0, 8 },
+			     { vg_rect_make(0, 40, 64, 24), 0, 8 } };
+	vg_pixbuf *before;
+	vg_segdesc top;
+	vg_receiver_stats st;
+	pair p;
+	int32_t x, y;
+
+	pair_init(&p, 64, 64);
+	g_assert_true(vg_sender_takes_moves(p.s));
+	for (y = 0; y < 64; y++)
+		for (x = 0; x < 64; x++)
+			vg_pixbuf_row(p.server_fb, y)[x] = g_rand_int(rng) & 0xffffff;
+	top = seg_of(p.server_fb, vg_pixbuf_rect(p.server_fb), VG_ORIENT_ROWS);
+	exchange(&p, &top, 1);
+	g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+	/* Scrolled down by 8 rows, 8 new rows on top. */
+	before = vg_pixbuf_new(64, 64);
+	vg_pixbuf_copy(before, 0, 0, p.server_fb);
+	for (y = 8; y < 64; y++)
+		memcpy(vg_pixbuf_row(p.server_fb, y), vg_pixbuf_row(before, y - 8), 64 * 4);
+	for (y = 0; y < 8; y++)
+		for (x = 0; x < 64; x++)
+			vg_pixbuf_row(p.server_fb, y)[x] = g_rand_int(rng) & 0xffffff;
+	top = seg_of(p.server_fb, vg_rect_make(0, 0, 64, 8), VG_ORIENT_ROWS);
+	vg_writer_reset(&p.wire);
+	g_assert_cmpint(vg_sender_update_moves(p.s, p.server_fb, moves, 2, &top, 1, NULL, &p.wire),
+			==, 0);
+	g_assert_cmpint(vg_receiver_handle(p.r, p.wire.data, p.wire.len, p.viewer_fb, &p.reply),
+			==, 0);
+	g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+	vg_receiver_get_stats(p.r, &st);
+	g_assert_cmpuint(st.moves, ==, 2);
+	g_assert_cmpuint(st.moved_pixels, ==, 64 * 56);
+	/* A source outside the frame is the sender's error too. */
+	moves[0].dy = 16;
+	g_assert_cmpint(vg_sender_update_moves(p.s, p.server_fb, moves, 1, &top, 1, NULL, &p.wire),
+			==, VG_ERANGE);
+	pair_clear(&p);
+	vg_pixbuf_free(before);
+	g_rand_free(rng);
+}
+
+/* The block finder: a scroll sideways by 5 with a new strip, applied to
+ * the old picture, gives the new one; blocks that did not move stay out. */
+static void test_moves_find(void)
+{
+	GRand *rng = g_rand_new_with_seed(11);
+	vg_pixbuf *prev = vg_pixbuf_new(100, 40), *cur = vg_pixbuf_new(100, 40);
+	GArray *moves = g_array_new(FALSE, FALSE, sizeof(vg_move));
+	GArray *rest = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	vg_motion_result mr = { .dir = VG_MOTION_HORIZONTAL, .offset = -5 };
+	vg_rect all = vg_rect_make(0, 0, 100, 40);
+	int64_t moved = 0, left = 0;
+	guint i;
+	int32_t x, y;
+
+	for (y = 0; y < 40; y++)
+		for (x = 0; x < 100; x++)
+			vg_pixbuf_row(prev, y)[x] = g_rand_int(rng) & 0xffffff;
+	for (y = 0; y < 40; y++) {
+		memcpy(vg_pixbuf_row(cur, y), vg_pixbuf_row(prev, y) + 5, 95 * 4);
+		for (x = 95; x < 100; x++)
+			vg_pixbuf_row(cur, y)[x] = g_rand_int(rng) & 0xffffff;
+	}
+	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, moves, rest), ==, 0);
+	g_assert_cmpuint(moves->len, >, 0);
+	for (i = 0; i < moves->len; i++) {
+		vg_move m = g_array_index(moves, vg_move, i);
+
+		g_assert_cmpint(m.dx, ==, -5);
+		g_assert_cmpint(m.dy, ==, 0);
+		g_assert_cmpint(vg_pixbuf_move(prev, m.rect, m.dx, m.dy), ==, 0);
+		moved += vg_rect_area(m.rect);
+	}
+	for (i = 0; i < rest->len; i++) {
+		vg_rect r = g_array_index(rest, vg_rect, i);
+
+		g_assert_cmpint(vg_pixbuf_copy_rect(prev, cur, r), ==, 0);
+		left += vg_rect_area(r);
+	}
+	/* Everything left of the new strip, whose source is off the frame. */
+	g_assert_cmpint(moved, ==, 95 * 40);
+	g_assert_cmpint(moved + left, ==, 100 * 40);
+	g_assert_true(vg_pixbuf_equal(prev, cur));
+	/* No offset, no moves; a still offset is refused by the finder. */
+	mr.offset = 0;
+	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, moves, rest), ==, 0);
+	g_assert_cmpuint(moves->len, ==, 0);
+	g_assert_cmpuint(rest->len, ==, 1);
+	g_assert_cmpint(vg_moves_find(prev, cur, &all, 1, 0, 0, moves), ==, VG_EINVAL);
+	g_array_free(moves, TRUE);
+	g_array_free(rest, TRUE);
+	vg_pixbuf_free(prev);
+	vg_pixbuf_free(cur);
+	g_rand_free(rng);
+}
+
 /* Runs a test with the pairs agreeing on one coder. */
 typedef struct {
 	vg_coder coder;
@@ -1331,6 +1441,8 @@ int main(int argc, char **argv)
 	add_both("fingerprint-collision", test_fingerprint_collision);
 	add_both("inflate-bomb", test_inflate_bomb);
 	add_both("approx-round-trip", test_approx_round_trip);
+	add_both("move-round-trip", test_move_round_trip);
+	g_test_add_func("/protocol/moves-find", test_moves_find);
 	/* Hand-made structures in version 1's absolute rectangles. */
 	add_one("malformed", VG_CODER_ZLIB, test_malformed);
 	add_one("repeat-malformed", VG_CODER_ZLIB, test_repeat_malformed);

@@ -505,7 +505,7 @@ int vg__trace_ratio(int argc, char **argv)
 	int cw = -1, ab = -1, mh = -1, sr = -1, zl = 6, tl = -1, fp_bits = -1, group = -1;
 	int zstd = VG_SENDER_ZSTD_LEVEL, zwin = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	gint64 cache_size = -1;
-	gboolean trace_damage = FALSE, no_motion = FALSE, no_stock = FALSE, no_variants = FALSE, quiet = FALSE;
+	gboolean trace_damage = FALSE, no_motion = FALSE, no_moves = FALSE, no_stock = FALSE, no_variants = FALSE, quiet = FALSE;
 	g_autofree char *json = NULL, *plot = NULL, *segmenter = NULL, *sweep = NULL;
 	GOptionEntry entries[] = {
 		{ "segmenter", 's', 0, G_OPTION_ARG_STRING, &segmenter,
@@ -517,6 +517,8 @@ int vg__trace_ratio(int argc, char **argv)
 		  "Runs of >= s identical rows are one segment; 0 = off (8)", "S" },
 		{ "no-motion", 0, 0, G_OPTION_ARG_NONE, &no_motion,
 		  "Main pipeline without movement estimation", NULL },
+		{ "no-moves", 0, 0, G_OPTION_ARG_NONE, &no_moves,
+		  "Moved content as segments, not copied by the viewer (as older viewers)", NULL },
 		{ "zlib-level", 'z', 0, G_OPTION_ARG_INT, &zl,
 		  "Deflate level of the Varg sender and of the Zlib encoding (6)", "0-9" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &zstd,
@@ -595,6 +597,7 @@ int vg__trace_ratio(int argc, char **argv)
 	if (tl >= 0)
 		o.stock_cfg.tight_level = tl;
 	o.no_motion = no_motion;
+	o.no_moves = no_moves;
 	o.trace_damage = trace_damage;
 	o.stock = !no_stock;
 	o.variants = !no_variants;

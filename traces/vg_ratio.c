@@ -26,6 +26,7 @@
 #include "fingerprint/vg_sender.h"
 #include "segment2d/vg_differ.h"
 #include "segment2d/vg_motion.h"
+#include "segment2d/vg_moves.h"
 #include "segment2d/vg_segmenter.h"
 #include "fingerprint/vg_zstream.h"
 #include "traces/vg_ratio.h"
@@ -55,6 +56,8 @@ struct vg_ratio_variant {
 	vg_pixbuf *view;          /* what the viewer shows */
 	vg_writer out, reply;
 	GArray *segs;             /* vg_segdesc, with gap tiles */
+	GArray *moves;            /* vg_move: the update's moved rectangles */
+	GArray *rest;             /* vg_rect: what the moves leave to segment */
 	vg_region *repair;        /* asked for again by the receiver */
 	uint8_t *mask;            /* per pixel: 0 outside, 1 uncovered, 2 covered */
 	bool hello_sent;
@@ -76,6 +79,10 @@ static void variant_free(vg_ratio_variant *v)
 	vg_writer_clear(&v->reply);
 	if (v->segs)
 		g_array_free(v->segs, TRUE);
+	if (v->moves)
+		g_array_free(v->moves, TRUE);
+	if (v->rest)
+		g_array_free(v->rest, TRUE);
 	vg_region_free(v->repair);
 	g_free(v->mask);
 	if (v->t.upd_bytes)
@@ -108,6 +115,8 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	vg_writer_init(&v->out);
 	vg_writer_init(&v->reply);
 	v->segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
+	v->moves = g_array_new(FALSE, FALSE, sizeof(vg_move));
+	v->rest = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	v->t.upd_bytes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	v->t.upd_ms = g_array_new(FALSE, FALSE, sizeof(double));
 	v->t.seg_ms = g_array_new(FALSE, FALSE, sizeof(double));
@@ -129,6 +138,7 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	rcfg.cache_dir = NULL;    /* in memory: every run starts cold */
 	rcfg.cache_capacity = o->cache_size;
 	rcfg.zstd_window_log = o->zstd_level ? o->zstd_window_log : 0;
+	rcfg.moves = v->motion && !o->no_moves;
 	v->repair = vg_region_new();
 	if ((err = vg_segmenter_new(params, &v->seg)) ||
 	    (v->motion && (err = vg_motion_new(w, h, 0, 0, &v->motion_est))) ||
@@ -242,8 +252,9 @@ static int send_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_reg
 
 	vg_writer_reset(&v->out);
 	t0 = vg_time_ns();
-	err = vg_sender_update(v->sender, frame, (const vg_segdesc *)v->segs->data, v->segs->len,
-			       literal_only, &v->out);
+	err = vg_sender_update_moves(v->sender, frame, (const vg_move *)(void *)v->moves->data,
+				     v->moves->len, (const vg_segdesc *)(void *)v->segs->data,
+				     v->segs->len, literal_only, &v->out);
 	*enc_ms += vg_time_ms_since(t0, vg_time_ns());
 	if (err)
 		return err;
@@ -252,14 +263,17 @@ static int send_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_reg
 	return deliver(v, v->out.data, v->out.len, "an update");
 }
 
-/* Segments rects of frame into v->segs. */
-static int segment(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_rect *rects, size_t n)
+/* Segments rects of frame into v->segs; with prev (the frame before), what
+ * moved by the motion found goes to v->moves instead, as live. */
+static int segment(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_pixbuf *prev,
+		   const vg_rect *rects, size_t n)
 {
 	vg_orient orient = VG_ORIENT_ROWS;
 	const vg_segdesc *segs;
 	size_t n_segs;
 	int err;
 
+	g_array_set_size(v->moves, 0);
 	if (v->motion) {
 		vg_motion_result mr;
 
@@ -267,6 +281,12 @@ static int segment(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_rect *r
 			return err;
 		if (mr.dir == VG_MOTION_HORIZONTAL)
 			orient = VG_ORIENT_COLS;
+		if (prev && vg_sender_takes_moves(v->sender)) {
+			if ((err = vg_moves_split(prev, frame, rects, n, &mr, v->moves, v->rest)))
+				return err;
+			rects = (const vg_rect *)(void *)v->rest->data;
+			n = v->rest->len;
+		}
 	}
 	if ((err = vg_segmenter_run(v->seg, frame, rects, n, orient, &segs, &n_segs)))
 		return err;
@@ -280,8 +300,8 @@ static int segment(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_rect *r
 /* One update through one variant: segment, encode, deliver; then, as the
  * server would on the viewer's REPAIR, send what the viewer asked for
  * again as pixels (counted as a further FramebufferUpdate). */
-static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_rect *rects,
-			  size_t n, double diff_ms)
+static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_pixbuf *prev,
+			  const vg_rect *rects, size_t n, double diff_ms)
 {
 	size_t wire = FBU_HEADER;
 	uint64_t t0, sha1_before;
@@ -293,7 +313,7 @@ static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_
 	sha1_before = st.sha1_ns;
 	v->dec_ms = 0;
 	t0 = vg_time_ns();
-	if ((err = segment(v, frame, rects, n)))
+	if ((err = segment(v, frame, prev, rects, n)))
 		return err;
 	seg_ms = vg_time_ms_since(t0, vg_time_ns());
 
@@ -322,7 +342,7 @@ static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_
 		rr = vg_region_rects(v->repair, &nr);
 		v->t.repair_rects += nr;
 		/* Repairs go out as the segmenter cuts them, all as pixels. */
-		if ((err = segment(v, frame, rr, nr)))
+		if ((err = segment(v, frame, NULL, rr, nr)))
 			return err;
 		{
 			vg_region *lit = v->repair;
@@ -496,6 +516,7 @@ int vg_ratio_run(const char *path, const vg_ratio_options *o, vg_ratio_result *r
 		vg_error("cannot set up the pipeline: %s", vg_strerror(err));
 		goto out;
 	}
+	vg_differ_keep_previous(differ);
 	if (o->stock && (err = vg_stockenc_new(&o->stock_cfg, fb, &stock))) {
 		vg_error("cannot set up LibVNCServer's encoders: %s", vg_strerror(err));
 		goto out;
@@ -530,7 +551,8 @@ int vg_ratio_run(const char *path, const vg_ratio_options *o, vg_ratio_result *r
 		for (i = 0; i < res->variants->len; i++) {
 			vg_ratio_variant *v = g_ptr_array_index(res->variants, i);
 
-			if ((err = variant_update(v, fb, changed, n_changed, diff_ms))) {
+			if ((err = variant_update(v, fb, vg_differ_previous(differ), changed,
+						  n_changed, diff_ms))) {
 				vg_error("frame %" G_GUINT64_FORMAT ": %s: %s", rec.index, v->name,
 					 vg_strerror(err));
 				goto out;

@@ -26,6 +26,7 @@
 typedef struct {
 	vg_segparams params;        /* the main pipeline's segmenter */
 	bool no_motion;             /* main pipeline without movement estimation */
+	bool no_moves;              /* ... with it, but no MOVE runs (as older viewers) */
 	bool trace_damage;          /* send the trace's own rectangles, not the
 				     * differ's tighter ones */
 	int zlib_level;             /* vg_sender's deflate level */
