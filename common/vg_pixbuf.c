@@ -70,24 +70,6 @@ int vg_pixbuf_copy_rect(vg_pixbuf *dst, const vg_pixbuf *src, vg_rect rect)
 	return vg_pixbuf_copy(dst, rect.x, rect.y, &from);
 }
 
-int vg_pixbuf_move(vg_pixbuf *pb, vg_rect rect, int32_t dx, int32_t dy)
-{
-	vg_rect from = vg_rect_make(rect.x - dx, rect.y - dy, rect.w, rect.h);
-	int32_t i;
-
-	if (!vg_rect_contains(vg_pixbuf_rect(pb), rect) ||
-	    !vg_rect_contains(vg_pixbuf_rect(pb), from))
-		return VG_ERANGE;
-	/* Rows in the order that reads each source row before it is written. */
-	for (i = 0; i < rect.h; i++) {
-		int32_t k = dy > 0 ? rect.h - 1 - i : i;
-
-		memmove(vg_pixbuf_row(pb, rect.y + k) + rect.x,
-			vg_pixbuf_row(pb, from.y + k) + from.x, (size_t)rect.w * 4);
-	}
-	return VG_OK;
-}
-
 void vg_pixbuf_fill(vg_pixbuf *pb, vg_rect rect, uint32_t colour)
 {
 	vg_rect r = vg_rect_intersect(rect, vg_pixbuf_rect(pb));

@@ -63,10 +63,6 @@ int vg_pixbuf_copy(vg_pixbuf *dst, int32_t dx, int32_t dy, const vg_pixbuf *src)
  * contain rect, else VG_ERANGE and nothing is copied. */
 int vg_pixbuf_copy_rect(vg_pixbuf *dst, const vg_pixbuf *src, vg_rect rect);
 
-/* Copies the pixels at rect - (dx, dy) to rect inside pb; the two may
- * overlap. VG_ERANGE when either lies outside pb (nothing is copied). */
-int vg_pixbuf_move(vg_pixbuf *pb, vg_rect rect, int32_t dx, int32_t dy);
-
 /* Fills rect (clipped to pb) with colour. */
 void vg_pixbuf_fill(vg_pixbuf *pb, vg_rect rect, uint32_t colour);
 

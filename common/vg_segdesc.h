@@ -39,4 +39,10 @@ typedef struct {
 	int32_t dx, dy;   /* how far they moved */
 } vg_move;
 
+/* Where a move's pixels come from. */
+static inline vg_rect vg_move_source(const vg_move *m)
+{
+	return vg_rect_make(m->rect.x - m->dx, m->rect.y - m->dy, m->rect.w, m->rect.h);
+}
+
 #endif

@@ -651,8 +651,7 @@ static int read_move(vg_receiver *r, vg_reader *rd, const vg_pixbuf *fb, vg_rect
 		return VG_ERANGE;
 	m.dx = (int32_t)vg_zigzag_decode(ux);
 	m.dy = (int32_t)vg_zigzag_decode(uy);
-	if (!vg_rect_contains(vg_pixbuf_rect(fb),
-			      vg_rect_make(rr.x - m.dx, rr.y - m.dy, rr.w, rr.h)))
+	if (!vg_rect_contains(vg_pixbuf_rect(fb), vg_move_source(&m)))
 		return VG_ERANGE;
 	g_array_append_val(r->moves, m);
 	return VG_OK;
@@ -684,11 +683,9 @@ static void moved_parts(const vg_receiver *r, const vg_region *rgn, GArray *out)
 	rs = vg_region_rects(rgn, &n);
 	for (i = 0; i < r->moves->len; i++) {
 		const vg_move *m = &g_array_index(r->moves, vg_move, i);
-		vg_rect from = vg_rect_make(m->rect.x - m->dx, m->rect.y - m->dy, m->rect.w,
-					    m->rect.h);
 
 		for (k = 0; k < n; k++) {
-			vg_rect p = vg_rect_intersect(rs[k], from);
+			vg_rect p = vg_rect_intersect(rs[k], vg_move_source(m));
 
 			if (vg_rect_is_empty(p))
 				continue;
@@ -708,7 +705,6 @@ static int apply_moves(vg_receiver *r, vg_pixbuf *fb)
 	uint64_t total = 0;
 	uint32_t *p;
 	const uint32_t *q;
-	GArray *approx;
 	guint i;
 
 	if (r->moves->len == 0)
@@ -724,20 +720,23 @@ static int apply_moves(vg_receiver *r, vg_pixbuf *fb)
 		r->moved_cap = (size_t)total;
 	}
 	for (i = 0, p = r->moved; i < r->moves->len; i++)
-		p = gather(fb, vg_rect_make(ms[i].rect.x - ms[i].dx, ms[i].rect.y - ms[i].dy,
-					    ms[i].rect.w, ms[i].rect.h), p);
+		p = gather(fb, vg_move_source(&ms[i]), p);
 	for (i = 0, q = r->moved; i < r->moves->len; i++)
 		q = scatter(fb, ms[i].rect, q);
-	approx = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	moved_parts(r, r->owed, r->repairs);
-	moved_parts(r, r->approx, approx);
-	for (i = 0; i < r->moves->len; i++) {
+	for (i = 0; i < r->moves->len; i++)
 		vg_region_subtract(r->owed, ms[i].rect);
-		vg_region_subtract(r->approx, ms[i].rect);
+	/* Rarely anything: refinement is on and a move took some of it. */
+	if (!vg_region_is_empty(r->approx)) {
+		GArray *approx = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+
+		moved_parts(r, r->approx, approx);
+		for (i = 0; i < r->moves->len; i++)
+			vg_region_subtract(r->approx, ms[i].rect);
+		for (i = 0; i < approx->len; i++)
+			vg_region_add(r->approx, g_array_index(approx, vg_rect, i));
+		g_array_free(approx, TRUE);
 	}
-	for (i = 0; i < approx->len; i++)
-		vg_region_add(r->approx, g_array_index(approx, vg_rect, i));
-	g_array_free(approx, TRUE);
 	r->stats.moves += r->moves->len;
 	r->stats.moved_pixels += total;
 	g_array_set_size(r->moves, 0);

@@ -377,16 +377,11 @@ int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *
 
 	if (n_moves && !vg_sender_takes_moves(s))
 		return VG_EINVAL;
-	for (i = 0; i < n_moves; i++) {
-		vg_rect from = vg_rect_make(moves[i].rect.x - moves[i].dx,
-					    moves[i].rect.y - moves[i].dy, moves[i].rect.w,
-					    moves[i].rect.h);
-
+	for (i = 0; i < n_moves; i++)
 		if (vg_rect_is_empty(moves[i].rect) ||
 		    !vg_rect_contains(vg_pixbuf_rect(frame), moves[i].rect) ||
-		    !vg_rect_contains(vg_pixbuf_rect(frame), from))
+		    !vg_rect_contains(vg_pixbuf_rect(frame), vg_move_source(&moves[i])))
 			return VG_ERANGE;
-	}
 	for (i = 0; i < n; i++) {
 		if (vg_rect_is_empty(segs[i].rect) ||
 		    !vg_rect_contains(vg_pixbuf_rect(frame), segs[i].rect) ||
@@ -419,8 +414,6 @@ int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *
 		vg_writer_u8(w, VG_RUN_MOVE);
 		vg_writer_uleb(w, vg_zigzag_encode(moves[i].dx));
 		vg_writer_uleb(w, vg_zigzag_encode(moves[i].dy));
-		s->stats.moves++;
-		s->stats.moved_pixels += (uint64_t)moves[i].rect.w * (uint64_t)moves[i].rect.h;
 	}
 	for (i = 0; i < n;) {
 		size_t j = i + 1, k, used;

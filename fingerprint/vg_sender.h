@@ -129,8 +129,6 @@ typedef struct {
 	uint64_t literal_segments;
 	uint64_t fingerprint_segments; /* repeated ones included */
 	uint64_t repeats;         /* REPEAT items */
-	uint64_t moves;           /* MOVE runs */
-	uint64_t moved_pixels;    /* pixels they copied */
 	uint64_t repeated_segments; /* segments they stand for */
 	uint64_t checks;          /* SHA-1 groups sent */
 	uint64_t literal_bytes;   /* literal pixels at 3 bytes a pixel */

@@ -74,7 +74,6 @@ void vg_differ_keep_previous(vg_differ *d)
 	if (!d->previous) {
 		d->previous = vg_pixbuf_new(d->width, d->height);
 		vg_pixbuf_copy(d->previous, 0, 0, d->saved);
-		d->n_out = 0;
 	}
 }
 

@@ -48,7 +48,8 @@ int vg_differ_reset(vg_differ *d, const vg_pixbuf *frame);
 
 /* From now on also keeps the saved frame as it was before each update
  * (vg_differ_previous), where moved content is looked up: one more frame
- * of memory and one more copy of the changed pixels per update. */
+ * of memory and one more copy of the changed pixels per update. Call it
+ * between updates; calling it again does nothing. */
 void vg_differ_keep_previous(vg_differ *d);
 
 /* The saved frame before the last update (the saved frame itself unless

@@ -151,9 +151,6 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 		vg_refine_config rcfg = { .budget_ms = s->cfg.refine_ms,
 					  .fixed_rate = s->test_link_rate };
 
-		if (!s->cfg.no_moves)
-			vg_differ_keep_previous(c->differ);
-
 		c->snapshot = vg_pixbuf_new(s->frame->width, s->frame->height);
 		c->refine = vg_refine_new(&rcfg);
 		c->varg = true;
@@ -579,12 +576,17 @@ static int segment_due(vg_conn *c, vg_monitor_update *u, const vg_segdesc **segs
 	vg_motion_result mr;
 	vg_motion_dir dir;
 	GArray *todo;
+	bool moves = !s->cfg.no_moves && vg_sender_takes_moves(c->sender);
 	uint64_t t0, t1;
 	int err;
 
 	*n_segs = 0;
 	*segs = NULL;
 	g_array_set_size(c->moves, 0);
+	/* Moves are looked up in what the viewer had before this pass; the
+	 * differ keeps it from the first pass that may move on. */
+	if (moves)
+		vg_differ_keep_previous(c->differ);
 	t0 = vg_time_ns();
 	if ((err = vg_differ_update(c->differ, c->snapshot, (const vg_rect *)c->rects->data,
 				    c->rects->len, &changed, &n_changed)))
@@ -621,8 +623,7 @@ static int segment_due(vg_conn *c, vg_monitor_update *u, const vg_segdesc **segs
 	todo = c->todo;
 	/* What moved the viewer copies from its own picture, unless some of
 	 * that picture is owed or approximate. */
-	if (!s->cfg.no_moves && vg_sender_takes_moves(c->sender) && vg_region_is_empty(c->repair) &&
-	    vg_region_is_empty(c->approximate)) {
+	if (moves && vg_region_is_empty(c->repair) && vg_region_is_empty(c->approximate)) {
 		if ((err = vg_moves_split(vg_differ_previous(c->differ), c->snapshot,
 					  (const vg_rect *)(void *)c->todo->data, c->todo->len, &mr,
 					  c->moves, c->rest)))
@@ -882,8 +883,6 @@ void vg__varg_resize(vg_conn *c, int32_t width, int32_t height)
 		vg_differ_free(c->differ);
 		vg_motion_free(c->motion);
 		vg_pixbuf_free(c->snapshot);
-		if (!c->server->cfg.no_moves)
-			vg_differ_keep_previous(differ);
 		c->differ = differ;
 		c->motion = motion;
 		c->snapshot = vg_pixbuf_new(width, height);
