@@ -358,6 +358,7 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	rcfg.clear_cache = cfg->clear_cache;
 	rcfg.zstd_window_log = cfg->zstd_window_log;
 	rcfg.approx = !cfg->lossless_only;
+	rcfg.moves = !cfg->no_moves;
 	if ((err = vg_receiver_new(&rcfg, &c->receiver))) {
 		vg_connection_close(c);
 		return err;
@@ -672,6 +673,8 @@ void vg_connection_get_stats(const vg_connection *c, vg_connection_stats *st)
 	st->zstd_window_log = rs.zstd_window_log;
 	st->segments = rs.segments;
 	st->repeats = rs.repeats;
+	st->moves = rs.moves;
+	st->moved_pixels = rs.moved_pixels;
 	st->history_restored = rs.history_restored;
 	st->cache_persistent = rs.persistent;
 	st->cache_entries = rs.cache_entries;

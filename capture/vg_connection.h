@@ -44,6 +44,7 @@ typedef struct {
 	uint64_t cache_size;     /* bytes; 0: the cache's default */
 	unsigned zstd_window_log; /* zstd window offered, log2 bytes; 0: zlib only */
 	bool lossless_only;      /* do not take approximations of missed regions */
+	bool no_moves;           /* do not take MOVE runs (moved content comes as segments) */
 	bool clear_cache;        /* empty this server's cache at connect */
 	bool remote_cursor;      /* ask for the cursor shape instead of cursor pixels */
 	bool view_only;          /* send no key, pointer or cut-text events */
@@ -98,6 +99,8 @@ typedef struct {
 	unsigned zstd_window_log;    /* zstd window in use for Varg; 0: zlib */
 	uint64_t segments;
 	uint64_t repeats;            /* REPEAT items read */
+	uint64_t moves;              /* MOVE runs applied */
+	uint64_t moved_pixels;       /* pixels they copied */
 	uint64_t history_restored;   /* history items kept from the last session */
 	bool cache_persistent;
 	uint64_t cache_entries;

@@ -71,6 +71,26 @@ int vg_moves_find(const vg_pixbuf *prev, const vg_pixbuf *cur, const vg_rect *re
 	return VG_OK;
 }
 
+static int64_t moves_area(const GArray *moves)
+{
+	int64_t a = 0;
+	guint i;
+
+	for (i = 0; i < moves->len; i++)
+		a += vg_rect_area(g_array_index(moves, vg_move, i).rect);
+	return a;
+}
+
+static int64_t rects_area(const vg_rect *rects, size_t n)
+{
+	int64_t a = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		a += vg_rect_area(rects[i]);
+	return a;
+}
+
 int vg_moves_split(const vg_pixbuf *prev, const vg_pixbuf *cur, const vg_rect *rects, size_t n,
 		   const vg_motion_result *mr, GArray *moves, GArray *rest)
 {
@@ -88,6 +108,8 @@ int vg_moves_split(const vg_pixbuf *prev, const vg_pixbuf *cur, const vg_rect *r
 	if (dx != 0 || dy != 0) {
 		if ((err = vg_moves_find(prev, cur, rects, n, dx, dy, moves)))
 			return err;
+		if (moves_area(moves) * VG_MOVE_MIN_SHARE < rects_area(rects, n))
+			g_array_set_size(moves, 0);
 	}
 	if (moves->len == 0) {
 		g_array_append_vals(rest, rects, (guint)n);

@@ -31,8 +31,13 @@ int vg_moves_find(const vg_pixbuf *prev, const vg_pixbuf *cur, const vg_rect *re
 
 /* The moves of the motion mr found (none without an offset), in moves,
  * and the part of rects[0..n) they leave, as disjoint rectangles, in rest
- * (a GArray of vg_rect); both are emptied first. VG_EINVAL when prev and
- * cur differ in size. */
+ * (a GArray of vg_rect); both are emptied first. Moves that cover less
+ * than 1/VG_MOVE_MIN_SHARE of the rects' area are dropped: they are
+ * blocks that happen to match (margins, blank runs) rather than a scroll,
+ * and cutting them out leaves ragged rects whose segments miss the cache
+ * (on a recorded Artemis session, 5.6 % more bytes than no moves at all).
+ * VG_EINVAL when prev and cur differ in size. */
+#define VG_MOVE_MIN_SHARE 3
 int vg_moves_split(const vg_pixbuf *prev, const vg_pixbuf *cur, const vg_rect *rects, size_t n,
 		   const vg_motion_result *mr, GArray *moves, GArray *rest);
 

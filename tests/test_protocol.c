@@ -1394,6 +1394,23 @@ static void test_moves_find(void)
 	g_assert_cmpuint(moves->len, ==, 0);
 	g_assert_cmpuint(rest->len, ==, 1);
 	g_assert_cmpint(vg_moves_find(prev, cur, &all, 1, 0, 0, moves), ==, VG_EINVAL);
+	/* Three blocks moved in a picture otherwise new: under a third of the
+	 * change, so no moves; the same blocks alone are all of it. */
+	mr.offset = -5;
+	for (y = 0; y < 40; y++)
+		for (x = 0; x < 100; x++)
+			if (y >= 16 || x >= 48)
+				vg_pixbuf_row(cur, y)[x] = g_rand_int(rng) & 0xffffff;
+	g_assert_cmpint(vg_moves_find(prev, cur, &all, 1, -5, 0, moves), ==, 0);
+	g_assert_cmpuint(moves->len, ==, 1);
+	g_assert_cmpint(vg_rect_area(g_array_index(moves, vg_move, 0).rect), ==, 48 * 16);
+	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, moves, rest), ==, 0);
+	g_assert_cmpuint(moves->len, ==, 0);
+	g_assert_cmpuint(rest->len, ==, 1);
+	all = vg_rect_make(0, 0, 48, 16);
+	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, moves, rest), ==, 0);
+	g_assert_cmpuint(moves->len, ==, 1);
+	g_assert_cmpuint(rest->len, ==, 0);
 	g_array_free(moves, TRUE);
 	g_array_free(rest, TRUE);
 	vg_pixbuf_free(prev);

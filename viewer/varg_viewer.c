@@ -57,6 +57,7 @@ typedef struct {
 	char *cache_size;
 	char *zstd_window;
 	gboolean lossless_only;
+	gboolean no_moves;
 	gboolean no_persistent_cache;
 	gboolean clear_cache;
 	int requests;
@@ -95,6 +96,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->cache_dir, "Keep segment caches under DIR (default $XDG_CACHE_HOME/varg)", "DIR" },
 		{ "zstd-window", 0, 0, G_OPTION_ARG_STRING, &o->zstd_window, "Memory for the server's zstd window, a power of two from 1M to 128M (default 16M); 0: zlib only, as older viewers", "SIZE" },
 		{ "lossless-only", 0, 0, G_OPTION_ARG_NONE, &o->lossless_only, "Never show a region approximately while its exact pixels are on the way (the server does so on slow links)", NULL },
+		{ "no-moves", 0, 0, G_OPTION_ARG_NONE, &o->no_moves, "Do not copy moved content within the picture: the server sends a scroll as segments, as to older viewers", NULL },
 		{ "cache-size", 0, 0, G_OPTION_ARG_STRING, &o->cache_size, "Largest size of one server's cache, e.g. 500M or 20G (default 2G)", "SIZE" },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persistent_cache, "Keep segments in memory only", NULL },
 		{ "clear-cache", 0, 0, G_OPTION_ARG_NONE, &o->clear_cache, "Empty this server's segment cache before connecting", NULL },
@@ -177,6 +179,8 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		"  \"varg_bytes\": %" G_GUINT64_FORMAT ",\n"
 		"  \"segments\": %" G_GUINT64_FORMAT ",\n"
 		"  \"repeats\": %" G_GUINT64_FORMAT ",\n"
+		"  \"moves\": %" G_GUINT64_FORMAT ",\n"
+		"  \"moved_pixels\": %" G_GUINT64_FORMAT ",\n"
 		"  \"history_restored\": %" G_GUINT64_FORMAT ",\n"
 		"  \"cache_hits\": %" G_GUINT64_FORMAT ",\n"
 		"  \"cache_misses\": %" G_GUINT64_FORMAT ",\n"
@@ -199,7 +203,7 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		"  \"rtt_ms\": %.3f\n"
 		"}\n",
 		st.bytes_received, st.updates, encoding, st.varg_rects,
-		st.other_rects, st.varg_bytes, st.segments, st.repeats, st.history_restored, st.cache_hits, st.cache_misses,
+		st.other_rects, st.varg_bytes, st.segments, st.repeats, st.moves, st.moved_pixels, st.history_restored, st.cache_hits, st.cache_misses,
 		st.corrections, miss_rate(&st), st.checks, st.repairs_sent, st.owed_pixels,
 		st.approx_messages, st.approx_pixels, st.approx_periods, st.approx_max_ms, st.approx_total_ms,
 		st.zstd_window_log,
@@ -520,6 +524,7 @@ int main(int argc, char **argv)
 	cfg.zstd_window_log = zstd_window_log;
 	cfg.clear_cache = o.clear_cache;
 	cfg.lossless_only = o.lossless_only;
+	cfg.no_moves = o.no_moves;
 	cfg.requests = o.requests;
 	cfg.view_only = o.viewonly;
 	cfg.timeout_ms = (int)(o.timeout * 1000);
