@@ -39,7 +39,7 @@ tap_check "a server that offers no zstd (--zstd-level 0): exact" run oldserver -
 tap_check "  ... over zlib" test "$(json_num "$work/oldserver.json" zstd_window_log)" = 0
 tap_check "a viewer's 1 MiB window: exact" run small -- --zstd-window 1M
 tap_check "  ... and honoured" test "$(json_num "$work/small.json" zstd_window_log)" = 20
-tap_check "  ... and the scrolls copied within the picture" test "$(json_num "$work/both.json" moves)" -gt 0
+tap_check "both take moves: the scrolls copied within the picture" test "$(json_num "$work/both.json" moves)" -gt 0
 tap_check "a viewer that takes no moves (--no-moves): exact" run nomoves -- --no-moves
 tap_check "  ... and sent none" test "$(json_num "$work/nomoves.json" moves)" = 0
 tap_check "a server that sends no moves (--no-moves): exact" run nomovesrv --no-moves --
