@@ -516,7 +516,9 @@ int vg_ratio_run(const char *path, const vg_ratio_options *o, vg_ratio_result *r
 		vg_error("cannot set up the pipeline: %s", vg_strerror(err));
 		goto out;
 	}
-	vg_differ_keep_previous(differ);
+	/* Only MOVE runs read the frame before: without them, no copy of it. */
+	if (!o->no_moves)
+		vg_differ_keep_previous(differ);
 	if (o->stock && (err = vg_stockenc_new(&o->stock_cfg, fb, &stock))) {
 		vg_error("cannot set up LibVNCServer's encoders: %s", vg_strerror(err));
 		goto out;
