@@ -182,7 +182,7 @@ int vg_approx_draw(vg_approx *ax, vg_reader *pix, vg_pixbuf *fb)
 		vg_rect r = g_array_index(ax->rects, vg_rect, i);
 		vg_rect s = vg_approx_small(r, ax->factor);
 
-		if ((err = grow_small(ax, s)) || (err = vg_literal_decode(pix, ax->small, s)))
+		if ((err = grow_small(ax, s)) || (err = vg_literal_decode(pix, ax->small, s, NULL)))
 			return err;
 		vg_approx_expand(ax->small, ax->factor, fb, r);
 	}

@@ -1,4 +1,5 @@
 #include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/vg_error.h"
@@ -8,6 +9,12 @@
  * always ends. A slot is in use when its stamp is the current one, which
  * spares clearing the table for every block. */
 #define SLOTS 512
+
+/* The encoder's map from colour to slot of the shared table, likewise
+ * open-addressed, at most a third full; EMPTY is no 24-bit colour. */
+#define MAP_BITS 14
+#define MAP_SLOTS (1u << MAP_BITS)
+#define EMPTY 0xffffffffu
 
 struct vg_literal {
 	uint32_t key[SLOTS];
@@ -19,12 +26,30 @@ struct vg_literal {
 	uint8_t *plan;        /* per block of a list: its method */
 	size_t plan_cap;
 	vg_literal_stats stats;
+	/* The shared table of VG_LIT_INDEXED: the map from colour to slot. */
+	bool indexed;
+	unsigned table_filled;                /* slots 0 .. table_filled - 1 hold colours */
+	uint32_t map_key[MAP_SLOTS];
+	uint16_t map_slot[MAP_SLOTS];
+	uint16_t remap[VG_LIT_PALETTE_MAX];   /* block palette index -> slot */
 };
+
+void vg_lit_table_init(vg_lit_table *t)
+{
+	memset(t, 0, sizeof *t);
+}
 
 int vg_literal_new(vg_literal **out)
 {
 	*out = g_new0(vg_literal, 1);
 	return VG_OK;
+}
+
+void vg_literal_set_indexed(vg_literal *lc, bool on)
+{
+	lc->indexed = on;
+	lc->table_filled = 0;
+	memset(lc->map_key, 0xff, sizeof lc->map_key);
 }
 
 void vg_literal_free(vg_literal *lc)
@@ -42,7 +67,7 @@ void vg_literal_get_stats(const vg_literal *lc, vg_literal_stats *st)
 const char *vg_lit_method_name(unsigned method)
 {
 	static const char *const names[VG_LIT_METHODS] = { "raw", "predict", "palette",
-							   "palette-rle" };
+							   "palette-rle", "indexed" };
 
 	return method < VG_LIT_METHODS ? names[method] : "?";
 }
@@ -145,8 +170,32 @@ static void measure_block(vg_literal *lc, const vg_pixbuf *f, vg_rect r, measure
 	m->rle_bytes += run_cost(run);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Renumbers the block palette in colour order: two blocks of the same
+ * colours then index them alike, whichever came first in each. */
+static void sort_palette(vg_literal *lc)
+{
+	unsigned i;
+
+	qsort(lc->colours, lc->n_colours, sizeof lc->colours[0], cmp_u32);
+	for (i = 0; i < lc->n_colours; i++) {
+		unsigned s = slot_of(lc->colours[i]);
+
+		while (lc->key[s] != lc->colours[i])
+			s = (s + 1) & (SLOTS - 1);
+		lc->index[s] = (uint8_t)i;
+	}
+}
+
 static void put_palette(vg_literal *lc, vg_writer *w)
 {
+	sort_palette(lc);
 	uint8_t *p = vg_writer_reserve(w, 1 + 3 * (size_t)lc->n_colours);
 	unsigned i;
 
@@ -216,6 +265,102 @@ static void put_runs(vg_literal *lc, const vg_pixbuf *f, vg_rect r, vg_writer *w
 		}
 	}
 	put_run(w, (unsigned)colour_index(lc, prev), run);
+}
+
+static unsigned map_home(uint32_t c)
+{
+	return (c * 0x9e3779b1u) >> (32 - MAP_BITS);
+}
+
+/* The map position of c, or of the empty position where it would go. */
+static unsigned map_find(const vg_literal *lc, uint32_t c)
+{
+	unsigned s = map_home(c);
+
+	while (lc->map_key[s] != EMPTY && lc->map_key[s] != c)
+		s = (s + 1) & (MAP_SLOTS - 1);
+	return s;
+}
+
+/* Whether the colours of the block just measured that the table lacks
+ * fit in its free slots. The table only grows: a colour keeps its slot,
+ * and so its bytes, for the connection's life. */
+static bool table_takes(const vg_literal *lc)
+{
+	unsigned i, fresh = 0;
+
+	for (i = 0; i < lc->n_colours; i++)
+		if (lc->map_key[map_find(lc, lc->colours[i])] == EMPTY)
+			fresh++;
+	return fresh <= VG_LIT_TABLE_SIZE - lc->table_filled;
+}
+
+/* Gives every colour of the block just measured its slot (lc->remap),
+ * filling free slots for new ones, and writes the fills. */
+static void put_table_fills(vg_literal *lc, vg_writer *w)
+{
+	uint32_t fresh[VG_LIT_PALETTE_MAX];
+	unsigned i, n_fresh = 0;
+
+	for (i = 0; i < lc->n_colours; i++) {
+		unsigned m = map_find(lc, lc->colours[i]);
+
+		if (lc->map_key[m] == EMPTY) {
+			lc->map_key[m] = lc->colours[i];
+			lc->map_slot[m] = (uint16_t)lc->table_filled++;
+			fresh[n_fresh++] = lc->colours[i];
+		}
+		lc->remap[i] = lc->map_slot[m];
+	}
+	vg_writer_uleb(w, n_fresh);
+	for (i = 0; i < n_fresh; i++) {
+		uint8_t *p = vg_writer_reserve(w, 3);
+
+		p[0] = (uint8_t)fresh[i];
+		p[1] = (uint8_t)(fresh[i] >> 8);
+		p[2] = (uint8_t)(fresh[i] >> 16);
+	}
+}
+
+/* A slot as one byte below VG_LIT_SHORT_SLOTS, else as two. */
+static uint8_t *put_slot(uint8_t *p, unsigned slot)
+{
+	if (slot < VG_LIT_SHORT_SLOTS) {
+		*p++ = (uint8_t)slot;
+		return p;
+	}
+	slot -= VG_LIT_SHORT_SLOTS;
+	*p++ = (uint8_t)(VG_LIT_SHORT_SLOTS + (slot >> 8));
+	*p++ = (uint8_t)slot;
+	return p;
+}
+
+/* The slot of each pixel's colour, row by row. */
+static void put_indexed(vg_literal *lc, const vg_pixbuf *f, vg_rect r, vg_writer *w)
+{
+	size_t start, most = 2 * (size_t)r.w * (size_t)r.h;
+	uint8_t *p, *q;
+	int32_t x, y;
+
+	put_table_fills(lc, w);
+	start = w->len;
+	p = q = vg_writer_reserve(w, most);
+	for (y = r.y; y < r.y + r.h; y++) {
+		const uint32_t *row = vg_pixbuf_row(f, y) + r.x;
+		uint32_t prev = row[0] & 0xffffff;
+		unsigned slot = lc->remap[colour_index(lc, prev)];
+
+		for (x = 0; x < r.w; x++) {
+			uint32_t c = row[x] & 0xffffff;
+
+			if (c != prev) {
+				prev = c;
+				slot = lc->remap[colour_index(lc, c)];
+			}
+			q = put_slot(q, slot);
+		}
+	}
+	w->len = start + (size_t)(q - p);
 }
 
 /* The median edge detector of LOCO-I: left, above, or their gradient. */
@@ -305,6 +450,10 @@ static void put_block(vg_literal *lc, const vg_pixbuf *f, vg_rect r, vg_lit_meth
 		else
 			put_runs(lc, f, r, w);
 		break;
+	case VG_LIT_INDEXED:
+		vg_writer_u8(w, (uint8_t)m);
+		put_indexed(lc, f, r, w);
+		break;
 	case VG_LIT_PREDICT:
 		p = vg_writer_reserve(w, 1 + n);
 		p[0] = VG_LIT_PREDICT;
@@ -355,6 +504,20 @@ static vg_lit_method palette_choice(const vg_literal *lc, const measure *m, vg_r
 	return VG_LIT_RAW;
 }
 
+/* A block plan's flag: its colours may go to the shared table. */
+#define PLAN_TABLE 0x80
+
+/* Whether a block, coded so far with c, would gain from the shared table:
+ * the same colours then code to the same bytes in every block and update,
+ * where plain bytes take three times the room and a block's own palette
+ * gives a colour whichever index it met first. Long runs stay runs. */
+static bool wants_table(const vg_literal *lc, const measure *m, vg_lit_method c, uint64_t px)
+{
+	if (!lc->indexed || !m->palette_ok)
+		return false;
+	return c == VG_LIT_RAW || (c == VG_LIT_PALETTE_RLE && (uint64_t)m->rle_bytes * 8 >= px);
+}
+
 int vg_literal_encode_list(vg_literal *lc, const vg_pixbuf *frame, const vg_rect *rects,
 			   size_t n, vg_writer *out)
 {
@@ -372,26 +535,37 @@ int vg_literal_encode_list(vg_literal *lc, const vg_pixbuf *frame, const vg_rect
 	}
 	for (i = 0; i < n; i++) {
 		uint64_t px = (uint64_t)rects[i].w * (uint64_t)rects[i].h;
+		vg_lit_method c;
 
 		measure_block(lc, frame, rects[i], &m);
-		lc->plan[i] = (uint8_t)palette_choice(lc, &m, rects[i]);
-		if (lc->plan[i] == VG_LIT_RAW) {
+		c = palette_choice(lc, &m, rects[i]);
+		lc->plan[i] = (uint8_t)(c | (wants_table(lc, &m, c, px) ? PLAN_TABLE : 0));
+		if (c == VG_LIT_RAW) {
 			rich += m.palette_ok ? MIN(lc->n_colours, px) : px;
 			many_px += px;
 			same += m.same;
 		}
 	}
 	/* Screen content (text, lines, flat areas) repeats its left neighbour
-	 * on most pixels and has few colours, and codes best as plain bytes;
-	 * smooth, many-coloured content codes best as residuals. */
+	 * on most pixels and has few colours, and codes best as plain bytes
+	 * (or table slots); smooth, many-coloured content codes best as
+	 * residuals. */
 	many = same * 5 < many_px * 2 && rich * 4 > many_px ? VG_LIT_PREDICT : VG_LIT_RAW;
 	for (i = 0; i < n; i++) {
-		if (lc->plan[i] == VG_LIT_RAW) {
-			put_block(lc, frame, rects[i], many, out);
+		vg_lit_method c = (vg_lit_method)(lc->plan[i] & ~PLAN_TABLE);
+
+		if (c == VG_LIT_RAW)
+			c = many;
+		if (c == VG_LIT_PREDICT) {
+			put_block(lc, frame, rects[i], c, out);
 			continue;
 		}
-		measure_block(lc, frame, rects[i], &m);
-		put_block(lc, frame, rects[i], (vg_lit_method)lc->plan[i], out);
+		if ((lc->plan[i] & PLAN_TABLE) || c != VG_LIT_RAW)
+			measure_block(lc, frame, rects[i], &m);
+		/* A full table leaves the block as it was planned. */
+		if ((lc->plan[i] & PLAN_TABLE) && table_takes(lc))
+			c = VG_LIT_INDEXED;
+		put_block(lc, frame, rects[i], c, out);
 	}
 	return VG_OK;
 }
@@ -410,10 +584,13 @@ int vg_literal_encode_as(vg_literal *lc, const vg_pixbuf *frame, vg_rect rect,
 		return VG_ERANGE;
 	if (method >= VG_LIT_METHODS)
 		return VG_EINVAL;
-	if (method == VG_LIT_PALETTE || method == VG_LIT_PALETTE_RLE) {
+	if (method == VG_LIT_INDEXED && !lc->indexed)
+		return VG_EINVAL;
+	if (method == VG_LIT_PALETTE || method == VG_LIT_PALETTE_RLE || method == VG_LIT_INDEXED) {
 		measure_block(lc, frame, rect, &m);
 		if (!m.palette_ok ||
-		    (method == VG_LIT_PALETTE_RLE && lc->n_colours > VG_LIT_RLE_PALETTE_MAX))
+		    (method == VG_LIT_PALETTE_RLE && lc->n_colours > VG_LIT_RLE_PALETTE_MAX) ||
+		    (method == VG_LIT_INDEXED && !table_takes(lc)))
 			return VG_EINVAL;
 	}
 	put_block(lc, frame, rect, method, out);
@@ -531,6 +708,48 @@ static int get_predicted(vg_reader *rd, vg_pixbuf *fb, vg_rect r)
 	return VG_OK;
 }
 
+static int get_indexed(vg_reader *rd, vg_pixbuf *fb, vg_rect r, vg_lit_table *t)
+{
+	const uint8_t *p, *end;
+	uint64_t n;
+	int32_t x, y;
+
+	if (!t)
+		return VG_ECORRUPT;
+	if (vg_reader_uleb(rd, &n))
+		return VG_ETRUNC;
+	if (n > VG_LIT_TABLE_SIZE - t->filled)
+		return VG_ECORRUPT;
+	if (vg_reader_ptr(rd, 3 * (size_t)n, &p))
+		return VG_ETRUNC;
+	for (; n > 0; n--, p += 3)
+		t->colour[t->filled++] = VG_RGB(p[2], p[1], p[0]);
+	/* The slots' length is known only as they are read. */
+	p = rd->data + rd->pos;
+	end = rd->data + rd->len;
+	for (y = r.y; y < r.y + r.h; y++) {
+		uint32_t *row = vg_pixbuf_row(fb, y) + r.x;
+
+		for (x = 0; x < r.w; x++) {
+			unsigned slot;
+
+			if (p == end)
+				return VG_ETRUNC;
+			slot = *p++;
+			if (slot >= VG_LIT_SHORT_SLOTS) {
+				if (p == end)
+					return VG_ETRUNC;
+				slot = VG_LIT_SHORT_SLOTS + ((slot - VG_LIT_SHORT_SLOTS) << 8 | *p++);
+			}
+			if (slot >= t->filled)
+				return VG_ECORRUPT;
+			row[x] = t->colour[slot];
+		}
+	}
+	rd->pos = (size_t)(p - rd->data);
+	return VG_OK;
+}
+
 static int get_raw(vg_reader *rd, vg_pixbuf *fb, vg_rect r)
 {
 	const uint8_t *p;
@@ -547,7 +766,7 @@ static int get_raw(vg_reader *rd, vg_pixbuf *fb, vg_rect r)
 	return VG_OK;
 }
 
-int vg_literal_decode(vg_reader *rd, vg_pixbuf *fb, vg_rect rect)
+int vg_literal_decode(vg_reader *rd, vg_pixbuf *fb, vg_rect rect, vg_lit_table *table)
 {
 	uint32_t colours[VG_LIT_PALETTE_MAX];
 	unsigned n;
@@ -571,6 +790,8 @@ int vg_literal_decode(vg_reader *rd, vg_pixbuf *fb, vg_rect rect)
 		if ((err = read_palette(rd, colours, VG_LIT_RLE_PALETTE_MAX, &n)))
 			return err;
 		return get_runs(rd, fb, rect, colours, n);
+	case VG_LIT_INDEXED:
+		return get_indexed(rd, fb, rect, table);
 	default:
 		return VG_ECORRUPT;
 	}

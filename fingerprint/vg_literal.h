@@ -1,14 +1,17 @@
 /* Literal segment coding: the pixels of segments the viewer does not
  * hold, as compact bytes for the update's pixel stream.
  *
- * Sans-I/O. Four codings: a palette with packed indices, a palette with
- * runs, and 3 bytes a pixel either plain or as residuals of a prediction
- * (for smooth, many-coloured content). The encoder measures each block
- * once (its colours, how often a pixel repeats the one before) and takes
- * a palette only where it shrinks the block to under a quarter; all other
- * blocks of one update share one method, because zlib, which follows,
- * gains most from the same pixels coding to the same bytes everywhere
- * (measured in doc/results.md). doc/protocol.md describes every byte.
+ * Sans-I/O. Five codings: a palette with packed indices, a palette with
+ * runs, 3 bytes a pixel either plain or as residuals of a prediction
+ * (for smooth, many-coloured content), and a byte a pixel naming a slot
+ * of a colour table both ends keep for the connection. The encoder
+ * measures each block once (its colours, how often a pixel repeats the
+ * one before) and takes a palette only where it shrinks the block to
+ * under a quarter; all other blocks of one update share one method,
+ * because the compressor that follows gains most from the same pixels
+ * coding to the same bytes everywhere; the table carries that across
+ * updates at a third of the bytes (measured in doc/results.md).
+ * doc/protocol.md describes every byte.
  *
  * The decoder keeps no state and checks every count and index against the
  * block's size, so any input either decodes to exactly w x h pixels or
@@ -17,6 +20,7 @@
 #ifndef VG_LITERAL_H
 #define VG_LITERAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/vg_pixbuf.h"
@@ -30,12 +34,30 @@ typedef enum {
 	VG_LIT_PREDICT = 1,     /* 3 bytes a pixel: residuals of a prediction */
 	VG_LIT_PALETTE = 2,     /* palette, then packed indices row by row */
 	VG_LIT_PALETTE_RLE = 3, /* palette, then runs of one index */
-	VG_LIT_METHODS = 4
+	VG_LIT_INDEXED = 4,     /* new colours of the shared table, then a byte a pixel */
+	VG_LIT_METHODS = 5
 } vg_lit_method;
 
 /* Most colours in a palette, and in a run-coded palette. */
 #define VG_LIT_PALETTE_MAX 256
 #define VG_LIT_RLE_PALETTE_MAX 128
+
+/* The table that VG_LIT_INDEXED blocks share: slots below
+ * VG_LIT_SHORT_SLOTS travel as one byte, the others as two. */
+#define VG_LIT_SHORT_SLOTS 240
+#define VG_LIT_TABLE_SIZE (VG_LIT_SHORT_SLOTS + 16 * 256)
+
+/* The decoder's copy of that table. Both ends keep it for a connection's
+ * life and only ever add to it, so that a colour keeps its slot and the
+ * compressor that follows sees the same glyph as the same bytes in every
+ * update. A block lists the colours it adds before its pixels. */
+typedef struct {
+	uint32_t colour[VG_LIT_TABLE_SIZE];
+	unsigned filled; /* slots 0 .. filled - 1 hold colours */
+} vg_lit_table;
+
+/* Empties t, as at a connection's start. */
+void vg_lit_table_init(vg_lit_table *t);
 
 typedef struct vg_literal vg_literal;
 
@@ -50,6 +72,11 @@ int vg_literal_new(vg_literal **out);
 
 /* Frees lc; accepts NULL. */
 void vg_literal_free(vg_literal *lc);
+
+/* Lets vg_literal_encode_list() code blocks as VG_LIT_INDEXED (off at
+ * creation: only for a decoder that keeps a vg_lit_table). Turning it on
+ * starts lc's table empty, as the decoder's is at a connection's start. */
+void vg_literal_set_indexed(vg_literal *lc, bool on);
 
 /* Appends the coded pixels of rect of frame (low 24 bits of each pixel)
  * to out, as a list of one block: at most 1 + 3 x width x height bytes.
@@ -82,11 +109,12 @@ void vg_literal_get_stats(const vg_literal *lc, vg_literal_stats *st);
 const char *vg_lit_method_name(unsigned method);
 
 /* Reads one coded block from rd and draws it into rect of fb (which the
- * caller has checked lies inside fb). Errors: VG_ETRUNC if rd ends
- * early, VG_ECORRUPT for an unknown method, a bad palette size, an index
- * outside the palette or runs that do not fill the block exactly,
- * VG_ERANGE if rect lies outside fb. On error part of rect may be drawn;
- * nothing outside it is. */
-int vg_literal_decode(vg_reader *rd, vg_pixbuf *fb, vg_rect rect);
+ * caller has checked lies inside fb). A VG_LIT_INDEXED block reads and
+ * fills slots of table; with table NULL it is VG_ECORRUPT. Errors:
+ * VG_ETRUNC if rd ends early, VG_ECORRUPT for an unknown method, a bad
+ * palette size, an index outside the palette or runs that do not fill the
+ * block exactly, VG_ERANGE if rect lies outside fb. On error part of rect
+ * (and of table) may be written; nothing outside them is. */
+int vg_literal_decode(vg_reader *rd, vg_pixbuf *fb, vg_rect rect, vg_lit_table *table);
 
 #endif

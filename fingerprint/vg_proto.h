@@ -53,6 +53,8 @@ enum {
 #define VG_VHELLO_ZSTD 0x02     /* version 2: code updates with zstd, window follows */
 #define VG_VHELLO_APPROX 0x04   /* the viewer draws APPROX messages */
 #define VG_VHELLO_MOVES 0x08    /* the viewer takes MOVE runs */
+#define VG_VHELLO_INDEXED 0x10  /* the viewer decodes INDEXED literal blocks */
+#define VG_VHELLO_REPEAT_WITHIN 0x20 /* REPEAT may name items of its own update */
 
 /* A run's orientation byte beyond vg_orient's: a MOVE run, no segments; a
  * zigzag uleb dx and dy follow, and the viewer copies its own pixels at

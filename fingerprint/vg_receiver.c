@@ -32,6 +32,10 @@ typedef struct {
  * update may REPEAT it (doc/protocol.md). */
 typedef vg_repeat_item list_item;
 
+/* An item's keyed value while its fingerprint awaits the group's check:
+ * a REPEAT within the update must not name it yet. */
+#define UNCHECKED 2
+
 struct vg_receiver {
 	vg_receiver_config cfg;
 	char *cache_dir;
@@ -71,6 +75,7 @@ struct vg_receiver {
 	size_t plain_cap;
 	uint8_t *pix;         /* its inflated literal pixels, reused */
 	size_t pix_cap;
+	vg_lit_table table;   /* the colours INDEXED blocks refer to */
 	GArray *moves;        /* vg_move: the update's MOVE runs, not yet applied */
 	uint32_t *moved;      /* their source pixels, gathered before drawing */
 	size_t moved_cap;     /* pixels */
@@ -84,6 +89,8 @@ void vg_receiver_config_init(vg_receiver_config *cfg)
 	cfg->zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	cfg->approx = true;
 	cfg->moves = true;
+	cfg->indexed = true;
+	cfg->repeat_within = true;
 }
 
 int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
@@ -109,6 +116,7 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
 	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	r->moves = g_array_new(FALSE, FALSE, sizeof(vg_move));
+	vg_lit_table_init(&r->table);
 	r->owed = vg_region_new();
 	r->approx = vg_region_new();
 	vg_approx_new(&r->ax);
@@ -336,7 +344,9 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	vg_writer_u64be(&body, r->capacity);
 	vg_writer_u8(&body, (r->ephemeral ? VG_VHELLO_EPHEMERAL : 0) | (zstd ? VG_VHELLO_ZSTD : 0) |
 				    (r->cfg.approx ? VG_VHELLO_APPROX : 0) |
-				    (r->cfg.moves ? VG_VHELLO_MOVES : 0));
+				    (r->cfg.moves ? VG_VHELLO_MOVES : 0) |
+				    (r->cfg.indexed ? VG_VHELLO_INDEXED : 0) |
+				    (r->cfg.repeat_within ? VG_VHELLO_REPEAT_WITHIN : 0));
 	vg_writer_u64be(&body, r->saved_digest);
 	if (zstd)
 		vg_writer_u8(&body, (uint8_t)r->cfg.zstd_window_log);
@@ -504,6 +514,9 @@ static void fingerprinted(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key
 	bool hit = recall(r, fb, s, key, 0, &hash);
 
 	add_item(r, key, hash, len, hit);
+	/* Not to be repeated before its group's check. */
+	if (hit)
+		g_array_index(r->cur, list_item, r->cur->len - 1).keyed = UNCHECKED;
 	g_array_append_val(r->group, p);
 }
 
@@ -514,9 +527,9 @@ static void fingerprinted(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key
 static void repeated(vg_receiver *r, vg_pixbuf *fb, vg_rect s, const list_item *it)
 {
 	uint64_t hash;
-	bool hit = it->keyed && recall(r, fb, s, it->key, it->hash, &hash);
+	bool hit = it->keyed == 1 && recall(r, fb, s, it->key, it->hash, &hash);
 
-	if (!it->keyed)
+	if (it->keyed != 1)
 		r->stats.cache_misses++;
 	if (!hit) {
 		g_array_append_val(r->repairs, s);
@@ -535,7 +548,7 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 
 	switch (op) {
 	case VG_OP_LITERAL:
-		if ((err = vg_literal_decode(&in->pix, fb, s)))
+		if ((err = vg_literal_decode(&in->pix, fb, s, r->cfg.indexed ? &r->table : NULL)))
 			return err;
 		keyed = remember(r, fb, s, orient, &key, &hash);
 		add_item(r, key, hash, len, keyed);
@@ -557,12 +570,14 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 	}
 }
 
-/* A REPEAT of count items of the previous list, inside the run from *pos
+/* A REPEAT of count items of earlier lists (or of this one so far, with
+ * cfg.repeat_within), inside the run from *pos
  * to end (orientation orient, across it rr), at most left segments. */
 static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr,
 			uint8_t orient, int32_t *pos, int32_t end, uint64_t count, uint64_t left)
 {
-	uint64_t zz, m, w = vg_history_len(r->win), n = w + vg_history_len(r->hist);
+	uint64_t zz, m, w = vg_history_len(r->win), wh = w + vg_history_len(r->hist);
+	uint64_t n = wh + (r->cfg.repeat_within ? r->cur->len : 0);
 	int64_t delta;
 	size_t offset;
 	int err;
@@ -579,7 +594,9 @@ static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr
 	offset = (size_t)((int64_t)r->expect + delta);
 	for (m = 0; m < count; m++) {
 		size_t at = offset + m;
-		list_item it = at < w ? *vg_history_at(r->win, at) : *vg_history_at(r->hist, at - w);
+		list_item it = at < w	 ? *vg_history_at(r->win, at)
+			       : at < wh ? *vg_history_at(r->hist, at - w)
+					 : g_array_index(r->cur, list_item, at - wh);
 		vg_rect s;
 
 		if (it.len > (uint64_t)(end - *pos))
@@ -749,6 +766,7 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 	vg_reader *rd = &in->s;
 	uint64_t nruns, run, nseg, k, item;
 	bool segments_seen = false;
+	guint i;
 	int err;
 
 	g_array_set_size(r->moves, 0);
@@ -844,7 +862,10 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 	if (vg_reader_remaining(&in->pix) || vg_reader_remaining(&in->checks))
 		return fail(r, VG_ECORRUPT, "update: pixels or digests left over");
 	/* Later updates may repeat this one's segments: the window keeps
-	 * the newest VG_REPEAT_WINDOW. */
+	 * the newest VG_REPEAT_WINDOW. Every group is checked by now. */
+	for (i = 0; i < r->cur->len; i++)
+		if (g_array_index(r->cur, list_item, i).keyed == UNCHECKED)
+			g_array_index(r->cur, list_item, i).keyed = 1;
 	vg_history_append(r->win, (const list_item *)(const void *)r->cur->data, r->cur->len);
 	vg_history_append(r->hist, (const list_item *)(const void *)r->cur_hist->data,
 			  r->cur_hist->len);

@@ -36,6 +36,12 @@ typedef struct {
 	/* Take MOVE runs: pixels copied within the picture (default true;
 	 * false speaks as viewers did before them). */
 	bool moves;
+	/* Decode literal blocks that index a colour table kept for the
+	 * connection (default true; false speaks as viewers did before). */
+	bool indexed;
+	/* Take REPEATs of segments of the update they are part of (default
+	 * true; false speaks as viewers did before). */
+	bool repeat_within;
 } vg_receiver_config;
 
 void vg_receiver_config_init(vg_receiver_config *cfg);

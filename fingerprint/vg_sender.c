@@ -30,6 +30,8 @@ struct vg_sender {
 	GArray *lit_rects;    /* vg_rect: the update's literal segments */
 	vg_history *win;      /* the window: earlier updates' segments */
 	GArray *cur;          /* list_item: the segments of the update being written */
+	vg_history *cur_index; /* the same as a later REPEAT of this update may name
+				* them: fingerprinted ones, not yet checked, unkeyed */
 	vg_history *hist;     /* keyed literals sent to this cache, across sessions */
 	GArray *cur_hist;     /* list_item: the update's keyed literals */
 	uint64_t expect;      /* where the update's previous REPEAT ended */
@@ -46,6 +48,7 @@ struct vg_sender {
 	uint32_t ping_token;
 	vg_beliefs *beliefs;      /* what the viewer's cache holds, we think */
 	vg_approx *approx;        /* shrinks APPROX rectangles */
+	vg_literal *approx_lit;   /* codes them: a message apart, never from the table */
 	vg_literal *trial;        /* codes estimates (its counts are not the updates') */
 	vg_sender_stats stats;
 };
@@ -78,11 +81,12 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 	if ((err = vg_zout_new(VG_CODER_ZLIB, cfg->zlib_level, 0, &s->zs)) ||
 	    (err = vg_zout_new(VG_CODER_ZLIB, cfg->zlib_level, 0, &s->zpix)) ||
 	    (err = vg_sha1_new(&s->sha1)) || (err = vg_literal_new(&s->lit)) ||
-	    (err = vg_approx_new(&s->approx))) {
+	    (err = vg_literal_new(&s->approx_lit)) || (err = vg_approx_new(&s->approx))) {
 		vg_zout_free(s->zs);
 		vg_zout_free(s->zpix);
 		vg_sha1_free(s->sha1);
 		vg_literal_free(s->lit);
+		vg_literal_free(s->approx_lit);
 		g_free(s);
 		return err;
 	}
@@ -95,6 +99,7 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 	s->cur = g_array_new(FALSE, FALSE, sizeof(list_item));
 	s->cur_hist = g_array_new(FALSE, FALSE, sizeof(list_item));
 	s->hist = vg_history_new(VG_HISTORY_MAX, true);
+	s->cur_index = vg_history_new((size_t)1 << 31, true);
 	s->beliefs = vg_beliefs_new();
 	*out = s;
 	return VG_OK;
@@ -117,8 +122,10 @@ void vg_sender_free(vg_sender *s)
 	g_array_free(s->cur, TRUE);
 	g_array_free(s->cur_hist, TRUE);
 	vg_history_free(s->hist);
+	vg_history_free(s->cur_index);
 	vg_beliefs_free(s->beliefs);
 	vg_approx_free(s->approx);
+	vg_literal_free(s->approx_lit);
 	vg_literal_free(s->trial);
 	g_free(s);
 }
@@ -204,15 +211,26 @@ static bool fingerprintable(vg_sender *s, const vg_segdesc *d, const vg_region *
 	       !(literal_only && vg_region_touches(literal_only, d->rect));
 }
 
-/* Item at of what REPEAT points into: the window, then the history. */
+/* Whether REPEAT may name items of the update it is part of. */
+static bool repeats_within(const vg_sender *s)
+{
+	return s->viewer_hello && (s->viewer_flags & VG_VHELLO_REPEAT_WITHIN);
+}
+
+/* Item at of what REPEAT points into: the window, the history, then
+ * (to a viewer that takes it) the update so far. */
 static const list_item *item_at(const vg_sender *s, size_t at)
 {
-	size_t w = vg_history_len(s->win);
+	size_t w = vg_history_len(s->win), h = vg_history_len(s->hist);
 
 	if (at < w)
 		return vg_history_at(s->win, at);
-	at -= w;
-	return at < vg_history_len(s->hist) ? vg_history_at(s->hist, at) : NULL;
+	if (at < w + h)
+		return vg_history_at(s->hist, at - w);
+	at -= w + h;
+	return repeats_within(s) && at < vg_history_len(s->cur_index)
+		       ? vg_history_at(s->cur_index, at)
+		       : NULL;
 }
 
 static bool same_item(const vg_sender *s, size_t at, const vg_segdesc *d)
@@ -237,20 +255,23 @@ static size_t match_len(vg_sender *s, size_t at, const vg_segdesc *segs, size_t 
 
 /* The longest REPEAT for segs[0 .. max), segs[0] fingerprintable: carrying
  * on where the last REPEAT ended, from the newest item of its key in the
- * window, or from the newest in the history. Returns its count (0: none)
- * and offset. */
+ * window, in the history, or in the update so far. Returns its count
+ * (0: none) and offset. */
 static size_t find_repeat(vg_sender *s, const vg_segdesc *segs, size_t max,
 			  const vg_region *literal_only, size_t *offset)
 {
 	uint64_t key = vg_fp_key(segs[0].hash, s->cfg.fp_bits);
-	size_t at[3], best = 0, len, h, k;
+	size_t w = vg_history_len(s->win), wh = w + vg_history_len(s->hist);
+	size_t at[4], best = 0, len, h, k;
 
 	at[0] = (size_t)s->expect;
 	at[1] = vg_history_find(s->win, key, &h) ? h : at[0];
-	at[2] = vg_history_find(s->hist, key, &h) ? vg_history_len(s->win) + h : at[0];
+	at[2] = vg_history_find(s->hist, key, &h) ? w + h : at[0];
+	at[3] = repeats_within(s) && vg_history_find(s->cur_index, key, &h) ? wh + h : at[0];
 	*offset = at[0];
-	for (k = 0; k < 3 && best < max; k++) {
-		if ((k > 0 && at[k] == at[0]) || (k > 1 && at[k] == at[1]))
+	for (k = 0; k < 4 && best < max; k++) {
+		if ((k > 0 && at[k] == at[0]) || (k > 1 && at[k] == at[1]) ||
+		    (k > 2 && at[k] == at[2]))
 			continue;
 		len = match_len(s, at[k], segs, max, literal_only);
 		if (len > best) {
@@ -261,19 +282,25 @@ static size_t find_repeat(vg_sender *s, const vg_segdesc *segs, size_t max,
 	return best;
 }
 
-static void add_item(vg_sender *s, uint64_t key, uint64_t hash, uint64_t len, bool keyed)
+/* Appends an item to the update's list; checked says whether the viewer
+ * knows its content for sure by the time the next item comes (a literal,
+ * a repeat), which a fingerprint's awaits its group's check. */
+static void add_item(vg_sender *s, uint64_t key, uint64_t hash, uint64_t len, bool keyed,
+		     bool checked)
 {
 	list_item it = { .key = key, .hash = hash, .len = (uint32_t)len, .keyed = keyed };
 
 	g_array_append_val(s->cur, it);
+	it.keyed = keyed && checked;
+	vg_history_append(s->cur_index, &it, 1);
 }
 
 /* Counts a segment the viewer draws from its cache. */
-static void from_cache(vg_sender *s, const vg_segdesc *d)
+static void from_cache(vg_sender *s, const vg_segdesc *d, bool checked)
 {
 	s->stats.fingerprint_segments++;
 	s->stats.fingerprinted_bytes += seg_bytes(d);
-	add_item(s, vg_fp_key(d->hash, s->cfg.fp_bits), d->hash, seg_len(d), true);
+	add_item(s, vg_fp_key(d->hash, s->cfg.fp_bits), d->hash, seg_len(d), true, checked);
 }
 
 /* Hashes a FINGERPRINTed segment into its group. */
@@ -285,7 +312,7 @@ static int fingerprinted(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc 
 	s->stats.sha1_ns += vg_time_ns() - t0;
 	if (err)
 		return err;
-	from_cache(s, d);
+	from_cache(s, d, false);
 	return VG_OK;
 }
 
@@ -317,7 +344,7 @@ static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg
 			vg_writer_uleb(w, vg_zigzag_encode((int64_t)offset - (int64_t)s->expect));
 			s->expect = offset + count;
 			for (m = 0; m < count; m++)
-				from_cache(s, &segs[m]);
+				from_cache(s, &segs[m], true);
 			s->stats.repeats++;
 			s->stats.repeated_segments += count;
 			*used = count;
@@ -334,7 +361,7 @@ static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg
 	g_array_append_val(s->lit_rects, r);
 	s->stats.literal_segments++;
 	s->stats.literal_bytes += (uint64_t)r.w * (uint64_t)r.h * 3;
-	add_item(s, key, d->hash, len, bytes <= VG_MAX_CACHED_SEGMENT);
+	add_item(s, key, d->hash, len, bytes <= VG_MAX_CACHED_SEGMENT, true);
 	if (s->believe_bytes > 0 && bytes <= VG_MAX_CACHED_SEGMENT) {
 		believe(s, key, d->hash, bytes);
 		g_array_append_val(s->cur_hist, g_array_index(s->cur, list_item, s->cur->len - 1));
@@ -405,6 +432,7 @@ int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *
 	vg_writer_reset(&s->checks);
 	g_array_set_size(s->lit_rects, 0);
 	g_array_set_size(s->cur, 0);
+	vg_history_clear(s->cur_index);
 	g_array_set_size(s->cur_hist, 0);
 	s->expect = 0;
 	vg_writer_uleb(w, runs);
@@ -497,8 +525,11 @@ int vg_sender_estimate(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rect
 	int err;
 
 	*wire_bytes = 0;
-	if (!s->trial && (err = vg_literal_new(&s->trial)))
-		return err;
+	if (!s->trial) {
+		if ((err = vg_literal_new(&s->trial)))
+			return err;
+		vg_literal_set_indexed(s->trial, s->viewer_flags & VG_VHELLO_INDEXED);
+	}
 	vg_writer_reset(&s->pix);
 	if ((err = vg_literal_encode_list(s->trial, frame, rects, n, &s->pix)))
 		return err;
@@ -520,7 +551,7 @@ int vg_sender_approx(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rects,
 		return VG_EPROTO;
 	vg_writer_reset(&s->pix);
 	vg_writer_u8(out, VG_MSG_APPROX);
-	if ((err = vg_approx_encode(s->approx, s->lit, frame, rects, n, factor, out, &s->pix))) {
+	if ((err = vg_approx_encode(s->approx, s->approx_lit, frame, rects, n, factor, out, &s->pix))) {
 		out->len = start;
 		return err;
 	}
@@ -613,6 +644,7 @@ int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		if ((err = viewer_coder(s, &r)))
 			return err;
 		s->viewer_hello = true;
+		vg_literal_set_indexed(s->lit, (s->viewer_flags & VG_VHELLO_INDEXED) != 0);
 		/* Believe only the most recent 80 %: the viewer's eviction works
 		 * by whole containers and may run a little ahead of ours. */
 		s->believe_bytes = capacity / 5 * 4;
@@ -657,8 +689,12 @@ bool vg_sender_has_viewer_hello(const vg_sender *s)
 
 void vg_sender_get_stats(const vg_sender *s, vg_sender_stats *st)
 {
+	vg_literal_stats lit;
+
 	*st = s->stats;
 	st->beliefs = vg_beliefs_count(s->beliefs);
+	vg_literal_get_stats(s->lit, &lit);
+	memcpy(st->literal_pixels, lit.pixels, sizeof st->literal_pixels);
 }
 
 bool vg_sender_persistent_id(const vg_sender *s, uint8_t cache_id[16])

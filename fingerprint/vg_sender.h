@@ -22,6 +22,7 @@
 #include "common/vg_rect.h"
 #include "common/vg_segdesc.h"
 #include "common/vg_writer.h"
+#include "fingerprint/vg_literal.h"
 
 typedef struct vg_sender vg_sender;
 
@@ -133,6 +134,7 @@ typedef struct {
 	uint64_t checks;          /* SHA-1 groups sent */
 	uint64_t literal_bytes;   /* literal pixels at 3 bytes a pixel */
 	uint64_t literal_coded_bytes; /* the same after literal coding, before zlib */
+	uint64_t literal_pixels[VG_LIT_METHODS]; /* literal pixels coded with each method */
 	uint64_t literal_wire_bytes; /* ... and compressed: the updates' pixel chunks */
 	uint64_t fingerprinted_bytes; /* 4-byte pixels replaced by fingerprints */
 	uint64_t plain_bytes;     /* update bytes before compression */

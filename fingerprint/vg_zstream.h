@@ -33,11 +33,16 @@ typedef enum {
  * literal pixels on a busy screen. */
 #define VG_ZSTD_WINDOW_LOG_DEFAULT 24
 
+/* Largest zstd match tables a compressor keeps from level 9 on, log2
+ * entries: 2^min(this, window_log - 3) (lower levels keep their own). */
+#define VG_ZSTD_TABLE_LOG_MAX 20
+
 typedef struct vg_zout vg_zout;
 typedef struct vg_zin vg_zin;
 
 /* A compressing stream. level: zlib 0-9 (-1 default), zstd 1-19.
- * window_log: zstd only, VG_ZSTD_WINDOW_LOG_MIN..MAX. VG_EINVAL for a bad
+ * window_log: zstd only, VG_ZSTD_WINDOW_LOG_MIN..MAX; from level 9 it
+ * also sizes the match tables (VG_ZSTD_TABLE_LOG_MAX). VG_EINVAL for a bad
  * level or window, VG_EZLIB if the library refuses. */
 int vg_zout_new(vg_coder coder, int level, unsigned window_log, vg_zout **out);
 

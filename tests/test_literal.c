@@ -58,7 +58,7 @@ static void check_decodes(const uint8_t *bytes, size_t len, const vg_pixbuf *src
 
 	vg_pixbuf_fill(dst, vg_pixbuf_rect(dst), BORDER);
 	vg_reader_init(&rd, bytes, len);
-	g_assert_cmpint(vg_literal_decode(&rd, dst, r), ==, VG_OK);
+	g_assert_cmpint(vg_literal_decode(&rd, dst, r, NULL), ==, VG_OK);
 	g_assert_cmpuint(vg_reader_remaining(&rd), ==, 0);
 	for (y = 0; y < dst->height; y++)
 		for (x = 0; x < dst->width; x++) {
@@ -100,7 +100,8 @@ static void test_round_trip(void)
 				vg_writer_reset(&w);
 				err = vg_literal_encode_as(lc, pb, r, (vg_lit_method)m, &w);
 				if (err == VG_EINVAL) {
-					g_assert_true(m == VG_LIT_PALETTE || m == VG_LIT_PALETTE_RLE);
+					g_assert_true(m == VG_LIT_PALETTE || m == VG_LIT_PALETTE_RLE ||
+						      m == VG_LIT_INDEXED);
 					g_assert_cmpuint(w.len, ==, 0);
 					continue;
 				}
@@ -201,7 +202,9 @@ static void test_choices(void)
 	vg_writer_reset(&w);
 	g_assert_cmpint(vg_literal_encode(lc, solid, vg_rect_make(0, 0, 17, 1), &w), ==, VG_ERANGE);
 	g_assert_cmpint(vg_literal_encode(lc, solid, vg_rect_make(0, 0, 0, 1), &w), ==, VG_ERANGE);
-	g_assert_cmpint(vg_literal_encode_as(lc, solid, all, (vg_lit_method)4, &w), ==, VG_EINVAL);
+	g_assert_cmpint(vg_literal_encode_as(lc, solid, all, VG_LIT_METHODS, &w), ==, VG_EINVAL);
+	/* No table unless asked for. */
+	g_assert_cmpint(vg_literal_encode_as(lc, text, all, VG_LIT_INDEXED, &w), ==, VG_EINVAL);
 	g_assert_cmpuint(w.len, ==, 0);
 	vg_writer_clear(&w);
 	vg_literal_free(lc);
@@ -240,7 +243,7 @@ static void test_malformed(void)
 				vg_reader rd;
 
 				vg_reader_init(&rd, w.data, cut);
-				g_assert_cmpint(vg_literal_decode(&rd, dst, r), <, 0);
+				g_assert_cmpint(vg_literal_decode(&rd, dst, r, NULL), <, 0);
 			}
 		}
 		vg_pixbuf_free(pb);
@@ -257,7 +260,7 @@ static void test_malformed(void)
 			junk[0] %= VG_LIT_METHODS + 1;
 		vg_pixbuf_fill(dst, vg_pixbuf_rect(dst), BORDER);
 		vg_reader_init(&rd, junk, n);
-		(void)vg_literal_decode(&rd, dst, r);
+		(void)vg_literal_decode(&rd, dst, r, NULL);
 		for (y = 0; y < dst->height; y++)
 			for (x = 0; x < dst->width; x++)
 				if (!vg_rect_contains(r, vg_rect_make(x, y, 1, 1)))
@@ -265,20 +268,170 @@ static void test_malformed(void)
 	}
 	/* Specific refusals. */
 	{
-		static const uint8_t unknown[] = { 4, 0, 0, 0 };
+		static const uint8_t unknown[] = { VG_LIT_METHODS, 0, 0, 0 };
+		static const uint8_t no_fill[] = { VG_LIT_INDEXED, 0, 0 };
+		static const uint8_t too_many[] = { VG_LIT_INDEXED, 0xf1, 0x21 }; /* 4337 fills */
+		vg_lit_table t;
 		static const uint8_t big_rle[] = { VG_LIT_PALETTE_RLE, 128 };
 		vg_reader rd;
 
 		vg_reader_init(&rd, unknown, sizeof unknown);
-		g_assert_cmpint(vg_literal_decode(&rd, dst, r), ==, VG_ECORRUPT);
+		g_assert_cmpint(vg_literal_decode(&rd, dst, r, NULL), ==, VG_ECORRUPT);
 		vg_reader_init(&rd, big_rle, sizeof big_rle);
-		g_assert_cmpint(vg_literal_decode(&rd, dst, r), ==, VG_ECORRUPT);
+		g_assert_cmpint(vg_literal_decode(&rd, dst, r, NULL), ==, VG_ECORRUPT);
+		/* A table block without a table, naming an empty slot, or
+		 * filling more slots than the table has. */
+		vg_lit_table_init(&t);
+		vg_reader_init(&rd, no_fill, sizeof no_fill);
+		g_assert_cmpint(vg_literal_decode(&rd, dst, r, NULL), ==, VG_ECORRUPT);
+		vg_reader_init(&rd, no_fill, sizeof no_fill);
+		g_assert_cmpint(vg_literal_decode(&rd, dst, r, &t), ==, VG_ECORRUPT);
+		vg_reader_init(&rd, too_many, sizeof too_many);
+		g_assert_cmpint(vg_literal_decode(&rd, dst, r, &t), ==, VG_ECORRUPT);
+		g_assert_cmpuint(t.filled, ==, 0);
 		vg_reader_init(&rd, unknown, sizeof unknown);
-		g_assert_cmpint(vg_literal_decode(&rd, dst, vg_rect_make(10, 0, 3, 1)), ==, VG_ERANGE);
+		g_assert_cmpint(vg_literal_decode(&rd, dst, vg_rect_make(10, 0, 3, 1), NULL), ==, VG_ERANGE);
 	}
 	vg_writer_clear(&w);
 	vg_literal_free(lc);
 	vg_pixbuf_free(dst);
+	g_rand_free(rng);
+}
+
+/* Decodes a list of n blocks from bytes into a copy of frame's size,
+ * through table t, and checks every block equals frame's. */
+static void check_list(const vg_writer *w, const vg_pixbuf *frame, const vg_rect *rects,
+		       size_t n, vg_lit_table *t)
+{
+	vg_pixbuf *dst = vg_pixbuf_new(frame->width, frame->height);
+	vg_reader rd;
+	size_t i;
+
+	vg_reader_init(&rd, w->data, w->len);
+	for (i = 0; i < n; i++) {
+		int32_t x, y;
+
+		g_assert_cmpint(vg_literal_decode(&rd, dst, rects[i], t), ==, VG_OK);
+		for (y = rects[i].y; y < rects[i].y + rects[i].h; y++)
+			for (x = rects[i].x; x < rects[i].x + rects[i].w; x++)
+				g_assert_cmphex(vg_pixbuf_row(dst, y)[x], ==,
+						vg_pixbuf_row(frame, y)[x] & 0xffffff);
+	}
+	g_assert_cmpuint(vg_reader_remaining(&rd), ==, 0);
+	vg_pixbuf_free(dst);
+}
+
+/* Screen content goes to the shared table, which both ends keep across
+ * lists: the same block codes to the same bytes in a later update, and
+ * the decoder's table follows the encoder's, also past one-byte slots. */
+static void test_indexed(void)
+{
+	GRand *rng = g_rand_new_with_seed(5);
+	vg_pixbuf *text = scene(rng, 64, 32, 4), *smooth = scene(rng, 64, 32, 2);
+	vg_rect cols[4], one = vg_rect_make(16, 0, 16, 32);
+	vg_literal_stats st;
+	vg_lit_table t;
+	vg_literal *lc;
+	vg_writer w, again;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		cols[i] = vg_rect_make(16 * i, 0, 16, 32);
+	g_assert_cmpint(vg_literal_new(&lc), ==, VG_OK);
+	vg_literal_set_indexed(lc, true);
+	vg_lit_table_init(&t);
+	vg_writer_init(&w);
+	vg_writer_init(&again);
+	g_assert_cmpint(vg_literal_encode_list(lc, text, cols, 4, &w), ==, VG_OK);
+	g_assert_cmpuint(w.data[0], ==, VG_LIT_INDEXED);
+	check_list(&w, text, cols, 4, &t);
+	g_assert_cmpuint(t.filled, >, 1);
+	g_assert_cmpuint(t.filled, <=, 256);
+	/* A later update: no new colours, one byte a pixel, and the same
+	 * bytes wherever the block is coded again. */
+	vg_writer_reset(&w);
+	g_assert_cmpint(vg_literal_encode_list(lc, text, &one, 1, &w), ==, VG_OK);
+	g_assert_cmpuint(w.len, ==, 2 + 16 * 32);
+	g_assert_cmpuint(w.data[1], ==, 0);
+	check_list(&w, text, &one, 1, &t);
+	g_assert_cmpint(vg_literal_encode_list(lc, text, &one, 1, &again), ==, VG_OK);
+	g_assert_cmpmem(w.data, w.len, again.data, again.len);
+	check_list(&again, text, &one, 1, &t);
+	/* Smooth content stays predicted. */
+	vg_writer_reset(&w);
+	g_assert_cmpint(vg_literal_encode_list(lc, smooth, cols, 4, &w), ==, VG_OK);
+	g_assert_cmpuint(w.data[0], ==, VG_LIT_PREDICT);
+	check_list(&w, smooth, cols, 4, &t);
+	vg_literal_get_stats(lc, &st);
+	g_assert_cmpuint(st.pixels[VG_LIT_INDEXED], ==, 6 * 16 * 32);
+	g_assert_cmpstr(vg_lit_method_name(VG_LIT_INDEXED), ==, "indexed");
+
+	/* Blocks of 128 new colours each, in 16 x 16 blocks of runs of 2
+	 * (so no palette wins), until the table is full: then blocks with
+	 * new colours fall back to plain bytes, and every list decodes. */
+	{
+		vg_pixbuf *many = vg_pixbuf_new(16, 16);
+		vg_rect all = vg_pixbuf_rect(many);
+		uint32_t next = 1;
+		int round, raw_after_full = 0;
+
+		for (round = 0; round < 40; round++) {
+			int32_t p;
+			uint64_t raw_before;
+
+			for (p = 0; p < 256; p++)
+				vg_pixbuf_row(many, p / 16)[p % 16] = next + (uint32_t)p / 2;
+			next += 128;
+			vg_literal_get_stats(lc, &st);
+			raw_before = st.pixels[VG_LIT_RAW];
+			vg_writer_reset(&w);
+			g_assert_cmpint(vg_literal_encode_list(lc, many, &all, 1, &w), ==, VG_OK);
+			check_list(&w, many, &all, 1, &t);
+			vg_literal_get_stats(lc, &st);
+			if (st.pixels[VG_LIT_RAW] > raw_before) {
+				g_assert_cmpuint(w.data[0], ==, VG_LIT_RAW);
+				g_assert_cmpuint(t.filled + 128, >, VG_LIT_TABLE_SIZE);
+				raw_after_full++;
+			} else {
+				g_assert_cmpuint(w.data[0], ==, VG_LIT_INDEXED);
+			}
+		}
+		g_assert_cmpint(raw_after_full, >, 0);
+		g_assert_cmpuint(t.filled, >, VG_LIT_SHORT_SLOTS);
+		/* The old colours still code from the table, two bytes a slot
+		 * beyond the short ones. */
+		vg_writer_reset(&w);
+		g_assert_cmpint(vg_literal_encode_as(lc, text, one, VG_LIT_INDEXED, &w), ==, VG_OK);
+		check_list(&w, text, &one, 1, &t);
+		vg_pixbuf_free(many);
+	}
+	/* Turning the table on again starts it empty, as a new connection. */
+	vg_literal_set_indexed(lc, true);
+	vg_lit_table_init(&t);
+	vg_writer_reset(&w);
+	g_assert_cmpint(vg_literal_encode_list(lc, text, cols, 1, &w), ==, VG_OK);
+	g_assert_cmpuint(w.data[0], ==, VG_LIT_INDEXED);
+	check_list(&w, text, cols, 1, &t);
+	/* Every truncation fails. */
+	{
+		size_t cut;
+
+		for (cut = 0; cut < w.len; cut++) {
+			vg_pixbuf *dst = vg_pixbuf_new(64, 32);
+			vg_lit_table fresh;
+			vg_reader rd;
+
+			vg_lit_table_init(&fresh);
+			vg_reader_init(&rd, w.data, cut);
+			g_assert_cmpint(vg_literal_decode(&rd, dst, cols[0], &fresh), <, 0);
+			vg_pixbuf_free(dst);
+		}
+	}
+	vg_writer_clear(&w);
+	vg_writer_clear(&again);
+	vg_literal_free(lc);
+	vg_pixbuf_free(text);
+	vg_pixbuf_free(smooth);
 	g_rand_free(rng);
 }
 
@@ -289,5 +442,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/literal/palette-sizes", test_palette_sizes);
 	g_test_add_func("/literal/choices", test_choices);
 	g_test_add_func("/literal/malformed", test_malformed);
+	g_test_add_func("/literal/indexed", test_indexed);
 	return g_test_run();
 }

@@ -17,6 +17,9 @@
 
 /* The coder the pairs of a test agree on: every test runs with both. */
 static vg_coder test_coder = VG_CODER_ZSTD;
+/* The viewer of the next pair does not take INDEXED literal blocks, or
+ * REPEATs within an update. */
+static bool test_no_indexed, test_no_repeat_within;
 
 typedef struct {
 	vg_sender *s;
@@ -40,6 +43,8 @@ static void pair_init_group(pair *p, int w, int h, unsigned fp_bits, unsigned gr
 	rcfg.memory_budget = 16u << 20;
 	if (test_coder == VG_CODER_ZLIB)
 		rcfg.zstd_window_log = 0;
+	rcfg.indexed = !test_no_indexed;
+	rcfg.repeat_within = !test_no_repeat_within;
 	g_assert_cmpint(vg_sender_new(&cfg, &p->s), ==, 0);
 	g_assert_cmpint(vg_receiver_new(&rcfg, &p->r), ==, 0);
 	vg_writer_init(&p->wire);
@@ -898,6 +903,119 @@ static void test_repeat_malformed(void)
 	}
 }
 
+/* REPEATs of segments of their own update: a LITERAL named again in the
+ * same update, taken by a viewer that said so and refused (out of range)
+ * by one that did not; a fingerprint not yet checked is never repeated
+ * as drawn, but repaired. */
+static void test_repeat_within(void)
+{
+	static const guint8 first[] = { 1, 0, 0, 8, 8, 0, 2, 16, 16 };
+	static const guint8 first_pix[] = { 2, 0, 1, 2, 3, 2, 0, 4, 5, 6 };
+	/* Window and history hold 2 items each: item 4 is this update's
+	 * first. One run, two segments: a literal of the first colour,
+	 * then REPEAT 1 at offset 4 (zigzag 8). */
+	static const guint8 lit_then_repeat[] = { 1, 0, 0, 8, 8, 0, 2, 16, 7, 8 };
+	static const guint8 lit_pix[] = { 2, 0, 1, 2, 3 };
+	vg_pixbuf *want = vg_pixbuf_new(8, 8), *top = vg_pixbuf_new(8, 4);
+	guint8 fp_then_repeat[32];
+	uint64_t key;
+	int within, k;
+
+	vg_pixbuf_fill(want, vg_pixbuf_rect(want), VG_RGB(3, 2, 1));
+	vg_pixbuf_fill(top, vg_pixbuf_rect(top), VG_RGB(3, 2, 1));
+	key = vg_fp_key(vg_seghash(top, VG_ORIENT_ROWS), VG_FP_BITS_DEFAULT);
+	/* The fingerprint of the first update's top segment, then a REPEAT
+	 * of it, then the group's check (whose digest deflate_msg fakes). */
+	{
+		guint8 head[] = { 1, 0, 0, 8, 8, 0, 2, 17 };
+
+		memcpy(fp_then_repeat, head, sizeof head);
+		for (k = 0; k < 5; k++)
+			fp_then_repeat[sizeof head + (size_t)k] = (guint8)(key >> (8 * (4 - k)));
+		fp_then_repeat[sizeof head + 5] = 7;
+		fp_then_repeat[sizeof head + 6] = 8;
+		fp_then_repeat[sizeof head + 7] = 2;
+	}
+	for (within = 1; within >= 0; within--) {
+		int round;
+
+		for (round = 0; round < 2; round++) {
+			vg_receiver_stats rs;
+			vg_zout *zs, *zpix;
+			vg_writer msg;
+			pair p;
+			int err;
+
+			test_no_repeat_within = !within;
+			pair_init(&p, 8, 8);
+			test_no_repeat_within = false;
+			zouts(&zs, &zpix);
+			vg_writer_init(&msg);
+			deflate_msg(zs, zpix, 0, first, sizeof first, first_pix, sizeof first_pix, &msg);
+			g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply),
+					==, 0);
+			if (round == 0)
+				deflate_msg(zs, zpix, 0, lit_then_repeat, sizeof lit_then_repeat, lit_pix,
+					    sizeof lit_pix, &msg);
+			else
+				deflate_msg(zs, zpix, 1, fp_then_repeat, 8 + 5 + 3, NULL, 0, &msg);
+			err = vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply);
+			g_test_message("within %d round %d: %s", within, round, vg_receiver_error_text(p.r));
+			vg_receiver_get_stats(p.r, &rs);
+			if (!within) {
+				g_assert_cmpint(err, ==, VG_ERANGE);
+			} else if (round == 0) {
+				g_assert_cmpint(err, ==, 0);
+				g_assert_true(vg_pixbuf_equal(p.viewer_fb, want));
+				g_assert_cmpuint(rs.repeats, ==, 1);
+				g_assert_cmpuint(rs.corrections, ==, 0);
+			} else {
+				/* The fingerprint's check fails (a fake digest) and
+				 * the REPEAT of it was a miss: both repaired. */
+				g_assert_cmpint(err, ==, 0);
+				g_assert_cmpuint(rs.corrections, ==, 2);
+			}
+			vg_zout_free(zs);
+			vg_zout_free(zpix);
+			vg_writer_clear(&msg);
+			pair_clear(&p);
+		}
+	}
+	vg_pixbuf_free(want);
+	vg_pixbuf_free(top);
+}
+
+/* The sender names a segment it sent as pixels earlier in the update with
+ * a REPEAT to a viewer that takes them, and with a fingerprint and check
+ * to one that does not; both end exact. */
+static void test_repeat_within_sender(void)
+{
+	int within;
+
+	for (within = 1; within >= 0; within--) {
+		vg_sender_stats st;
+		vg_segdesc d[4];
+		pair p;
+		int k;
+
+		test_no_repeat_within = !within;
+		pair_init(&p, 64, 64);
+		test_no_repeat_within = false;
+		/* Four columns: two of one pattern, two of another. */
+		for (k = 0; k < 4; k++) {
+			paint_tile(p.server_fb, vg_rect_make(16 * k, 0, 16, 64), (guint32)(k / 2) + 7);
+			d[k] = seg_of(p.server_fb, vg_rect_make(16 * k, 0, 16, 64), VG_ORIENT_ROWS);
+		}
+		exchange(&p, d, 4);
+		g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+		vg_sender_get_stats(p.s, &st);
+		g_assert_cmpuint(st.literal_segments, ==, 2);
+		g_assert_cmpuint(st.repeated_segments, ==, within ? 2 : 0);
+		g_assert_cmpuint(st.checks, ==, within ? 0 : 1);
+		pair_clear(&p);
+	}
+}
+
 /* Known answers: FIPS 180 "abc" and the empty message. */
 static void test_sha1_vectors(void)
 {
@@ -1294,6 +1412,50 @@ static void test_approx_refusals(void)
 	vg_pixbuf_free(fb);
 }
 
+/* Literal blocks of the connection's colour table go only to a viewer
+ * that takes them, and the picture is exact either way, over updates
+ * that add colours and reuse them. */
+static void test_indexed_negotiation(void)
+{
+	int on;
+
+	for (on = 1; on >= 0; on--) {
+		GRand *rng = g_rand_new_with_seed(9);
+		vg_sender_stats st;
+		pair p;
+		int round;
+
+		test_no_indexed = !on;
+		pair_init(&p, 64, 64);
+		test_no_indexed = false;
+		for (round = 0; round < 4; round++) {
+			vg_rect band = vg_rect_make(0, 16 * round, 64, 16);
+			vg_segdesc d[4];
+			int32_t x, y, k;
+
+			/* Anti-aliased text, as it were: white, and a quarter
+			 * of the pixels grey levels, too many for a palette. */
+			for (y = band.y; y < band.y + band.h; y++)
+				for (x = 0; x < 64; x++) {
+					int g = g_rand_int_range(rng, 0, 4) ? 255 : g_rand_int_range(rng, 0, 256);
+
+					vg_pixbuf_row(p.server_fb, y)[x] = VG_RGB(g, g, g);
+				}
+			for (k = 0; k < 4; k++)
+				d[k] = seg_of(p.server_fb, vg_rect_make(16 * k, band.y, 16, 16), VG_ORIENT_ROWS);
+			exchange(&p, d, 4);
+			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+		}
+		vg_sender_get_stats(p.s, &st);
+		if (on)
+			g_assert_cmpuint(st.literal_pixels[VG_LIT_INDEXED], ==, 4 * 64 * 16);
+		else
+			g_assert_cmpuint(st.literal_pixels[VG_LIT_INDEXED], ==, 0);
+		pair_clear(&p);
+		g_rand_free(rng);
+	}
+}
+
 /* MOVE runs: all read the picture before the update (the second's
  * source overlaps the first's destination), and the viewer ends with the
  * server's picture. */
@@ -1463,10 +1625,13 @@ int main(int argc, char **argv)
 	add_both("inflate-bomb", test_inflate_bomb);
 	add_both("approx-round-trip", test_approx_round_trip);
 	add_both("move-round-trip", test_move_round_trip);
+	add_both("indexed-negotiation", test_indexed_negotiation);
 	g_test_add_func("/protocol/moves-find", test_moves_find);
 	/* Hand-made structures in version 1's absolute rectangles. */
 	add_one("malformed", VG_CODER_ZLIB, test_malformed);
 	add_one("repeat-malformed", VG_CODER_ZLIB, test_repeat_malformed);
+	add_one("repeat-within", VG_CODER_ZLIB, test_repeat_within);
+	add_both("repeat-within-sender", test_repeat_within_sender);
 	add_one("run-deltas", VG_CODER_ZSTD, test_run_deltas);
 	g_test_add_func("/protocol/coder-negotiation", test_coder_negotiation);
 	g_test_add_func("/protocol/coder-refusals", test_coder_refusals);

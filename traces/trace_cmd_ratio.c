@@ -150,12 +150,16 @@ static void print_tables(const char *path, const vg_ratio_result *r, const vg_ra
 	       " as fingerprints (%" G_GUINT64_FORMAT
 	       " pixel bytes saved; %" G_GUINT64_FORMAT " of them in %" G_GUINT64_FORMAT
 	       " REPEATs), %" G_GUINT64_FORMAT " SHA-1 checks, %" G_GUINT64_FORMAT
-	       " repair rects; viewer: %s\n\n",
+	       " repair rects; viewer: %s\n",
 	       t->sender.segments, t->sender.literal_segments, t->sender.literal_bytes,
 	       t->sender.literal_coded_bytes, t->sender.literal_wire_bytes,
 	       t->sender.fingerprint_segments, t->sender.fingerprinted_bytes,
 	       t->sender.repeated_segments, t->sender.repeats, t->sender.checks,
 	       t->repair_rects, t->exact ? "exact" : "DIFFERS");
+	printf("  literal pixels by method:");
+	for (m = 0; m < VG_LIT_METHODS; m++)
+		printf(" %s %" G_GUINT64_FORMAT "%s", vg_lit_method_name((unsigned)m), t->sender.literal_pixels[m],
+		       m + 1 < VG_LIT_METHODS ? "," : "\n\n");
 
 	printf("Table 9: time per update, ms (mean / 90th percentile)\n");
 	printf("  %-44s %8.2f %8.2f\n", "differencing", mean_of(r->diff_ms), p90_of(r->diff_ms));
@@ -259,6 +263,11 @@ static char *make_json(const vg_ratio_result *r, const vg_ratio_options *o)
 			       t->sender.segments, t->sender.literal_segments,
 			       t->sender.fingerprint_segments, t->sender.literal_bytes,
 			       t->sender.literal_coded_bytes, t->sender.literal_wire_bytes, t->repair_rects);
+	g_string_append(j, "\"literal_pixels\": {");
+	for (m = 0; m < VG_LIT_METHODS; m++)
+		g_string_append_printf(j, "%s\"%s\": %" G_GUINT64_FORMAT, m ? ", " : "",
+				       vg_lit_method_name((unsigned)m), t->sender.literal_pixels[m]);
+	g_string_append(j, "}, ");
 	json_timing(j, t->seg_ms);
 	g_string_append_printf(j, "},\n    \"zlib\": {\"bytes\": %" G_GUINT64_FORMAT ", \"ratio\": %.4f, ",
 			       zlib_stage_bytes(t),
@@ -505,7 +514,8 @@ int vg__trace_ratio(int argc, char **argv)
 	int cw = -1, ab = -1, mh = -1, sr = -1, zl = 6, tl = -1, fp_bits = -1, group = -1;
 	int zstd = VG_SENDER_ZSTD_LEVEL, zwin = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	gint64 cache_size = -1;
-	gboolean trace_damage = FALSE, no_motion = FALSE, no_moves = FALSE, no_stock = FALSE, no_variants = FALSE, quiet = FALSE;
+	gboolean trace_damage = FALSE, no_motion = FALSE, no_moves = FALSE, no_indexed = FALSE,
+		 no_repeat_within = FALSE, no_stock = FALSE, no_variants = FALSE, quiet = FALSE;
 	g_autofree char *json = NULL, *plot = NULL, *segmenter = NULL, *sweep = NULL;
 	GOptionEntry entries[] = {
 		{ "segmenter", 's', 0, G_OPTION_ARG_STRING, &segmenter,
@@ -519,6 +529,10 @@ int vg__trace_ratio(int argc, char **argv)
 		  "Main pipeline without movement estimation", NULL },
 		{ "no-moves", 0, 0, G_OPTION_ARG_NONE, &no_moves,
 		  "Moved content as segments, not copied by the viewer (as older viewers)", NULL },
+		{ "no-indexed", 0, 0, G_OPTION_ARG_NONE, &no_indexed,
+		  "No literal blocks of the colour table kept for the connection (as older viewers)", NULL },
+		{ "no-repeat-within", 0, 0, G_OPTION_ARG_NONE, &no_repeat_within,
+		  "No REPEATs of segments of their own update (as older viewers)", NULL },
 		{ "zlib-level", 'z', 0, G_OPTION_ARG_INT, &zl,
 		  "Deflate level of the Varg sender and of the Zlib encoding (6)", "0-9" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &zstd,
@@ -598,6 +612,8 @@ int vg__trace_ratio(int argc, char **argv)
 		o.stock_cfg.tight_level = tl;
 	o.no_motion = no_motion;
 	o.no_moves = no_moves;
+	o.no_indexed = no_indexed;
+	o.no_repeat_within = no_repeat_within;
 	o.trace_damage = trace_damage;
 	o.stock = !no_stock;
 	o.variants = !no_variants;

@@ -139,6 +139,8 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	rcfg.cache_capacity = o->cache_size;
 	rcfg.zstd_window_log = o->zstd_level ? o->zstd_window_log : 0;
 	rcfg.moves = v->motion && !o->no_moves;
+	rcfg.indexed = !o->no_indexed;
+	rcfg.repeat_within = !o->no_repeat_within;
 	v->repair = vg_region_new();
 	if ((err = vg_segmenter_new(params, &v->seg)) ||
 	    (v->motion && (err = vg_motion_new(w, h, 0, 0, &v->motion_est))) ||

@@ -27,6 +27,8 @@ typedef struct {
 	vg_segparams params;        /* the main pipeline's segmenter */
 	bool no_motion;             /* main pipeline without movement estimation */
 	bool no_moves;              /* ... with it, but no MOVE runs (as older viewers) */
+	bool no_indexed;            /* no literal blocks of the shared colour table */
+	bool no_repeat_within;      /* no REPEATs within an update */
 	bool trace_damage;          /* send the trace's own rectangles, not the
 				     * differ's tighter ones */
 	int zlib_level;             /* vg_sender's deflate level */

@@ -56,6 +56,7 @@ typedef struct {
 	vg_coder coder;
 	int level;
 	bool webp;      /* instead: lossless WebP, one image per rectangle */
+	bool table;     /* vg_literal with the connection's colour table */
 } method;
 
 typedef struct {
@@ -116,6 +117,7 @@ static int run(const method *m, const char *path, result *res)
 	vg_zin *zi = NULL;
 	vg_writer plain, wire;
 	vg_pixbuf *fb = NULL, *out = NULL;
+	vg_lit_table table;
 	uint8_t *buf = NULL;
 	size_t cap = 0, n, i;
 	int32_t w, h;
@@ -129,6 +131,8 @@ static int run(const method *m, const char *path, result *res)
 	    (err = vg_zout_new(m->coder, m->level, VG_ZSTD_WINDOW_LOG_DEFAULT, &zo)) ||
 	    (err = vg_zin_new(m->coder, VG_ZSTD_WINDOW_LOG_DEFAULT, &zi)))
 		goto out;
+	vg_literal_set_indexed(lit, m->table);
+	vg_lit_table_init(&table);
 	w = vg_trace_reader_width(tr);
 	h = vg_trace_reader_height(tr);
 	fb = vg_pixbuf_new(w, h);
@@ -169,7 +173,7 @@ static int run(const method *m, const char *path, result *res)
 		if (m->literal) {
 			vg_reader_init(&rd, buf, n);
 			for (i = 0; i < rec.n_rects && !err; i++)
-				err = vg_literal_decode(&rd, out, rec.rects[i]);
+				err = vg_literal_decode(&rd, out, rec.rects[i], &table);
 			if (err)
 				goto out;
 		}
@@ -207,6 +211,7 @@ int main(int argc, char **argv)
 		{ "literal+zlib6", true, VG_CODER_ZLIB, 6, false },
 		{ "literal+zstd3", true, VG_CODER_ZSTD, 3, false },
 		{ "literal+zstd9", true, VG_CODER_ZSTD, 9, false },
+		{ "literal+table+zstd9", true, VG_CODER_ZSTD, 9, false, true },
 		{ "literal+zstd19", true, VG_CODER_ZSTD, 19, false },
 		{ "plain+zlib6", false, VG_CODER_ZLIB, 6, false },
 		{ "plain+zstd9", false, VG_CODER_ZSTD, 9, false },
