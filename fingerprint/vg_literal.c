@@ -10,6 +10,10 @@
  * spares clearing the table for every block. */
 #define SLOTS 512
 
+/* Packed indices are used for palettes of up to this many colours (4 bits
+ * an index); larger ones only with runs. */
+#define VG_LIT_PACKED_MAX 16
+
 /* The encoder's map from colour to slot of the shared table, likewise
  * open-addressed, at most a third full; EMPTY is no 24-bit colour. */
 #define MAP_BITS 14
@@ -195,7 +199,11 @@ static void sort_palette(vg_literal *lc)
 
 static void put_palette(vg_literal *lc, vg_writer *w)
 {
-	sort_palette(lc);
+	/* Only small palettes: one new colour renumbers every colour above
+	 * it, and large ones keep their indices steadier in order of
+	 * appearance (doc/results.md). */
+	if (lc->n_colours <= VG_LIT_PACKED_MAX)
+		sort_palette(lc);
 	uint8_t *p = vg_writer_reserve(w, 1 + 3 * (size_t)lc->n_colours);
 	unsigned i;
 
@@ -282,17 +290,24 @@ static unsigned map_find(const vg_literal *lc, uint32_t c)
 	return s;
 }
 
-/* Whether the colours of the block just measured that the table lacks
- * fit in its free slots. The table only grows: a colour keeps its slot,
- * and so its bytes, for the connection's life. */
-static bool table_takes(const vg_literal *lc)
+/* Whether the block just measured can go to the table: the colours it
+ * lacks fit its free slots, and the block codes in no more than plain
+ * bytes would take (what every caller may count on), slots counted at
+ * two bytes once the one-byte ones may be gone. The table only grows: a
+ * colour keeps its slot, and so its bytes, for the connection's life. */
+static bool table_takes(const vg_literal *lc, vg_rect r)
 {
+	uint64_t px = (uint64_t)r.w * (uint64_t)r.h, most;
 	unsigned i, fresh = 0;
 
 	for (i = 0; i < lc->n_colours; i++)
 		if (lc->map_key[map_find(lc, lc->colours[i])] == EMPTY)
 			fresh++;
-	return fresh <= VG_LIT_TABLE_SIZE - lc->table_filled;
+	if (fresh > VG_LIT_TABLE_SIZE - lc->table_filled)
+		return false;
+	most = 2 + 3 * (uint64_t)fresh +
+	       (lc->table_filled + fresh > VG_LIT_SHORT_SLOTS ? 2 : 1) * px;
+	return most <= 3 * px;
 }
 
 /* Gives every colour of the block just measured its slot (lc->remap),
@@ -475,9 +490,6 @@ static bool fits(const vg_pixbuf *f, vg_rect r)
 	return !vg_rect_is_empty(r) && vg_rect_contains(vg_pixbuf_rect(f), r);
 }
 
-/* Packed indices are used for palettes of up to this many colours (4 bits
- * an index); larger ones only with runs. */
-#define VG_LIT_PACKED_MAX 16
 
 /* The palette coding measure_block() found worth it for the block just
  * measured, or VG_LIT_RAW when none is. */
@@ -507,15 +519,25 @@ static vg_lit_method palette_choice(const vg_literal *lc, const measure *m, vg_r
 /* A block plan's flag: its colours may go to the shared table. */
 #define PLAN_TABLE 0x80
 
+/* Run-coded blocks up to this wide may go to the shared table. */
+#define TABLE_RLE_WIDTH 64
+
 /* Whether a block, coded so far with c, would gain from the shared table:
  * the same colours then code to the same bytes in every block and update,
  * where plain bytes take three times the room and a block's own palette
- * gives a colour whichever index it met first. Long runs stay runs. */
-static bool wants_table(const vg_literal *lc, const measure *m, vg_lit_method c, uint64_t px)
+ * gives a colour whichever index it met first. Runs stay runs when they
+ * are long, or when the block is wide: rows of a wide block are runs of
+ * cells that repeat row after row (a heat map), whose tokens compress
+ * better than a byte a pixel; a narrow block cuts its runs at every row
+ * end (doc/results.md). */
+static bool wants_table(const vg_literal *lc, const measure *m, vg_lit_method c, vg_rect r)
 {
+	uint64_t px = (uint64_t)r.w * (uint64_t)r.h;
+
 	if (!lc->indexed || !m->palette_ok)
 		return false;
-	return c == VG_LIT_RAW || (c == VG_LIT_PALETTE_RLE && (uint64_t)m->rle_bytes * 8 >= px);
+	return c == VG_LIT_RAW || (c == VG_LIT_PALETTE_RLE && r.w <= TABLE_RLE_WIDTH &&
+				   (uint64_t)m->rle_bytes * 8 >= px);
 }
 
 int vg_literal_encode_list(vg_literal *lc, const vg_pixbuf *frame, const vg_rect *rects,
@@ -539,7 +561,7 @@ int vg_literal_encode_list(vg_literal *lc, const vg_pixbuf *frame, const vg_rect
 
 		measure_block(lc, frame, rects[i], &m);
 		c = palette_choice(lc, &m, rects[i]);
-		lc->plan[i] = (uint8_t)(c | (wants_table(lc, &m, c, px) ? PLAN_TABLE : 0));
+		lc->plan[i] = (uint8_t)(c | (wants_table(lc, &m, c, rects[i]) ? PLAN_TABLE : 0));
 		if (c == VG_LIT_RAW) {
 			rich += m.palette_ok ? MIN(lc->n_colours, px) : px;
 			many_px += px;
@@ -563,7 +585,7 @@ int vg_literal_encode_list(vg_literal *lc, const vg_pixbuf *frame, const vg_rect
 		if ((lc->plan[i] & PLAN_TABLE) || c != VG_LIT_RAW)
 			measure_block(lc, frame, rects[i], &m);
 		/* A full table leaves the block as it was planned. */
-		if ((lc->plan[i] & PLAN_TABLE) && table_takes(lc))
+		if ((lc->plan[i] & PLAN_TABLE) && table_takes(lc, rects[i]))
 			c = VG_LIT_INDEXED;
 		put_block(lc, frame, rects[i], c, out);
 	}
@@ -590,7 +612,7 @@ int vg_literal_encode_as(vg_literal *lc, const vg_pixbuf *frame, vg_rect rect,
 		measure_block(lc, frame, rect, &m);
 		if (!m.palette_ok ||
 		    (method == VG_LIT_PALETTE_RLE && lc->n_colours > VG_LIT_RLE_PALETTE_MAX) ||
-		    (method == VG_LIT_INDEXED && !table_takes(lc)))
+		    (method == VG_LIT_INDEXED && !table_takes(lc, rect)))
 			return VG_EINVAL;
 	}
 	put_block(lc, frame, rect, method, out);

@@ -357,6 +357,21 @@ static void test_indexed(void)
 	g_assert_cmpint(vg_literal_encode_list(lc, text, &one, 1, &again), ==, VG_OK);
 	g_assert_cmpmem(w.data, w.len, again.data, again.len);
 	check_list(&again, text, &one, 1, &t);
+	/* A block of one pixel in a colour the table lacks would take more
+	 * than plain bytes: never from the table. */
+	{
+		vg_pixbuf *dot = vg_pixbuf_new(1, 1);
+		vg_rect px1 = vg_pixbuf_rect(dot);
+
+		vg_pixbuf_fill(dot, px1, VG_RGB(1, 2, 3));
+		vg_writer_reset(&w);
+		g_assert_cmpint(vg_literal_encode_list(lc, dot, &px1, 1, &w), ==, VG_OK);
+		g_assert_cmpuint(w.len, <=, 4);
+		g_assert_cmpuint(w.data[0], !=, VG_LIT_INDEXED);
+		g_assert_cmpint(vg_literal_encode_as(lc, dot, px1, VG_LIT_INDEXED, &w), ==, VG_EINVAL);
+		check_list(&w, dot, &px1, 1, &t);
+		vg_pixbuf_free(dot);
+	}
 	/* Smooth content stays predicted. */
 	vg_writer_reset(&w);
 	g_assert_cmpint(vg_literal_encode_list(lc, smooth, cols, 4, &w), ==, VG_OK);
@@ -366,11 +381,12 @@ static void test_indexed(void)
 	g_assert_cmpuint(st.pixels[VG_LIT_INDEXED], ==, 6 * 16 * 32);
 	g_assert_cmpstr(vg_lit_method_name(VG_LIT_INDEXED), ==, "indexed");
 
-	/* Blocks of 128 new colours each, in 16 x 16 blocks of runs of 2
+	/* Blocks of 128 new colours each, in 32 x 16 blocks of runs of 4
 	 * (so no palette wins), until the table is full: then blocks with
-	 * new colours fall back to plain bytes, and every list decodes. */
+	 * new colours fall back to plain bytes, and every list decodes,
+	 * never larger than plain bytes. */
 	{
-		vg_pixbuf *many = vg_pixbuf_new(16, 16);
+		vg_pixbuf *many = vg_pixbuf_new(32, 16);
 		vg_rect all = vg_pixbuf_rect(many);
 		uint32_t next = 1;
 		int round, raw_after_full = 0;
@@ -379,13 +395,14 @@ static void test_indexed(void)
 			int32_t p;
 			uint64_t raw_before;
 
-			for (p = 0; p < 256; p++)
-				vg_pixbuf_row(many, p / 16)[p % 16] = next + (uint32_t)p / 2;
+			for (p = 0; p < 512; p++)
+				vg_pixbuf_row(many, p / 32)[p % 32] = next + (uint32_t)p / 4;
 			next += 128;
 			vg_literal_get_stats(lc, &st);
 			raw_before = st.pixels[VG_LIT_RAW];
 			vg_writer_reset(&w);
 			g_assert_cmpint(vg_literal_encode_list(lc, many, &all, 1, &w), ==, VG_OK);
+			g_assert_cmpuint(w.len, <=, 1 + 3 * 512);
 			check_list(&w, many, &all, 1, &t);
 			vg_literal_get_stats(lc, &st);
 			if (st.pixels[VG_LIT_RAW] > raw_before) {

@@ -208,15 +208,15 @@ out:
 int main(int argc, char **argv)
 {
 	static const method methods[] = {
-		{ "literal+zlib6", true, VG_CODER_ZLIB, 6, false },
-		{ "literal+zstd3", true, VG_CODER_ZSTD, 3, false },
-		{ "literal+zstd9", true, VG_CODER_ZSTD, 9, false },
+		{ "literal+zlib6", true, VG_CODER_ZLIB, 6, false, false },
+		{ "literal+zstd3", true, VG_CODER_ZSTD, 3, false, false },
+		{ "literal+zstd9", true, VG_CODER_ZSTD, 9, false, false },
 		{ "literal+table+zstd9", true, VG_CODER_ZSTD, 9, false, true },
-		{ "literal+zstd19", true, VG_CODER_ZSTD, 19, false },
-		{ "plain+zlib6", false, VG_CODER_ZLIB, 6, false },
-		{ "plain+zstd9", false, VG_CODER_ZSTD, 9, false },
+		{ "literal+zstd19", true, VG_CODER_ZSTD, 19, false, false },
+		{ "plain+zlib6", false, VG_CODER_ZLIB, 6, false, false },
+		{ "plain+zstd9", false, VG_CODER_ZSTD, 9, false, false },
 #ifdef HAVE_WEBP
-		{ "webp-lossless", false, VG_CODER_ZLIB, 6, true },
+		{ "webp-lossless", false, VG_CODER_ZLIB, 6, true, false },
 #endif
 	};
 	const char *path = argc > 1 ? argv[1] : NULL;
