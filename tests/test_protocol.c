@@ -73,6 +73,17 @@ static void pair_init(pair *p, int w, int h)
 	pair_init_bits(p, w, h, VG_FP_BITS_DEFAULT);
 }
 
+/* A pair whose viewer turns one feature off (*no_feature set for the
+ * pair's start only), or keeps it (no_feature NULL). */
+static void pair_init_without(pair *p, int w, int h, bool *no_feature)
+{
+	if (no_feature)
+		*no_feature = true;
+	pair_init(p, w, h);
+	if (no_feature)
+		*no_feature = false;
+}
+
 static void pair_clear(pair *p)
 {
 	vg_sender_free(p->s);
@@ -946,9 +957,7 @@ static void test_repeat_within(void)
 			pair p;
 			int err;
 
-			test_no_repeat_within = !within;
-			pair_init(&p, 8, 8);
-			test_no_repeat_within = false;
+			pair_init_without(&p, 8, 8, within ? NULL : &test_no_repeat_within);
 			zouts(&zs, &zpix);
 			vg_writer_init(&msg);
 			deflate_msg(zs, zpix, 0, first, sizeof first, first_pix, sizeof first_pix, &msg);
@@ -998,9 +1007,7 @@ static void test_repeat_within_sender(void)
 		pair p;
 		int k;
 
-		test_no_repeat_within = !within;
-		pair_init(&p, 64, 64);
-		test_no_repeat_within = false;
+		pair_init_without(&p, 64, 64, within ? NULL : &test_no_repeat_within);
 		/* Four columns: two of one pattern, two of another. */
 		for (k = 0; k < 4; k++) {
 			paint_tile(p.server_fb, vg_rect_make(16 * k, 0, 16, 64), (guint32)(k / 2) + 7);
@@ -1425,9 +1432,7 @@ static void test_indexed_negotiation(void)
 		pair p;
 		int round;
 
-		test_no_indexed = !on;
-		pair_init(&p, 64, 64);
-		test_no_indexed = false;
+		pair_init_without(&p, 64, 64, on ? NULL : &test_no_indexed);
 		for (round = 0; round < 4; round++) {
 			vg_rect band = vg_rect_make(0, 16 * round, 64, 16);
 			vg_segdesc d[4];
