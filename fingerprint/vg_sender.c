@@ -253,6 +253,19 @@ static size_t match_len(vg_sender *s, size_t at, const vg_segdesc *segs, size_t 
 	return m;
 }
 
+/* Bytes of a REPEAT's offset field for offset at. */
+static size_t offset_cost(const vg_sender *s, size_t at)
+{
+	uint64_t z = vg_zigzag_encode((int64_t)at - (int64_t)s->expect);
+	size_t n = 1;
+
+	while (z >= 0x80) {
+		z >>= 7;
+		n++;
+	}
+	return n;
+}
+
 /* The longest REPEAT for segs[0 .. max), segs[0] fingerprintable: carrying
  * on where the last REPEAT ended, from the newest item of its key in the
  * window, in the history, or in the update so far. Returns its count
@@ -274,7 +287,8 @@ static size_t find_repeat(vg_sender *s, const vg_segdesc *segs, size_t max,
 		    (k > 2 && at[k] == at[2]))
 			continue;
 		len = match_len(s, at[k], segs, max, literal_only);
-		if (len > best) {
+		if (len > best || (len > 0 && len == best &&
+				   offset_cost(s, at[k]) < offset_cost(s, *offset))) {
 			best = len;
 			*offset = at[k];
 		}
