@@ -286,7 +286,8 @@ static char *make_json(const vg_ratio_result *r, const vg_ratio_options *o)
 	g_string_append_printf(j, "  \"total_bytes\": %" G_GUINT64_FORMAT ",\n", t->wire_bytes);
 	g_string_append_printf(j, "  \"total_ratio\": %.4f,\n", ratio_of(r->raw_bytes, t->wire_bytes));
 	g_string_append_printf(j, "  \"varg_rect_bytes\": %" G_GUINT64_FORMAT ",\n", t->rect_bytes);
-	g_string_append_printf(j, "  \"exact\": %s,\n", t->exact ? "true" : "false");
+	g_string_append_printf(j, "  \"exact\": %s,\n  \"inexact_updates\": %" G_GUINT64_FORMAT ",\n",
+			       t->exact ? "true" : "false", t->inexact_updates);
 	g_string_append(j, "  \"segmenters\": {");
 	for (i = 0; i < r->variants->len; i++) {
 		const vg_ratio_variant *v = g_ptr_array_index(r->variants, i);
@@ -499,7 +500,8 @@ static int run_sweep(const char *path, vg_ratio_options *o, const char *spec)
 		       t->exact ? "exact" : "DIFFERS");
 		fflush(stdout);
 		if (!t->exact) {
-			vg_error("%s: the viewer's last frame differs from the trace's", label);
+			vg_error("%s: the viewer's frame differed from the trace's (after %" G_GUINT64_FORMAT
+				 " updates, or at the end)", label, t->inexact_updates);
 			vg_ratio_result_clear(&r);
 			return VG__EXIT_FAIL;
 		}
@@ -650,8 +652,10 @@ int vg__trace_ratio(int argc, char **argv)
 
 		for (i = 0; i < r.variants->len; i++) {
 			if (!vg_ratio_variant_totals(g_ptr_array_index(r.variants, i))->exact) {
-				vg_error("%s: the viewer's last frame differs from the trace's",
-					 vg_ratio_variant_name(g_ptr_array_index(r.variants, i)));
+				vg_error("%s: the viewer's frame differed from the trace's (after %" G_GUINT64_FORMAT
+					 " updates, or at the end)",
+					 vg_ratio_variant_name(g_ptr_array_index(r.variants, i)),
+					 vg_ratio_variant_totals(g_ptr_array_index(r.variants, i))->inexact_updates);
 				goto out;
 			}
 		}

@@ -54,7 +54,9 @@ typedef struct {
 	uint64_t gap_segments;      /* KARPRABIN: static tiles added */
 	vg_sender_stats sender;     /* at the end of the run */
 	vg_receiver_stats receiver;
-	bool exact;                 /* the receiver's frame == the last frame */
+	bool exact;                 /* the receiver's frame was the trace's after
+				     * every update (and its repairs) */
+	uint64_t inexact_updates;   /* updates after which it was not */
 	GArray *upd_bytes;          /* uint64_t: wire bytes of each update */
 	GArray *upd_ms;             /* double: differ + segment + encode */
 	GArray *seg_ms;             /* double: motion + segmenter + hashes */
