@@ -88,6 +88,17 @@ void vg_writer_uleb(vg_writer *w, uint64_t v)
 	} while (v);
 }
 
+size_t vg_writer_uleb_size(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
 void vg_writer_patch_u32be(vg_writer *w, size_t offset, uint32_t v)
 {
 	assert(offset + 4 <= w->len);

@@ -51,6 +51,9 @@ void vg_writer_uint_be(vg_writer *w, unsigned nbytes, uint64_t v);
 /* An unsigned LEB128 varint (1 to 10 bytes). */
 void vg_writer_uleb(vg_writer *w, uint64_t v);
 
+/* How many bytes vg_writer_uleb() writes for v. */
+size_t vg_writer_uleb_size(uint64_t v);
+
 /* x, y, width and height of rect (none negative), each as a uleb. */
 void vg_writer_rect(vg_writer *w, vg_rect rect);
 

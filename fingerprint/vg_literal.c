@@ -111,22 +111,11 @@ static void new_palette(vg_literal *lc)
 	lc->n_colours = 0;
 }
 
-static size_t uleb_size(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 /* The cost of one run in VG_LIT_PALETTE_RLE: its index byte, and the
  * length beyond 1 when it is longer. */
 static size_t run_cost(uint64_t len)
 {
-	return len == 1 ? 1 : 1 + uleb_size(len - 2);
+	return len == 1 ? 1 : 1 + vg_writer_uleb_size(len - 2);
 }
 
 static unsigned index_bits(unsigned n)
@@ -199,14 +188,15 @@ static void sort_palette(vg_literal *lc)
 
 static void put_palette(vg_literal *lc, vg_writer *w)
 {
+	uint8_t *p;
+	unsigned i;
+
 	/* Only small palettes: one new colour renumbers every colour above
 	 * it, and large ones keep their indices steadier in order of
 	 * appearance (doc/results.md). */
 	if (lc->n_colours <= VG_LIT_PACKED_MAX)
 		sort_palette(lc);
-	uint8_t *p = vg_writer_reserve(w, 1 + 3 * (size_t)lc->n_colours);
-	unsigned i;
-
+	p = vg_writer_reserve(w, 1 + 3 * (size_t)lc->n_colours);
 	*p++ = (uint8_t)(lc->n_colours - 1);
 	for (i = 0; i < lc->n_colours; i++) {
 		uint32_t c = lc->colours[i];

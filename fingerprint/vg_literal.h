@@ -13,9 +13,10 @@
  * updates at a third of the bytes (measured in doc/results.md).
  * doc/protocol.md describes every byte.
  *
- * The decoder keeps no state and checks every count and index against the
- * block's size, so any input either decodes to exactly w x h pixels or
- * fails without writing outside the block.
+ * The decoder keeps no state but the colour table it is given, and checks
+ * every count and index against the block's size and the table, so any
+ * input either decodes to exactly w x h pixels or fails without writing
+ * outside the block and the table.
  */
 #ifndef VG_LITERAL_H
 #define VG_LITERAL_H

@@ -32,8 +32,9 @@ typedef struct {
  * update may REPEAT it (doc/protocol.md). */
 typedef vg_repeat_item list_item;
 
-/* An item's keyed value while its fingerprint awaits the group's check:
- * a REPEAT within the update must not name it yet. */
+/* An item's keyed value while its fingerprint awaits the group's check
+ * (which sets it to 1, or to 0 if it fails): a REPEAT within the update
+ * must not name it yet. */
 #define UNCHECKED 2
 
 struct vg_receiver {
@@ -439,7 +440,16 @@ static int check_group(vg_receiver *r, const vg_pixbuf *fb, const uint8_t *expec
 	if ((err = vg_sha1_final(r->sha1, digest)))
 		return err;
 	r->stats.checks++;
-	if (memcmp(digest, expect, VG_SHA1_LEN) != 0) {
+	if (memcmp(digest, expect, VG_SHA1_LEN) == 0) {
+		/* Verified: from now on a REPEAT may name them. */
+		for (i = 0; i < r->group->len; i++) {
+			list_item *it = &g_array_index(r->cur, list_item,
+						       g_array_index(r->group, pending, i).item);
+
+			if (it->keyed == UNCHECKED)
+				it->keyed = 1;
+		}
+	} else {
 		r->stats.check_failures++;
 		for (i = 0; i < r->group->len; i++) {
 			const pending *p = &g_array_index(r->group, pending, i);
@@ -766,7 +776,6 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 	vg_reader *rd = &in->s;
 	uint64_t nruns, run, nseg, k, item;
 	bool segments_seen = false;
-	guint i;
 	int err;
 
 	g_array_set_size(r->moves, 0);
@@ -862,10 +871,7 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 	if (vg_reader_remaining(&in->pix) || vg_reader_remaining(&in->checks))
 		return fail(r, VG_ECORRUPT, "update: pixels or digests left over");
 	/* Later updates may repeat this one's segments: the window keeps
-	 * the newest VG_REPEAT_WINDOW. Every group is checked by now. */
-	for (i = 0; i < r->cur->len; i++)
-		if (g_array_index(r->cur, list_item, i).keyed == UNCHECKED)
-			g_array_index(r->cur, list_item, i).keyed = 1;
+	 * the newest VG_REPEAT_WINDOW. */
 	vg_history_append(r->win, (const list_item *)(const void *)r->cur->data, r->cur->len);
 	vg_history_append(r->hist, (const list_item *)(const void *)r->cur_hist->data,
 			  r->cur_hist->len);

@@ -31,7 +31,8 @@ struct vg_sender {
 	vg_history *win;      /* the window: earlier updates' segments */
 	GArray *cur;          /* list_item: the segments of the update being written */
 	vg_history *cur_index; /* the same as a later REPEAT of this update may name
-				* them: fingerprinted ones, not yet checked, unkeyed */
+				* them (to a viewer that takes it): fingerprinted
+				* ones, not yet checked, unkeyed */
 	vg_history *hist;     /* keyed literals sent to this cache, across sessions */
 	GArray *cur_hist;     /* list_item: the update's keyed literals */
 	uint64_t expect;      /* where the update's previous REPEAT ended */
@@ -256,14 +257,7 @@ static size_t match_len(vg_sender *s, size_t at, const vg_segdesc *segs, size_t 
 /* Bytes of a REPEAT's offset field for offset at. */
 static size_t offset_cost(const vg_sender *s, size_t at)
 {
-	uint64_t z = vg_zigzag_encode((int64_t)at - (int64_t)s->expect);
-	size_t n = 1;
-
-	while (z >= 0x80) {
-		z >>= 7;
-		n++;
-	}
-	return n;
+	return vg_writer_uleb_size(vg_zigzag_encode((int64_t)at - (int64_t)s->expect));
 }
 
 /* The longest REPEAT for segs[0 .. max), segs[0] fingerprintable: carrying
@@ -305,6 +299,8 @@ static void add_item(vg_sender *s, uint64_t key, uint64_t hash, uint64_t len, bo
 	list_item it = { .key = key, .hash = hash, .len = (uint32_t)len, .keyed = keyed };
 
 	g_array_append_val(s->cur, it);
+	if (!repeats_within(s))
+		return;
 	it.keyed = keyed && checked;
 	vg_history_append(s->cur_index, &it, 1);
 }

@@ -41,10 +41,10 @@ int vg_zout_new(vg_coder coder, int level, unsigned window_log, vg_zout **out)
 		}
 	} else {
 		/* From level 9 on zstd's own match tables take 2^21 entries
-		 * and more: 29 MB a stream at 9, zeroed before the first byte
-		 * goes out (4 ms of a connection's first update). Tables sized
-		 * to the window cost under 1 % of the bytes (doc/results.md);
-		 * lower levels keep smaller ones of their own. */
+		 * and more, zeroed before the first byte goes out: 4-5 ms a
+		 * stream of a connection's first update. Tables sized to the
+		 * window cost under 1 % of the bytes (doc/results.md); lower
+		 * levels keep smaller ones of their own. */
 		int tables = (int)MIN(VG_ZSTD_TABLE_LOG_MAX, window_log - 3);
 
 		z->cc = ZSTD_createCCtx();
@@ -58,7 +58,6 @@ int vg_zout_new(vg_coder coder, int level, unsigned window_log, vg_zout **out)
 			g_free(z);
 			return VG_EZLIB;
 		}
-
 	}
 	*out = z;
 	return VG_OK;

@@ -68,10 +68,33 @@ static void test_patch_steal(void)
 	vg_writer_clear(&w);
 }
 
+/* vg_writer_uleb_size() says what vg_writer_uleb() writes, at every
+ * boundary of 7 bits. */
+static void test_uleb_size(void)
+{
+	vg_writer w;
+	unsigned b;
+
+	vg_writer_init(&w);
+	for (b = 0; b <= 64; b++) {
+		uint64_t v = b == 64 ? UINT64_MAX : (UINT64_C(1) << b) - 1, near[2] = { v, v + 1 };
+		size_t k;
+
+		for (k = 0; k < (b == 64 ? 1u : 2u); k++) {
+			vg_writer_reset(&w);
+			vg_writer_uleb(&w, near[k]);
+			g_assert_cmpuint(vg_writer_uleb_size(near[k]), ==, w.len);
+		}
+	}
+	g_assert_cmpuint(vg_writer_uleb_size(UINT64_MAX), ==, 10);
+	vg_writer_clear(&w);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/writer/round-trip", test_round_trip);
+	g_test_add_func("/writer/uleb-size", test_uleb_size);
 	g_test_add_func("/writer/patch-steal", test_patch_steal);
 	return g_test_run();
 }
