@@ -523,6 +523,33 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	return VG_OK;
 }
 
+/* Closes every client and waits (bounded) until their threads have taken
+ * them off LibVNCServer's list. rfbShutdownServer does not do this safely:
+ * it drops its reference to a client before closing it, so a client whose
+ * connection is ending on its own can close its notify pipe (and be freed)
+ * while the shutdown still writes to it. Here each client is closed while
+ * the iterator holds it, so its thread waits for us before it goes. */
+static void close_all_clients(vg_server *s)
+{
+	uint64_t deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+	rfbClientIteratorPtr it = rfbGetClientIterator(s->screen);
+	rfbClientPtr cl;
+	bool any;
+
+	while ((cl = rfbClientIteratorNext(it)))
+		rfbCloseClient(cl);
+	rfbReleaseClientIterator(it);
+	do {
+		/* Skips only clients with no socket, which the shutdown
+		 * skips as well. */
+		it = rfbGetClientIterator(s->screen);
+		any = rfbClientIteratorNext(it) != NULL;
+		rfbReleaseClientIterator(it);
+		if (any)
+			g_usleep(1000);
+	} while (any && (uint64_t)g_get_monotonic_time() < deadline);
+}
+
 void vg_server_free(vg_server *s)
 {
 	struct timespec until;
@@ -534,6 +561,7 @@ void vg_server_free(vg_server *s)
 	for (char **root = s->http_roots; *root; root++)
 		g_free(*root);
 	if (s->screen) {
+		close_all_clients(s);
 		rfbShutdownServer(s->screen, TRUE);
 		rfbScreenCleanup(s->screen);
 	}

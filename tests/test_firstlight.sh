@@ -57,6 +57,7 @@ if [ "${other:-1}" -eq 0 ] && same_image "$work/race.png" "$work/expected.png"; 
 	tap_ok "no stale LibVNCServer update reaches a Varg viewer under send delays"
 else
 	tap_not_ok "no stale LibVNCServer update reaches a Varg viewer under send delays"
+	sed 's/^/#   viewer: /' "$work/race.log"; sed 's/^/#   server: /' "$work/race.err"
 fi
 stop_server
 # The same run without the fix shows what the test guards against.
