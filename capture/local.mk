@@ -12,6 +12,7 @@ capture_libvgcapture_a_SOURCES = \
 	capture/vg_xselection.c capture/vg_xselection.h \
 	capture/vg_mirror.c capture/vg_mirror.h \
 	capture/vg_connection.c capture/vg_connection.h \
+	capture/vg_serverbook.c capture/vg_serverbook.h \
 	capture/vg_dial.c capture/vg_dial.h \
 	capture/vg_sockstat.c capture/vg_sockstat.h \
 	capture/vg_address.c capture/vg_address.h \
@@ -27,3 +28,8 @@ check_PROGRAMS += tests/test_address
 TESTS += tests/test_address
 tests_test_address_LDADD = $(VG_COMMON_LIBS)
 tests_test_address_SOURCES = tests/test_address.c capture/vg_address.c capture/vg_address.h
+
+check_PROGRAMS += tests/test_serverbook
+TESTS += tests/test_serverbook
+tests_test_serverbook_LDADD = $(VG_FP_LIBS)
+tests_test_serverbook_SOURCES = tests/test_serverbook.c capture/vg_serverbook.c capture/vg_serverbook.h

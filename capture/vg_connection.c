@@ -16,6 +16,7 @@
 #include "fingerprint/vg_receiver.h"
 #include "capture/vg_connection.h"
 #include "capture/vg_dial.h"
+#include "capture/vg_serverbook.h"
 #include "capture/vg_sockstat.h"
 
 /* A message queued by another thread for the network thread to write. */
@@ -52,6 +53,10 @@ struct vg_connection {
 	uint32_t update_rects;   /* pixel rectangles of this update */
 	bool pong_rect;          /* the Varg rectangle just handled was a PONG */
 	vg_receiver *receiver;
+	char *cache_dir;         /* persistent caches, for the server book; NULL: none */
+	char *host;              /* as dialled, for the server book */
+	int port;
+	bool noted;              /* the server's identity is in the book */
 	vg_writer reply;
 	uint8_t *body;           /* a Varg rectangle body, reused */
 	size_t body_cap;
@@ -70,7 +75,11 @@ static bool send_ping(vg_connection *c);
 /* The tag under which LibVNCClient keeps our pointer. */
 static char client_tag;
 
-static int varg_encodings[] = { VG_ENCODING, 0 };
+/* LibVNCClient lists an extension's encodings from one global array:
+ * VG_ENCODING, then for a connection that announces its capabilities
+ * these (VG_CAPS_*), set under encodings_lock for its handshake only. */
+static int varg_encodings[2 + VG_CAPS_COUNT] = { VG_ENCODING, 0 };
+static GMutex encodings_lock;
 
 static vg_connection *conn_of(rfbClient *client)
 {
@@ -111,6 +120,33 @@ static void got_pong(vg_connection *c)
 	}
 }
 
+/* After the HELLO: the book learns which server answered here, for the
+ * next connection's choice (announce_capabilities). */
+static void note_server(vg_connection *c)
+{
+	vg_receiver_stats st;
+	uint8_t id[16];
+
+	if (!vg_receiver_server_id(c->receiver, id))
+		return;
+	c->noted = true;
+	vg_receiver_get_stats(c->receiver, &st);
+	if (c->cache_dir && st.persistent && vg_serverbook_note(c->cache_dir, c->host, c->port, id))
+		vg_warn("segment cache %s: cannot note which server answered at %s::%d", c->cache_dir,
+			c->host, c->port);
+}
+
+/* Announce the capabilities ahead of the HELLO when this cache holds
+ * nothing of any server on the host: the first update then comes a round
+ * trip sooner, and would be sent cold anyway. A cache that may hold some
+ * waits for the HELLO, so the first update can use it. */
+static bool announce_capabilities(const vg_connection_config *cfg)
+{
+	if (!cfg->varg)
+		return false;
+	return !cfg->cache_dir || cfg->clear_cache || !vg_serverbook_knows_host(cfg->cache_dir, cfg->host);
+}
+
 static rfbBool handle_varg_rect(rfbClient *client, rfbFramebufferUpdateRectHeader *rect)
 {
 	vg_connection *c = conn_of(client);
@@ -148,6 +184,8 @@ static rfbBool handle_varg_rect(rfbClient *client, rfbFramebufferUpdateRectHeade
 	}
 	if (c->reply.len && !WriteToRFBServer(client, (const char *)c->reply.data, (unsigned)c->reply.len))
 		return FALSE;
+	if (!c->noted)
+		note_server(c);
 	c->varg_rect = true;
 	c->stats.varg_bytes += len + 4;
 	got_pong(c);
@@ -363,6 +401,9 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 		vg_connection_close(c);
 		return err;
 	}
+	c->cache_dir = g_strdup(cfg->cache_dir);
+	c->host = g_strdup(cfg->host);
+	c->port = cfg->port;
 	c->encoding = g_strdup(cfg->encodings ? cfg->encodings : "default");
 	if (strchr(c->encoding, ' '))
 		*strchr(c->encoding, ' ') = '\0';
@@ -402,8 +443,14 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	client->sock = fd;
 	client->listenSpecified = TRUE;
 	c->watch = vg_dial_watch_start(fd, deadline, cfg->cancel);
-	/* rfbInitClient frees the client itself when it fails. */
+	/* rfbInitClient frees the client itself when it fails; it sends
+	 * SetEncodings (and with it the capabilities) at its end. */
+	g_mutex_lock(&encodings_lock);
+	if (announce_capabilities(cfg))
+		vg_receiver_capabilities(c->receiver, &varg_encodings[1]);
 	ok = rfbInitClient(client, &argc, NULL);
+	varg_encodings[1] = 0;
+	g_mutex_unlock(&encodings_lock);
 	fired = vg_dial_watch_stop(c->watch);
 	c->watch = NULL;
 	if (!ok || fired) {
@@ -452,6 +499,8 @@ void vg_connection_close(vg_connection *c)
 		rfbClientCleanup(c->client);
 	}
 	vg_receiver_free(c->receiver);
+	g_free(c->cache_dir);
+	g_free(c->host);
 	vg_writer_clear(&c->reply);
 	g_free(c->body);
 	g_free(c->encoding);
@@ -671,6 +720,7 @@ void vg_connection_get_stats(const vg_connection *c, vg_connection_stats *st)
 	st->approx_messages = rs.approx_messages;
 	st->approx_pixels = rs.approx_pixels;
 	st->zstd_window_log = rs.zstd_window_log;
+	st->coded_ahead = rs.coded_ahead;
 	st->segments = rs.segments;
 	st->repeats = rs.repeats;
 	st->moves = rs.moves;

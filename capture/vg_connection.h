@@ -97,6 +97,8 @@ typedef struct {
 	double approx_max_ms;        /* the longest such time until all was exact */
 	double approx_total_ms;      /* all of them together */
 	unsigned zstd_window_log;    /* zstd window in use for Varg; 0: zlib */
+	bool coded_ahead;            /* the server coded the first update without
+					waiting for our VIEWER HELLO */
 	uint64_t segments;
 	uint64_t repeats;            /* REPEAT items read */
 	uint64_t moves;              /* MOVE runs applied */

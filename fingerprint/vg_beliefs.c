@@ -150,6 +150,9 @@ int vg_beliefs_load(vg_beliefs *b, const vg_beliefs_tag *tag, const uint8_t *dat
 		    vg_history *hist)
 {
 	vg_reader r, wr;
+	GQueue held;
+	GHashTable *held_by_key;
+	const GList *l;
 	uint8_t magic[8], bits, pad[3], server_id[16], cache_id[16];
 	uint32_t version, crc;
 	uint64_t count, i;
@@ -198,7 +201,13 @@ int vg_beliefs_load(vg_beliefs *b, const vg_beliefs_tag *tag, const uint8_t *dat
 		vg_history_clear(hist);
 		return VG_ECORRUPT;
 	}
-	vg_beliefs_clear(b);
+	/* What b holds already is newer than anything saved: it goes back
+	 * on top, in its order. */
+	held = b->fifo;
+	held_by_key = b->by_key;
+	b->by_key = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	g_queue_init(&b->fifo);
+	b->bytes = 0;
 	for (i = 0; i < count; i++) {
 		uint64_t hash;
 		uint32_t bytes;
@@ -208,5 +217,11 @@ int vg_beliefs_load(vg_beliefs *b, const vg_beliefs_tag *tag, const uint8_t *dat
 		vg_reader_u32le(&r, &bytes);
 		vg_beliefs_put(b, vg_fp_key(hash, bits), hash, bytes);
 	}
+	for (l = held.head; l; l = l->next) {
+		const belief *e = l->data;
+
+		vg_beliefs_put(b, e->key, e->hash, e->bytes);
+	}
+	g_hash_table_destroy(held_by_key);
 	return VG_OK;
 }

@@ -71,8 +71,9 @@ uint64_t vg_beliefs_bytes(const vg_beliefs *b);
 void vg_beliefs_save(const vg_beliefs *b, const vg_beliefs_tag *tag, size_t max_bytes,
 		     const vg_history *hist, vg_writer *out);
 
-/* Replaces b's beliefs by those of the image data[0..len), keeping the
- * current budget (the oldest entries are dropped if they do not fit).
+/* Adds the beliefs of the image data[0..len) under those b holds, which
+ * stay the newest (a fresh b gets the image's), keeping the current
+ * budget (the oldest entries are dropped if they do not fit).
  * The saved history goes to hist (empty on error).
  * On any error b is left unchanged. Errors: VG_EFORMAT (not a belief
  * image), VG_ENOTSUP (another version), VG_ETRUNC (shorter than its

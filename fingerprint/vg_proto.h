@@ -47,6 +47,22 @@ enum {
 /* HELLO flags. */
 #define VG_HELLO_NO_PERSIST 0x01 /* the viewer must not keep segments on disk */
 #define VG_HELLO_ZSTD 0x02      /* the server can code updates with zstd */
+#define VG_HELLO_AHEAD 0x04     /* the first UPDATE follows at once, coded for the
+				 * viewer's announced capabilities */
+
+/* A viewer's capabilities, announced ahead of the HELLO as three
+ * pseudo-encodings in SetEncodings after VG_ENCODING (any other server
+ * ignores them), so the server can code the first update without waiting
+ * a round trip for the VIEWER HELLO. The low byte carries the value:
+ * the VIEWER HELLO flags it will send (bits 2-5 only), its zstd window
+ * log (0: zlib only), and the floor of log2 of its cache capacity in
+ * bytes (0: no cache). */
+#define VG_CAPS_FLAGS 0x56480000
+#define VG_CAPS_WINDOW 0x56480100
+#define VG_CAPS_CAPACITY 0x56480200
+#define VG_CAPS_COUNT 3
+#define VG_CAPS_VHELLO_FLAGS (VG_VHELLO_APPROX | VG_VHELLO_MOVES | VG_VHELLO_INDEXED | \
+			      VG_VHELLO_REPEAT_WITHIN)
 
 /* VIEWER HELLO flags. */
 #define VG_VHELLO_EPHEMERAL 0x01 /* the cache identity lives for this connection only */

@@ -44,6 +44,7 @@ struct vg_receiver {
 	vg_zin *zpix;         /* ... and its pixel stream */
 	bool delta_runs;      /* version 2: run rectangles relative to the last */
 	bool hello;
+	bool caps_sent;       /* capabilities were announced ahead of the HELLO */
 	bool pong_pending;    /* a PONG arrived and was not taken yet */
 	uint32_t pong_token;
 	uint8_t server_id[16];
@@ -297,6 +298,34 @@ static void load_history(vg_receiver *r)
 	r->saved_digest = vg_history_digest(r->saved, bits);
 }
 
+/* The VIEWER HELLO's flags as far as they depend on this viewer alone. */
+static uint8_t own_flags(const vg_receiver *r)
+{
+	return (r->cfg.approx ? VG_VHELLO_APPROX : 0) | (r->cfg.moves ? VG_VHELLO_MOVES : 0) |
+	       (r->cfg.indexed ? VG_VHELLO_INDEXED : 0) |
+	       (r->cfg.repeat_within ? VG_VHELLO_REPEAT_WITHIN : 0);
+}
+
+void vg_receiver_capabilities(vg_receiver *r, int32_t caps[VG_CAPS_COUNT])
+{
+	uint64_t budget = r->cfg.memory_budget ? r->cfg.memory_budget : (256u << 20);
+	uint64_t capacity;
+	unsigned log = 0;
+
+	/* What open_cache will announce, unless the cache cannot open (the
+	 * VIEWER HELLO then corrects the server's budget). */
+	if (r->cfg.cache_dir)
+		capacity = r->cfg.cache_capacity ? r->cfg.cache_capacity : UINT64_C(2) << 30;
+	else
+		capacity = r->cfg.cache_capacity ? MIN(r->cfg.cache_capacity, budget) : budget;
+	while (log < 63 && capacity >> (log + 1))
+		log++;
+	caps[0] = VG_CAPS_FLAGS | own_flags(r);
+	caps[1] = VG_CAPS_WINDOW | (int32_t)r->cfg.zstd_window_log;
+	caps[2] = VG_CAPS_CAPACITY | (int32_t)(capacity ? log : 0);
+	r->caps_sent = true;
+}
+
 static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 {
 	uint8_t version, fp_bits, group, flags;
@@ -312,6 +341,11 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 		return fail(r, VG_ENOTSUP, "hello: protocol version");
 	if (fp_bits < VG_FP_BITS_MIN || fp_bits > VG_FP_BITS_MAX || group < 1)
 		return fail(r, VG_ERANGE, "hello: fingerprint width or group size");
+	/* Coded ahead: the server took our announced capabilities, which
+	 * the VIEWER HELLO below repeats. */
+	if ((flags & VG_HELLO_AHEAD) && !r->caps_sent)
+		return fail(r, VG_EPROTO, "hello: coded ahead of capabilities never announced");
+	r->stats.coded_ahead = (flags & VG_HELLO_AHEAD) != 0;
 	r->hello = true;
 	vg_history_clear(r->win);
 	vg_history_clear(r->hist);
@@ -344,10 +378,7 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	vg_writer_bytes(&body, r->cache_id, sizeof r->cache_id);
 	vg_writer_u64be(&body, r->capacity);
 	vg_writer_u8(&body, (r->ephemeral ? VG_VHELLO_EPHEMERAL : 0) | (zstd ? VG_VHELLO_ZSTD : 0) |
-				    (r->cfg.approx ? VG_VHELLO_APPROX : 0) |
-				    (r->cfg.moves ? VG_VHELLO_MOVES : 0) |
-				    (r->cfg.indexed ? VG_VHELLO_INDEXED : 0) |
-				    (r->cfg.repeat_within ? VG_VHELLO_REPEAT_WITHIN : 0));
+				    own_flags(r));
 	vg_writer_u64be(&body, r->saved_digest);
 	if (zstd)
 		vg_writer_u8(&body, (uint8_t)r->cfg.zstd_window_log);
@@ -1051,4 +1082,12 @@ bool vg_receiver_cache_id(const vg_receiver *r, uint8_t id[16])
 {
 	memcpy(id, r->cache_id, sizeof r->cache_id);
 	return r->hello && !r->ephemeral;
+}
+
+bool vg_receiver_server_id(const vg_receiver *r, uint8_t id[16])
+{
+	if (!r->hello)
+		return false;
+	memcpy(id, r->server_id, sizeof r->server_id);
+	return true;
 }

@@ -17,6 +17,7 @@
 
 #include "common/vg_pixbuf.h"
 #include "common/vg_writer.h"
+#include "fingerprint/vg_proto.h"
 
 typedef struct vg_receiver vg_receiver;
 
@@ -61,6 +62,17 @@ void vg_receiver_free(vg_receiver *r);
  * any error the connection must be closed: the zlib stream is out of step. */
 int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 		       vg_pixbuf *fb, vg_writer *reply);
+
+/* The pseudo-encodings that announce this viewer's capabilities ahead of
+ * the HELLO (VG_CAPS_*, doc/protocol.md), for SetEncodings after
+ * VG_ENCODING. A server that takes them codes its first update at once
+ * (HELLO flag VG_HELLO_AHEAD), without the beliefs of earlier sessions:
+ * worth it when this cache holds nothing of that server. Call before the
+ * HELLO arrives; a HELLO coded ahead is an error unless this was called. */
+void vg_receiver_capabilities(vg_receiver *r, int32_t caps[VG_CAPS_COUNT]);
+
+/* Copies the server identity of the HELLO to id; false before it. */
+bool vg_receiver_server_id(const vg_receiver *r, uint8_t id[16]);
 
 /* Appends a PING carrying token, framed for the server, to out; the
  * server answers with a PONG echoing it. VG_EPROTO before the HELLO (a
@@ -107,6 +119,7 @@ typedef struct {
 	uint64_t approx_messages; /* APPROX messages drawn */
 	uint64_t approx_pixels;   /* pixels approximate now, exact ones to come */
 	unsigned zstd_window_log; /* the zstd window in use; 0: zlib */
+	bool coded_ahead;         /* the first update came without waiting for our HELLO */
 	uint64_t inflated_bytes;
 	bool persistent;          /* the cache is on disk */
 	uint64_t cache_entries;

@@ -36,7 +36,11 @@ struct vg_sender {
 	vg_history *hist;     /* keyed literals sent to this cache, across sessions */
 	GArray *cur_hist;     /* list_item: the update's keyed literals */
 	uint64_t expect;      /* where the update's previous REPEAT ended */
-	bool viewer_hello;
+	bool viewer_hello;        /* updates may be coded: the viewer's HELLO or its
+				   capabilities announced ahead of it are known */
+	bool viewer_named;        /* the VIEWER HELLO itself has arrived */
+	bool ahead;               /* coding started from the announced capabilities */
+	uint8_t ahead_window;     /* their zstd window log; 0: zlib */
 	uint8_t viewer_version;
 	uint8_t viewer_flags;
 	uint8_t cache_id[16];
@@ -141,7 +145,8 @@ void vg_sender_hello(vg_sender *s, vg_writer *out)
 	vg_writer_u8(out, (uint8_t)s->cfg.fp_bits);
 	vg_writer_u8(out, (uint8_t)s->cfg.group_size);
 	vg_writer_u8(out, (s->cfg.no_persist ? VG_HELLO_NO_PERSIST : 0) |
-			  (s->cfg.zstd_level > 0 ? VG_HELLO_ZSTD : 0));
+			  (s->cfg.zstd_level > 0 ? VG_HELLO_ZSTD : 0) |
+			  (s->ahead ? VG_HELLO_AHEAD : 0));
 	/* The viewer starts with an empty window and history too. */
 	vg_history_clear(s->win);
 	vg_history_clear(s->hist);
@@ -633,6 +638,62 @@ static int viewer_coder(vg_sender *s, vg_reader *r)
 	return VG_OK;
 }
 
+/* Coding may start: the literal coder and the belief budget follow what
+ * the viewer takes and keeps. */
+static void take_viewer(vg_sender *s, uint64_t capacity)
+{
+	s->viewer_hello = true;
+	vg_literal_set_indexed(s->lit, (s->viewer_flags & VG_VHELLO_INDEXED) != 0);
+	/* Believe only the most recent 80 %: the viewer's eviction works
+	 * by whole containers and may run a little ahead of ours. */
+	s->believe_bytes = capacity / 5 * 4;
+	vg_beliefs_set_budget(s->beliefs, s->believe_bytes);
+}
+
+int vg_sender_assume_viewer(vg_sender *s, uint8_t flags, unsigned window_log, unsigned capacity_log)
+{
+	uint8_t log = (uint8_t)window_log;
+	bool zstd = window_log && s->cfg.zstd_level > 0;
+	vg_reader r;
+	int err;
+
+	if (s->viewer_hello || (flags & ~VG_CAPS_VHELLO_FLAGS) || capacity_log > 63 ||
+	    (window_log && (window_log < VG_ZSTD_WINDOW_LOG_MIN || window_log > VG_ZSTD_WINDOW_LOG_MAX)))
+		return VG_EPROTO;
+	s->viewer_version = zstd ? 2 : 1;
+	s->viewer_flags = flags | (zstd ? VG_VHELLO_ZSTD : 0);
+	vg_reader_init(&r, &log, zstd ? 1 : 0);
+	if ((err = viewer_coder(s, &r)))
+		return err;
+	take_viewer(s, capacity_log ? UINT64_C(1) << capacity_log : 0);
+	s->ahead = true;
+	s->ahead_window = zstd ? log : 0;
+	return VG_OK;
+}
+
+/* The VIEWER HELLO after updates were coded from the announced
+ * capabilities: it must say what they said (its identity and capacity
+ * are new). The beliefs of earlier sessions may be loaded now, below this
+ * session's; the saved history is not restored. */
+static int confirm_viewer(vg_sender *s, vg_reader *r)
+{
+	uint8_t version, flags, log = 0;
+	uint64_t capacity, digest;
+
+	if (vg_reader_u8(r, &version) || vg_reader_bytes(r, s->cache_id, sizeof s->cache_id) ||
+	    vg_reader_u64be(r, &capacity) || vg_reader_u8(r, &flags) ||
+	    vg_reader_u64be(r, &digest) || (version >= 2 && (flags & VG_VHELLO_ZSTD) &&
+					      vg_reader_u8(r, &log)) ||
+	    vg_reader_remaining(r) || version != s->viewer_version ||
+	    (flags & ~VG_VHELLO_EPHEMERAL) != s->viewer_flags || log != s->ahead_window)
+		return VG_EPROTO;
+	s->viewer_flags = flags;
+	s->viewer_named = true;
+	s->believe_bytes = capacity / 5 * 4;
+	vg_beliefs_set_budget(s->beliefs, s->believe_bytes);
+	return VG_OK;
+}
+
 int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		     int32_t fb_width, int32_t fb_height, vg_region *repair)
 {
@@ -646,28 +707,28 @@ int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		return VG_EPROTO;
 	switch (kind) {
 	case VG_VMSG_HELLO:
-		if (s->viewer_hello || vg_reader_u8(&r, &s->viewer_version) ||
+		if (s->viewer_named)
+			return VG_EPROTO;
+		if (s->ahead)
+			return confirm_viewer(s, &r);
+		if (vg_reader_u8(&r, &s->viewer_version) ||
 		    vg_reader_bytes(&r, s->cache_id, sizeof s->cache_id) ||
 		    vg_reader_u64be(&r, &capacity) || vg_reader_u8(&r, &s->viewer_flags) ||
 		    vg_reader_u64be(&r, &s->viewer_history) || s->viewer_version < 1)
 			return VG_EPROTO;
 		if ((err = viewer_coder(s, &r)))
 			return err;
-		s->viewer_hello = true;
-		vg_literal_set_indexed(s->lit, (s->viewer_flags & VG_VHELLO_INDEXED) != 0);
-		/* Believe only the most recent 80 %: the viewer's eviction works
-		 * by whole containers and may run a little ahead of ours. */
-		s->believe_bytes = capacity / 5 * 4;
-		vg_beliefs_set_budget(s->beliefs, s->believe_bytes);
+		s->viewer_named = true;
+		take_viewer(s, capacity);
 		return VG_OK;
 	case VG_VMSG_REPAIR:
-		if (!s->viewer_hello)
+		if (!s->viewer_named)
 			return VG_EPROTO;
 		return handle_repair(s, &r, fb_width, fb_height, repair);
 	case VG_VMSG_PING:
 		/* A second PING before the PONG went out replaces the first:
 		 * the viewer measures only its latest. */
-		if (!s->viewer_hello || vg_reader_u32be(&r, &s->ping_token) ||
+		if (!s->viewer_named || vg_reader_u32be(&r, &s->ping_token) ||
 		    vg_reader_remaining(&r))
 			return VG_EPROTO;
 		s->ping_pending = true;
@@ -697,6 +758,16 @@ bool vg_sender_has_viewer_hello(const vg_sender *s)
 	return s->viewer_hello;
 }
 
+bool vg_sender_viewer_named(const vg_sender *s)
+{
+	return s->viewer_named;
+}
+
+bool vg_sender_coded_ahead(const vg_sender *s)
+{
+	return s->ahead;
+}
+
 void vg_sender_get_stats(const vg_sender *s, vg_sender_stats *st)
 {
 	vg_literal_stats lit;
@@ -713,7 +784,7 @@ bool vg_sender_persistent_id(const vg_sender *s, uint8_t cache_id[16])
 
 	/* A viewer without a persistent cache, or told by us not to keep
 	 * one, names a fresh identity per connection: nothing to remember. */
-	if (!s->viewer_hello || s->cfg.no_persist || (s->viewer_flags & VG_VHELLO_EPHEMERAL) ||
+	if (!s->viewer_named || s->cfg.no_persist || (s->viewer_flags & VG_VHELLO_EPHEMERAL) ||
 	    s->believe_bytes == 0 || memcmp(s->cache_id, none, sizeof none) == 0)
 		return false;
 	memcpy(cache_id, s->cache_id, sizeof s->cache_id);
@@ -741,7 +812,7 @@ int vg_sender_load_beliefs(vg_sender *s, const uint8_t *data, size_t len)
 	vg_history *saved;
 	int err;
 
-	if (!s->viewer_hello)
+	if (!s->viewer_named)
 		return VG_EPROTO;
 	tag_of(s, &tag);
 	saved = vg_history_new(VG_HISTORY_MAX, true);
@@ -751,8 +822,9 @@ int vg_sender_load_beliefs(vg_sender *s, const uint8_t *data, size_t len)
 	}
 	s->stats.beliefs_loaded = vg_beliefs_count(s->beliefs);
 	/* The history comes back only if the viewer saved the very same one
-	 * (and no update has gone out yet); else both ends start empty. */
-	if (!s->updated && s->viewer_history != 0 &&
+	 * (and no update has gone out yet, nor was coded ahead of its
+	 * HELLO); else both ends start empty. */
+	if (!s->updated && !s->ahead && s->viewer_history != 0 &&
 	    vg_history_digest(saved, s->cfg.fp_bits) == s->viewer_history) {
 		vg_history_swap(s->hist, saved);
 		s->history_notice = true;

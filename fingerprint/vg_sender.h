@@ -52,6 +52,16 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out);
 /* Frees s; accepts NULL. */
 void vg_sender_free(vg_sender *s);
 
+/* Coding ahead of the VIEWER HELLO: the viewer announced its VIEWER HELLO
+ * flags (VG_CAPS_VHELLO_FLAGS only), zstd window log (0: zlib) and
+ * capacity log in SetEncodings (VG_CAPS_*). Updates may then be coded at
+ * once; the HELLO says so (VG_HELLO_AHEAD), so call this before
+ * vg_sender_hello. The VIEWER HELLO that follows must agree; beliefs of
+ * earlier sessions loaded after it go below this session's, and the saved
+ * history is not restored. VG_EPROTO for values out of
+ * range or after a VIEWER HELLO, VG_EZLIB if zstd cannot start. */
+int vg_sender_assume_viewer(vg_sender *s, uint8_t flags, unsigned window_log, unsigned capacity_log);
+
 /* Appends the body of the HELLO message (without the u32 length). */
 void vg_sender_hello(vg_sender *s, vg_writer *out);
 
@@ -121,8 +131,15 @@ void vg_sender_pong(uint32_t token, vg_writer *out);
  * UPDATE's; an UPDATE written before it drops the restored history. */
 bool vg_sender_take_history(vg_sender *s, vg_writer *out);
 
-/* True once the viewer's HELLO has arrived. */
+/* True once updates may be coded: the viewer's HELLO has arrived, or its
+ * capabilities were taken ahead of it. */
 bool vg_sender_has_viewer_hello(const vg_sender *s);
+
+/* True once the VIEWER HELLO itself has arrived (its cache identity). */
+bool vg_sender_viewer_named(const vg_sender *s);
+
+/* True when updates were coded ahead of the VIEWER HELLO. */
+bool vg_sender_coded_ahead(const vg_sender *s);
 
 typedef struct {
 	uint64_t updates;

@@ -17,6 +17,7 @@
 #include "common/vg_rect.h"
 #include "common/vg_writer.h"
 #include "fingerprint/vg_beliefstore.h"
+#include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
 #include "segment2d/vg_differ.h"
 #include "segment2d/vg_motion.h"
@@ -76,6 +77,10 @@ typedef struct {
 	bool varg;                /* the client listed VG_ENCODING */
 	bool hello_sent;
 	pthread_mutex_t lock;              /* sender: output thread vs input thread */
+	/* Under lock: capabilities announced ahead of the VIEWER HELLO. */
+	uint8_t caps[VG_CAPS_COUNT];
+	unsigned caps_seen;       /* bit i: caps[i] arrived */
+	bool hello_ahead;         /* the HELLO rides in the first update's message */
 	vg_sender *sender;
 	vg_pixbuf *snapshot;      /* private copy of the pixels being sent */
 	vg_writer out;

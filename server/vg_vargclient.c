@@ -60,6 +60,8 @@ static void load_beliefs(vg_conn *c, const char *host)
 		return;
 	c->persist = true;
 	c->saved_ns = vg_time_ns();
+	/* Coded ahead of the VIEWER HELLO, the beliefs on disk go below
+	 * those of the updates sent since. */
 	err = vg_beliefstore_read(s->beliefs, c->cache_id, &data, &len);
 	if (err == VG_ENOENT)
 		return;
@@ -130,7 +132,23 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	vg_segparams params;
 
 	*data = NULL;
-	if (encoding != VG_ENCODING || !c)
+	if (!c)
+		return FALSE;
+	/* Capabilities ahead of the VIEWER HELLO, listed after VG_ENCODING
+	 * (LibVNCServer offers an enabled extension every encoding it does
+	 * not know itself). */
+	if (((uint32_t)encoding & 0xffff0000u) == VG_CAPS_FLAGS) {
+		unsigned i = ((uint32_t)encoding >> 8) & 0xff;
+
+		if (i >= VG_CAPS_COUNT || !c->varg)
+			return FALSE;
+		pthread_mutex_lock(&c->lock);
+		c->caps[i] = (uint8_t)encoding;
+		c->caps_seen |= 1u << i;
+		pthread_mutex_unlock(&c->lock);
+		return TRUE;
+	}
+	if (encoding != VG_ENCODING)
 		return FALSE;
 	if (c->varg)
 		return TRUE;
@@ -292,13 +310,14 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 	}
 	repair = vg_region_new();
 	pthread_mutex_lock(&c->lock);
-	had_hello = vg_sender_has_viewer_hello(c->sender);
+	had_hello = vg_sender_viewer_named(c->sender);
 	err = vg_sender_handle(c->sender, body, len, c->server->frame->width,
 			       c->server->frame->height, repair);
 	vg_region_add_region(c->repair, repair);
-	if (!err && !had_hello && vg_sender_has_viewer_hello(c->sender)) {
+	if (!err && !had_hello && vg_sender_viewer_named(c->sender)) {
 		load_beliefs(c, cl->host);
-		now_ready = true;
+		/* Coded ahead: updates went out already. */
+		now_ready = !vg_sender_coded_ahead(c->sender);
 	}
 	ping = !err && vg_sender_take_ping(c->sender, &token);
 	pthread_mutex_unlock(&c->lock);
@@ -645,7 +664,28 @@ out:
 	return err;
 }
 
-/* Before the VIEWER HELLO: the first request is answered with the HELLO
+/* Appends a Varg rectangle holding the HELLO to c->out. Caller holds
+ * c->lock. */
+static void put_hello(vg_conn *c)
+{
+	size_t len_at = put_rect(&c->out, vg_rect_make(0, 0, 0, 0));
+
+	vg_sender_hello(c->sender, &c->out);
+	vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - len_at - 4));
+	c->hello_sent = true;
+}
+
+/* True when the viewer announced all its capabilities ahead of the
+ * VIEWER HELLO and the sender takes them: the first update may be coded
+ * now, the HELLO travelling in front of it. Caller holds c->lock. */
+static bool code_ahead(vg_conn *c)
+{
+	return c->caps_seen == (1u << VG_CAPS_COUNT) - 1 && c->server->race_fix &&
+	       vg_sender_assume_viewer(c->sender, c->caps[0], c->caps[1], c->caps[2]) == VG_OK;
+}
+
+/* Before the VIEWER HELLO: unless the viewer's capabilities came ahead of
+ * it (code_ahead), the first request is answered with the HELLO
  * alone, later ones wait (parked) until the viewer has answered, so that
  * the first segments are written knowing the beliefs of earlier sessions
  * with its cache. Returns true when this pass is done. On the output
@@ -653,10 +693,19 @@ out:
 static bool hello_first(rfbClientPtr cl, vg_conn *c)
 {
 	bool requested, write_hello = false;
-	size_t len_at;
 
 	pthread_mutex_lock(&c->lock);
 	if (vg_sender_has_viewer_hello(c->sender)) {
+		pthread_mutex_unlock(&c->lock);
+		return false;
+	}
+	if (!c->hello_sent && code_ahead(c)) {
+		c->hello_sent = true;
+		c->hello_ahead = true;
+		LOCK(cl->updateMutex);
+		c->ready = true;
+		sraRgnOr(cl->requestedRegion, c->wanted);
+		UNLOCK(cl->updateMutex);
 		pthread_mutex_unlock(&c->lock);
 		return false;
 	}
@@ -673,10 +722,8 @@ static bool hello_first(rfbClientPtr cl, vg_conn *c)
 	UNLOCK(cl->updateMutex);
 	if (requested && !c->hello_sent) {
 		vg_writer_reset(&c->out);
-		len_at = begin_update(&c->out, vg_rect_make(0, 0, 0, 0));
-		vg_sender_hello(c->sender, &c->out);
-		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - len_at - 4));
-		c->hello_sent = true;
+		put_update_header(&c->out, 1);
+		put_hello(c);
 		write_hello = true;
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -747,6 +794,11 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	 * UPDATE), the approximations (small, so the first paint comes
 	 * soon), then the UPDATE. The count is patched in at the end. */
 	put_update_header(&c->out, 0);
+	if (c->hello_ahead) {
+		put_hello(c);
+		c->hello_ahead = false;
+		n_rects++;
+	}
 	body_at = c->out.len;
 	len_at = put_rect(&c->out, vg_rect_make(0, 0, 0, 0));
 	if (vg_sender_take_history(c->sender, &c->out)) {

@@ -109,6 +109,7 @@ static void test_image_round_trip(void)
 	vg_beliefs_save(a, &tag0, 4096, none, &w);
 	g_assert_cmpuint(w.len, <=, 4096);
 	vg_beliefs_set_budget(b, 1u << 30);
+	vg_beliefs_clear(b);
 	g_assert_cmpint(vg_beliefs_load(b, &tag0, w.data, w.len, win), ==, 0);
 	g_assert_cmpuint(vg_beliefs_count(b), ==, (4096 - 60) / 12);
 	g_assert_true(vg_beliefs_holds(b, vg_fp_key(vg_test_mix(4999), 40), vg_test_mix(4999)));
@@ -140,6 +141,41 @@ static void test_image_round_trip(void)
 	vg_history_free(none);
 	vg_history_free(h2);
 	vg_history_free(h3);
+	vg_beliefs_free(a);
+	vg_beliefs_free(b);
+}
+
+/* Loading into beliefs that hold some already (a session coded ahead of
+ * its VIEWER HELLO) keeps them, as the newest: past the budget the saved
+ * ones go first. */
+static void test_image_below(void)
+{
+	vg_beliefs *a = vg_beliefs_new(), *b = vg_beliefs_new();
+	vg_history *none = vg_history_new(VG_HISTORY_MAX, false);
+	uint64_t fresh = vg_test_mix(99999), saved0 = vg_test_mix(0), saved9 = vg_test_mix(9);
+	vg_writer w;
+
+	vg_writer_init(&w);
+	vg_beliefs_set_budget(a, 1u << 30);
+	vg_beliefs_set_budget(b, 1u << 30);
+	fill(a, 10);
+	vg_beliefs_save(a, &tag0, 1u << 20, none, &w);
+	vg_beliefs_put(b, vg_fp_key(fresh, 40), fresh, 500);
+	/* The same key as a saved one, other content: the session's wins. */
+	vg_beliefs_put(b, vg_fp_key(saved9, 40), fresh, 500);
+	g_assert_cmpint(vg_beliefs_load(b, &tag0, w.data, w.len, none), ==, 0);
+	g_assert_cmpuint(vg_beliefs_count(b), ==, 11);
+	g_assert_true(vg_beliefs_holds(b, vg_fp_key(fresh, 40), fresh));
+	g_assert_true(vg_beliefs_holds(b, vg_fp_key(saved0, 40), saved0));
+	g_assert_true(vg_beliefs_holds(b, vg_fp_key(saved9, 40), fresh));
+	g_assert_false(vg_beliefs_holds(b, vg_fp_key(saved9, 40), saved9));
+	g_assert_cmpuint(vg_beliefs_bytes(b), ==, vg_beliefs_bytes(a) - (100 + 9) + 1000);
+	/* Room for the session's two only: every saved one goes. */
+	vg_beliefs_set_budget(b, 1000);
+	g_assert_cmpuint(vg_beliefs_count(b), ==, 2);
+	g_assert_true(vg_beliefs_holds(b, vg_fp_key(fresh, 40), fresh));
+	vg_writer_clear(&w);
+	vg_history_free(none);
 	vg_beliefs_free(a);
 	vg_beliefs_free(b);
 }
@@ -523,6 +559,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/beliefs/table", test_table);
 	g_test_add_func("/beliefs/image-round-trip", test_image_round_trip);
 	g_test_add_func("/beliefs/image-damaged", test_image_damaged);
+	g_test_add_func("/beliefs/image-below", test_image_below);
 	g_test_add_func("/beliefs/store", test_store);
 	g_test_add_func("/beliefs/cache-identity", test_cacheid);
 	g_test_add_func("/beliefs/warm-sessions", test_warm_sessions);

@@ -2,11 +2,14 @@
 # Warm reconnects end to end: varg-server remembers, on disk, what each
 # viewer cache holds (per cache identity), so a viewer that comes back with
 # its persistent cache gets fingerprints instead of pixels, also after the
-# server restarts; stale, damaged and cleared caches still end exact.
+# server restarts; stale, damaged and cleared caches still end exact. A
+# cache that holds nothing of the server announces its capabilities and
+# gets its first update coded ahead of its VIEWER HELLO; one that does
+# waits for the HELLO and starts warm.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 TRACE=${VG_TEST_TRACE:-$S/traces/samples/treeview-scroll.vtr}
-tap_plan 18
+tap_plan 21
 
 last_frame "$TRACE" "$work/expected.png" || { tap_not_ok "export the trace's last frame"; exit 1; }
 main=$work/cache-main
@@ -53,6 +56,10 @@ warm_pays_half() {
 start_server s1 --trace "$TRACE" --speed 0 --wait-clients 1 || exit 1
 port=$PORT
 CACHE=$main tap_check "cold run ends exact" run_viewer cold
+tap_check "cold run: the first update was coded ahead of the VIEWER HELLO" \
+	grep -q '"coded_ahead": true' "$work/cold.json"
+tap_check "the viewer noted which server answered at its address" \
+	grep -q "^server=" "$main/servers"
 sessions_ended s1 1
 stop_server
 files=$(ls "$XDG_STATE_HOME"/varg/beliefs/*/*.vgb 2>/dev/null)
@@ -71,6 +78,7 @@ CACHE=$main tap_check "warm run after a server restart ends exact" run_viewer wa
 tap_check "warm run draws every segment from its cache and receives at most half the bytes" warm_pays_half warm cold
 tap_check "the server loaded beliefs from disk" grep -q "beliefs from earlier sessions" "$work/s2.err"
 tap_check "warm run: no repairs" test "$(json_num "$work/warm.json" corrections)" = 0
+tap_check "warm run waited for its VIEWER HELLO" grep -q '"coded_ahead": false' "$work/warm.json"
 sessions_ended s2 1
 
 # 3. Warm without a restart: the same server, now serving its last frame,
@@ -88,6 +96,7 @@ sessions_ended s2 3
 # the segments; the server believes, the viewer misses and asks again.
 mkdir -p "$work/cache-stale/$(basename "$ns")"
 cp "$ns/identity" "$work/cache-stale/$(basename "$ns")/"
+cp "$main/servers" "$work/cache-stale/"
 CACHE=$work/cache-stale tap_check "stale cache ends exact" run_viewer stale
 tap_check "stale cache: misses were repaired" test "$(json_num "$work/stale.json" corrections)" -gt 0
 sessions_ended s2 4

@@ -1184,6 +1184,148 @@ static void test_coder_negotiation(void)
 	}
 }
 
+/* A pair whose sender takes the viewer's announced capabilities and codes
+ * ahead of the VIEWER HELLO: the HELLO is handled by the viewer, whose
+ * answer stays in p->reply until the first update has gone out. */
+static void pair_init_ahead(pair *p, int server_level, unsigned viewer_window)
+{
+	vg_sender_config cfg;
+	vg_receiver_config rcfg;
+	int32_t caps[VG_CAPS_COUNT];
+
+	memset(p, 0, sizeof *p);
+	vg_sender_config_init(&cfg);
+	cfg.zstd_level = server_level;
+	vg_receiver_config_init(&rcfg);
+	rcfg.memory_budget = 16u << 20;
+	rcfg.zstd_window_log = viewer_window;
+	g_assert_cmpint(vg_sender_new(&cfg, &p->s), ==, 0);
+	g_assert_cmpint(vg_receiver_new(&rcfg, &p->r), ==, 0);
+	vg_writer_init(&p->wire);
+	vg_writer_init(&p->reply);
+	p->server_fb = vg_pixbuf_new(160, 120);
+	p->viewer_fb = vg_pixbuf_new(160, 120);
+	p->repair = vg_region_new();
+	p->segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
+	vg_receiver_capabilities(p->r, caps);
+	g_assert_cmpuint((guint32)caps[0] & 0xffffff00u, ==, VG_CAPS_FLAGS);
+	g_assert_cmpuint((guint32)caps[1] & 0xffffff00u, ==, VG_CAPS_WINDOW);
+	g_assert_cmpuint((guint32)caps[2] & 0xffffff00u, ==, VG_CAPS_CAPACITY);
+	/* 16 MB of memory: 2^24. */
+	g_assert_cmpint(caps[2] & 0xff, ==, 24);
+	g_assert_cmpint(vg_sender_assume_viewer(p->s, caps[0] & 0xff, caps[1] & 0xff, caps[2] & 0xff), ==, 0);
+	g_assert_true(vg_sender_has_viewer_hello(p->s));
+	g_assert_false(vg_sender_viewer_named(p->s));
+	vg_sender_hello(p->s, &p->wire);
+	/* kind, version, 16-byte identity, width, group, flags */
+	g_assert_cmpuint(p->wire.data[20] & VG_HELLO_AHEAD, ==, VG_HELLO_AHEAD);
+	g_assert_cmpint(vg_receiver_handle(p->r, p->wire.data, p->wire.len, p->viewer_fb, &p->reply), ==, 0);
+}
+
+/* Coded ahead: the first updates go out before the VIEWER HELLO arrives,
+ * for every coder the two ends can agree on; the VIEWER HELLO then
+ * confirms, and everything ends exact. */
+static void test_coded_ahead(void)
+{
+	static const struct {
+		int server_level;
+		unsigned viewer_window;
+		unsigned expect_window;
+	} cases[] = {
+		{ 9, 24, 24 },
+		{ 9, 0, 0 },
+		{ 0, 24, 0 },
+		{ 9, 20, 20 },
+	};
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+		GRand *rng = g_rand_new_with_seed(5);
+		vg_sender_stats ss;
+		vg_receiver_stats rs;
+		vg_segdesc segs[4096];
+		pair p;
+		int update;
+
+		pair_init_ahead(&p, cases[i].server_level, cases[i].viewer_window);
+		/* The VIEWER HELLO is in p->reply: the first exchange sends
+		 * an update and only then hands it to the sender. */
+		for (update = 0; update < 40; update++) {
+			size_t n = random_update(rng, &p, segs, 20);
+			exchange(&p, segs, n);
+			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+			g_assert_true(vg_sender_viewer_named(p.s));
+		}
+		g_assert_true(vg_sender_coded_ahead(p.s));
+		vg_sender_get_stats(p.s, &ss);
+		vg_receiver_get_stats(p.r, &rs);
+		g_assert_true(rs.coded_ahead);
+		g_assert_cmpuint(ss.zstd_window_log, ==, cases[i].expect_window);
+		g_assert_cmpuint(rs.zstd_window_log, ==, cases[i].expect_window);
+		g_assert_cmpuint(ss.fingerprint_segments, >, 0);
+		pair_clear(&p);
+		g_rand_free(rng);
+	}
+}
+
+/* What may not happen around coding ahead: capabilities out of range, a
+ * VIEWER HELLO that says other than they did, a second one, and a HELLO
+ * coded ahead to a viewer that announced nothing. */
+static void test_coded_ahead_refusals(void)
+{
+	vg_receiver_config rcfg;
+	vg_receiver *plain;
+	vg_writer body;
+	vg_pixbuf *fb;
+	pair p;
+
+	pair_init(&p, 64, 64);
+	/* After the VIEWER HELLO it is too late. */
+	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 24, 20), ==, VG_EPROTO);
+	pair_clear(&p);
+
+	pair_init_ahead(&p, 9, 24);
+	vg_sender_free(p.s);
+	{
+		vg_sender_config cfg;
+
+		vg_sender_config_init(&cfg);
+		g_assert_cmpint(vg_sender_new(&cfg, &p.s), ==, 0);
+	}
+	g_assert_cmpint(vg_sender_assume_viewer(p.s, VG_VHELLO_EPHEMERAL, 24, 20), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_assume_viewer(p.s, VG_VHELLO_ZSTD, 24, 20), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0x40, 24, 20), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 19, 20), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 28, 20), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 24, 64), ==, VG_EPROTO);
+	g_assert_false(vg_sender_has_viewer_hello(p.s));
+	/* Announced without MOVES; the viewer's VIEWER HELLO (in p.reply)
+	 * takes them: refused. */
+	g_assert_cmpint(vg_sender_assume_viewer(p.s, VG_VHELLO_INDEXED | VG_VHELLO_REPEAT_WITHIN |
+							   VG_VHELLO_APPROX, 24, 24), ==, 0);
+	g_assert_cmpint(vg_sender_handle(p.s, p.reply.data + 3, p.reply.len - 3, 160, 120, NULL), ==,
+			VG_EPROTO);
+	pair_clear(&p);
+
+	/* The same VIEWER HELLO twice. */
+	pair_init_ahead(&p, 9, 24);
+	g_assert_cmpint(vg_sender_handle(p.s, p.reply.data + 3, p.reply.len - 3, 160, 120, NULL), ==, 0);
+	g_assert_cmpint(vg_sender_handle(p.s, p.reply.data + 3, p.reply.len - 3, 160, 120, NULL), ==,
+			VG_EPROTO);
+
+	/* A viewer that announced nothing refuses a HELLO coded ahead. */
+	vg_receiver_config_init(&rcfg);
+	rcfg.memory_budget = 16u << 20;
+	g_assert_cmpint(vg_receiver_new(&rcfg, &plain), ==, 0);
+	vg_writer_init(&body);
+	fb = vg_pixbuf_new(160, 120);
+	g_assert_cmpint(vg_receiver_handle(plain, p.wire.data, p.wire.len, fb, &body), ==, VG_EPROTO);
+	vg_pixbuf_free(fb);
+	vg_writer_clear(&body);
+	vg_receiver_free(plain);
+	pair_clear(&p);
+}
+
 /* The server refuses a VIEWER HELLO that claims zstd it did not offer, or
  * a window outside the protocol's; the viewer refuses a zstd frame whose
  * window is larger than the one it announced. */
@@ -1640,6 +1782,8 @@ int main(int argc, char **argv)
 	add_one("run-deltas", VG_CODER_ZSTD, test_run_deltas);
 	g_test_add_func("/protocol/coder-negotiation", test_coder_negotiation);
 	g_test_add_func("/protocol/coder-refusals", test_coder_refusals);
+	g_test_add_func("/protocol/coded-ahead", test_coded_ahead);
+	g_test_add_func("/protocol/coded-ahead-refusals", test_coded_ahead_refusals);
 	g_test_add_func("/protocol/sender-refuses", test_sender_refuses);
 	g_test_add_func("/protocol/ping-pong", test_ping_pong);
 	g_test_add_func("/protocol/approx-refusals", test_approx_refusals);

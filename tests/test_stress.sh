@@ -135,7 +135,7 @@ warned cut || echo "#   (no warning)"
 #    between new segments are caught before sending; collisions reach the
 #    viewer when the server's beliefs are stale: the second run restarts
 #    the server on the same port (its beliefs come from disk) against a
-#    cache carrying the same identity but none of the segments.
+#    cache carrying the same identity and book but none of the segments.
 echo "# collision storm: --fp-bits 8"
 start_server storm --trace "$TRACE" --speed 0 --wait-clients 1 --fp-bits 8 || exit 1
 port=$PORT
@@ -146,6 +146,8 @@ grep "Varg session ended" "$work/storm.err" | sed 's/^/#   server: /'
 ns=$(ls -d "$work"/cache-storm/*/ | head -1)
 mkdir -p "$work/cache-storm2/$(basename "$ns")"
 cp "$ns/identity" "$work/cache-storm2/$(basename "$ns")/"
+# The book too: a cache that knows the server waits for its HELLO.
+cp "$work/cache-storm/servers" "$work/cache-storm2/"
 start_server storm2 --trace "$TRACE" --speed 0 --wait-clients 1 --fp-bits 8 --port "$port" || exit 1
 CACHE=$work/cache-storm2 viewer storm2
 tap_check "8-bit fingerprints, stale beliefs: the viewer ends exact" ends_exact storm2

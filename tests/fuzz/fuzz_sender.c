@@ -4,7 +4,10 @@
  * 16-bit big-endian length. The sender has sent one update of 8x8 tiles
  * first, so it believes the viewer holds segments; every accepted REPAIR
  * is answered as the server does, with an update whose segments are the
- * repair's rectangles sent as pixels. A rejected message ends the input,
+ * repair's rectangles sent as pixels. With bit 7 of the first byte set the
+ * sender first takes capabilities announced ahead (flags from the second
+ * byte, zstd when bit 6 is set), so VIEWER HELLOs meet the confirmation
+ * path and updates go out before them. A rejected message ends the input,
  * as it closes the connection. Beyond ASan and UBSan the target checks
  * that repairs stay inside the framebuffer and that the answers succeed. */
 #include <stdint.h>
@@ -15,6 +18,7 @@
 #include "common/vg_segdesc.h"
 #include "common/vg_seghash.h"
 #include "common/vg_writer.h"
+#include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -70,6 +74,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (x = 0; x < w && n < 64; x += 8)
 			tiles[n++] = vg_rect_make(x, y, w - x < 8 ? w - x : 8, h - y < 8 ? h - y : 8);
 	repair = vg_region_new();
+	if ((data[0] & 0x80) &&
+	    vg_sender_assume_viewer(s, data[1] & VG_CAPS_VHELLO_FLAGS, (data[0] & 0x40) ? 20 : 0, 20) == 0)
+		send_rects(s, frame, tiles, n, NULL);
 	while (size - at >= 2) {
 		size_t len = (size_t)data[at] << 8 | data[at + 1];
 		const vg_rect *rects;
