@@ -68,7 +68,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "allow-no-password", 0, 0, G_OPTION_ARG_NONE, &o->allow_no_password, "Serve a --listen address other than loopback without --password-file", NULL },
 		{ "no-clipboard", 0, 0, G_OPTION_ARG_NONE, &o->no_clipboard, "Do not pass the clipboard either way", NULL },
 		{ "beliefs-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->beliefs_dir, "Keep what the site's viewers' caches hold under DIR (default $XDG_STATE_HOME/varg/beliefs)", "DIR" },
-		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to the site's viewers, 1-19 (default 9); 0: zlib", "N" },
+		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to the site's viewers, 1-19 (default 9 when the viewer is less than 5 ms away, 11 beyond); 0: zlib", "N" },
 		{ "refine-ms", 0, 0, G_OPTION_ARG_INT, &o->refine_ms, "Progressive refinement towards the site's viewers (as varg-server's; default 0: off)", "MS" },
 		{ "stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json, "At exit, write the upstream's and every viewer's counts to FILE", "FILE" },
 		{ "stats-interval", 0, 0, G_OPTION_ARG_INT, &o->stats_interval, "Print a status line on stderr every S seconds (default with -v: 10)", "S" },
@@ -122,7 +122,7 @@ static int parse_options(int argc, char **argv, options *o)
 				   o->allow_no_password) ||
 	    (o->http && vg_server_check_http(o->http)))
 		return VG_EINVAL;
-	if (o->zstd_level < 0 || o->zstd_level > 19) {
+	if (o->zstd_level != VG_SERVER_ZSTD_AUTO && (o->zstd_level < 0 || o->zstd_level > 19)) {
 		vg_error("--zstd-level must be between 0 and 19");
 		return VG_EINVAL;
 	}

@@ -84,7 +84,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_server_http_option, "Serve noVNC to browsers on the same port (from DIR; default " VG_SERVER_HTTP_DIR "); they connect over WebSocket", "DIR" },
 		{ "zlib-level", 0, 0, G_OPTION_ARG_INT, &o->zlib_level, "zlib level of Varg updates, 0-9 (default 6)", "N" },
 		{ "refine-ms", 0, 0, G_OPTION_ARG_INT, &o->refine_ms, "Progressive refinement for slow links: show a missed region approximately first when its exact pixels would take longer than MS on the link (100 suits a link of 0.2 MB/s and 120 ms), to viewers that take it; 0 (the default): exact pixels only", "MS" },
-		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to viewers that take zstd, 1-19 (default 9); 0: zlib for every viewer", "N" },
+		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to viewers that take zstd, 1-19 (default 9 when the viewer is less than 5 ms away, 11 beyond); 0: zlib for every viewer", "N" },
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
 		{ "group-size", 0, 0, G_OPTION_ARG_INT, &o->group_size, "Fingerprinted segments per SHA-1 check, 1-255 (default 20)", "N" },
 		{ "no-moves", 0, 0, G_OPTION_ARG_NONE, &o->no_moves, "Send moved content (a scroll) as segments, never as a copy the viewer makes from its own picture", NULL },
@@ -160,7 +160,7 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--refine-ms must be between 0 and 60000");
 		return VG_EINVAL;
 	}
-	if (o->zstd_level < 0 || o->zstd_level > 19) {
+	if (o->zstd_level != VG_SERVER_ZSTD_AUTO && (o->zstd_level < 0 || o->zstd_level > 19)) {
 		vg_error("--zstd-level must be between 0 and 19");
 		return VG_EINVAL;
 	}

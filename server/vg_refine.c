@@ -33,6 +33,7 @@ int vg_refine_read_socket(int fd, vg_path_sample *out)
 	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0)
 		return VG_EIO;
 	out->rate = ti.tcpi_delivery_rate;
+	out->rtt_us = ti.tcpi_rtt;
 	if (ti.tcpi_rtt > 0)
 		out->cwnd_rate = (uint64_t)ti.tcpi_snd_cwnd * ti.tcpi_snd_mss * 1000000u / ti.tcpi_rtt;
 	out->queued = (uint64_t)ti.tcpi_notsent_bytes + (uint64_t)ti.tcpi_unacked * ti.tcpi_snd_mss;

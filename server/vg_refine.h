@@ -20,6 +20,7 @@ typedef struct {
 	uint64_t rate;     /* bytes/s it delivered at its latest sample; 0: none yet */
 	uint64_t cwnd_rate; /* bytes/s its congestion window allows per round trip */
 	uint64_t queued;   /* bytes written and not yet acknowledged */
+	uint64_t rtt_us;   /* smoothed round trip; 0: none yet */
 } vg_path_sample;
 
 /* Reads fd's TCP_INFO into *out. VG_EIO if fd is not a TCP socket. */

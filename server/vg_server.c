@@ -59,7 +59,7 @@ void vg_server_config_init(vg_server_config *cfg)
 	cfg->port = 5900;
 	cfg->listen = "127.0.0.1";
 	cfg->zlib_level = 6;
-	cfg->zstd_level = VG_SENDER_ZSTD_LEVEL;
+	cfg->zstd_level = VG_SERVER_ZSTD_AUTO;
 	cfg->fp_bits = VG_FP_BITS_DEFAULT;
 	cfg->group_size = VG_GROUP_DEFAULT;
 	cfg->desktop_name = "varg";

@@ -29,11 +29,17 @@ typedef struct {
 	void *user;
 } vg_server_input;
 
+#define VG_SERVER_ZSTD_AUTO (-1)
+#define VG_SERVER_FAR_RTT_US 5000
+
 typedef struct {
 	int port;                 /* TCP port; 0 picks the first free one from 5900 */
 	const char *listen;       /* IPv4 address to listen on (default 127.0.0.1) */
 	int zlib_level;           /* Varg's zlib level, 0..9 */
-	int zstd_level;           /* zstd level offered to viewers, 1..19; 0: zlib only */
+	int zstd_level;           /* zstd level offered to viewers, 1..19; 0: zlib only;
+				   * VG_SERVER_ZSTD_AUTO (the default): by the viewer's
+				   * round trip, VG_SENDER_ZSTD_LEVEL near,
+				   * VG_SENDER_ZSTD_LEVEL_FAR from VG_SERVER_FAR_RTT_US on */
 	bool no_moves;            /* moved content as segments, never MOVE runs */
 	unsigned refine_ms;       /* approximate missed pixels that would take longer
 				   * than this on the link, for viewers that take it;

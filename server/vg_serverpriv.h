@@ -81,6 +81,7 @@ typedef struct {
 	uint8_t caps[VG_CAPS_COUNT];
 	unsigned caps_seen;       /* bit i: caps[i] arrived */
 	bool hello_ahead;         /* the HELLO rides in the first update's message */
+	int zstd_level;           /* of this viewer's streams (zstd_level_for) */
 	vg_sender *sender;
 	vg_pixbuf *snapshot;      /* private copy of the pixels being sent */
 	vg_writer out;

@@ -114,14 +114,29 @@ void vg__varg_log_session(vg_conn *c, const char *host)
 	vg_sender_get_stats(c->sender, &st);
 	vg_info("client %s: Varg session ended: %" G_GUINT64_FORMAT " fingerprints, %"
 		G_GUINT64_FORMAT " literal segments, %" G_GUINT64_FORMAT " repairs, miss rate %.2f %%, %"
-		G_GUINT64_FORMAT " beliefs (%" G_GUINT64_FORMAT " from disk)%s", host,
+		G_GUINT64_FORMAT " beliefs (%" G_GUINT64_FORMAT " from disk)%s; %s level %d", host,
 		st.fingerprint_segments, st.literal_segments, st.repairs,
 		st.fingerprint_segments ? 100.0 * (double)st.repairs / (double)st.fingerprint_segments : 0.0,
-		st.beliefs, st.beliefs_loaded, c->persist ? ", saved" : "");
+		st.beliefs, st.beliefs_loaded, c->persist ? ", saved" : "",
+		st.zstd_window_log ? "zstd" : "zlib", st.zstd_window_log ? c->zstd_level : c->server->cfg.zlib_level);
 	if (st.approx_messages)
 		vg_info("client %s: %" G_GUINT64_FORMAT " approximations of %" G_GUINT64_FORMAT
 			" pixels in %" G_GUINT64_FORMAT " bytes, of %" G_GUINT64_FORMAT " Varg bytes", host,
 			st.approx_messages, st.approx_pixels, st.approx_bytes, st.body_bytes);
+}
+
+/* zstd's level for this viewer, fixed for the connection's stream: the
+ * configured one, or by default more effort where bytes cost more than
+ * CPU, beyond a LAN's round trip (the handshake has measured it). */
+static int zstd_level_for(const vg_server *s, int fd)
+{
+	vg_path_sample p;
+
+	if (s->cfg.zstd_level != VG_SERVER_ZSTD_AUTO)
+		return s->cfg.zstd_level;
+	if (vg_refine_read_socket(fd, &p) == VG_OK && p.rtt_us >= VG_SERVER_FAR_RTT_US)
+		return VG_SENDER_ZSTD_LEVEL_FAR;
+	return VG_SENDER_ZSTD_LEVEL;
 }
 
 static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
@@ -155,7 +170,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	s = c->server;
 	vg_sender_config_init(&cfg);
 	cfg.zlib_level = s->cfg.zlib_level;
-	cfg.zstd_level = s->cfg.zstd_level;
+	cfg.zstd_level = c->zstd_level = zstd_level_for(s, cl->sock);
 	cfg.fp_bits = s->cfg.fp_bits;
 	cfg.group_size = s->cfg.group_size;
 	cfg.no_persist = s->cfg.no_persist;
