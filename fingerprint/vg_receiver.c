@@ -242,6 +242,19 @@ static void choose_identity(vg_receiver *r)
 		memset(r->cache_id, 0, sizeof r->cache_id);
 }
 
+static uint64_t memory_budget(const vg_receiver *r)
+{
+	return r->cfg.memory_budget ? r->cfg.memory_budget : (256u << 20);
+}
+
+/* What a cache on disk, or in memory, may hold. */
+static uint64_t capacity_of(const vg_receiver *r, bool on_disk)
+{
+	if (on_disk)
+		return r->cfg.cache_capacity ? r->cfg.cache_capacity : UINT64_C(2) << 30;
+	return r->cfg.cache_capacity ? MIN(r->cfg.cache_capacity, memory_budget(r)) : memory_budget(r);
+}
+
 /* Opens this server's cache namespace; falls back to memory when the
  * directory is unusable or the server asked us not to persist. */
 static void open_cache(vg_receiver *r, bool no_persist)
@@ -256,11 +269,11 @@ static void open_cache(vg_receiver *r, bool no_persist)
 	memset(&cc, 0, sizeof cc);
 	cc.key_bits = r->fp_bits;
 	cc.max_segment_bytes = VG_MAX_CACHED_SEGMENT;
-	cc.memory_budget = r->cfg.memory_budget ? r->cfg.memory_budget : (256u << 20);
+	cc.memory_budget = memory_budget(r);
 	if (r->cfg.cache_dir && !no_persist &&
 	    vg_segcache_namespace_dir(r->cfg.cache_dir, hex, &dir) == 0) {
 		cc.dir = dir;
-		cc.capacity_bytes = r->cfg.cache_capacity ? r->cfg.cache_capacity : UINT64_C(2) << 30;
+		cc.capacity_bytes = capacity_of(r, true);
 		err = vg_segcache_open(&cc, &r->cache);
 		if (err)
 			vg_warn("segment cache %s: %s; keeping segments in memory only", dir,
@@ -270,8 +283,7 @@ static void open_cache(vg_receiver *r, bool no_persist)
 	}
 	if (err) {
 		cc.dir = NULL;
-		cc.capacity_bytes = r->cfg.cache_capacity ? MIN(r->cfg.cache_capacity, cc.memory_budget)
-							  : cc.memory_budget;
+		cc.capacity_bytes = capacity_of(r, false);
 		if (vg_segcache_open(&cc, &r->cache))
 			r->cache = NULL;
 	}
@@ -308,16 +320,11 @@ static uint8_t own_flags(const vg_receiver *r)
 
 void vg_receiver_capabilities(vg_receiver *r, int32_t caps[VG_CAPS_COUNT])
 {
-	uint64_t budget = r->cfg.memory_budget ? r->cfg.memory_budget : (256u << 20);
-	uint64_t capacity;
-	unsigned log = 0;
-
 	/* What open_cache will announce, unless the cache cannot open (the
 	 * VIEWER HELLO then corrects the server's budget). */
-	if (r->cfg.cache_dir)
-		capacity = r->cfg.cache_capacity ? r->cfg.cache_capacity : UINT64_C(2) << 30;
-	else
-		capacity = r->cfg.cache_capacity ? MIN(r->cfg.cache_capacity, budget) : budget;
+	uint64_t capacity = capacity_of(r, r->cfg.cache_dir != NULL);
+	unsigned log = 0;
+
 	while (log < 63 && capacity >> (log + 1))
 		log++;
 	caps[0] = VG_CAPS_FLAGS | own_flags(r);
