@@ -90,19 +90,24 @@ static void load_beliefs(vg_conn *c, const char *host)
 void vg__varg_save_beliefs(vg_conn *c, const char *host)
 {
 	vg_server *s = c->server;
+	uint8_t id[sizeof c->cache_id];
 	vg_writer w;
+	bool persist;
 	int err;
 
-	if (!c->persist || !s->beliefs)
-		return;
 	vg_writer_init(&w);
+	/* The VIEWER HELLO may be arriving right now (coded ahead). */
 	pthread_mutex_lock(&c->lock);
-	vg_sender_save_beliefs(c->sender, vg_beliefstore_max_file_bytes(s->beliefs), &w);
+	persist = c->persist && s->beliefs;
+	if (persist) {
+		vg_sender_save_beliefs(c->sender, vg_beliefstore_max_file_bytes(s->beliefs), &w);
+		memcpy(id, c->cache_id, sizeof id);
+		c->saved_ns = vg_time_ns();
+	}
 	pthread_mutex_unlock(&c->lock);
-	if ((err = vg_beliefstore_write(s->beliefs, c->cache_id, w.data, w.len)))
+	if (persist && (err = vg_beliefstore_write(s->beliefs, id, w.data, w.len)))
 		vg_warn("client %s: cannot save beliefs in %s: %s", host,
 			vg_beliefstore_dir(s->beliefs), vg_strerror(err));
-	c->saved_ns = vg_time_ns();
 	vg_writer_clear(&w);
 }
 
@@ -760,6 +765,7 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	size_t n_segs, len_at, body_at, i;
 	unsigned factor, n_approx = 0, n_rects = 0;
 	vg_path_sample path;
+	bool save;
 	uint64_t t0, t1;
 	int err;
 
@@ -864,6 +870,8 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	if (factor)
 		vg_refine_approx_coded(c->refine, after.approx_pixels - before.approx_pixels, factor,
 				       after.approx_bytes - before.approx_bytes);
+	/* Also while connected: a server that dies keeps most of what it knew. */
+	save = c->persist && vg_time_ns() - c->saved_ns > (uint64_t)s->cfg.beliefs_save_s * 1000000000u;
 	pthread_mutex_unlock(&c->lock);
 	if (err) {
 		vg_error("client %s: cannot encode update: %s", cl->host, vg_strerror(err));
@@ -904,8 +912,7 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	s->stats.fingerprints += after.fingerprint_segments - before.fingerprint_segments;
 	s->stats.literals += after.literal_segments - before.literal_segments;
 	pthread_mutex_unlock(&s->stats_lock);
-	/* Also while connected: a server that dies keeps most of what it knew. */
-	if (c->persist && vg_time_ns() - c->saved_ns > (uint64_t)s->cfg.beliefs_save_s * 1000000000u)
+	if (save)
 		vg__varg_save_beliefs(c, cl->host);
 	if (s->send_delay_ms)
 		g_usleep((gulong)s->send_delay_ms * 1000);
