@@ -32,4 +32,5 @@ tests_test_address_SOURCES = tests/test_address.c capture/vg_address.c capture/v
 check_PROGRAMS += tests/test_serverbook
 TESTS += tests/test_serverbook
 tests_test_serverbook_LDADD = $(VG_FP_LIBS)
-tests_test_serverbook_SOURCES = tests/test_serverbook.c capture/vg_serverbook.c capture/vg_serverbook.h
+tests_test_serverbook_SOURCES = tests/test_serverbook.c capture/vg_serverbook.c capture/vg_serverbook.h \
+	$(VG_TESTUTIL_SOURCES)

@@ -638,16 +638,21 @@ static int viewer_coder(vg_sender *s, vg_reader *r)
 	return VG_OK;
 }
 
+/* Believe only the most recent 80 % of what the viewer keeps: its
+ * eviction works by whole containers and may run a little ahead of ours. */
+static void set_capacity(vg_sender *s, uint64_t capacity)
+{
+	s->believe_bytes = capacity / 5 * 4;
+	vg_beliefs_set_budget(s->beliefs, s->believe_bytes);
+}
+
 /* Coding may start: the literal coder and the belief budget follow what
  * the viewer takes and keeps. */
 static void take_viewer(vg_sender *s, uint64_t capacity)
 {
 	s->viewer_hello = true;
 	vg_literal_set_indexed(s->lit, (s->viewer_flags & VG_VHELLO_INDEXED) != 0);
-	/* Believe only the most recent 80 %: the viewer's eviction works
-	 * by whole containers and may run a little ahead of ours. */
-	s->believe_bytes = capacity / 5 * 4;
-	vg_beliefs_set_budget(s->beliefs, s->believe_bytes);
+	set_capacity(s, capacity);
 }
 
 int vg_sender_assume_viewer(vg_sender *s, uint8_t flags, unsigned window_log, unsigned capacity_log)
@@ -689,8 +694,7 @@ static int confirm_viewer(vg_sender *s, vg_reader *r)
 		return VG_EPROTO;
 	s->viewer_flags = flags;
 	s->viewer_named = true;
-	s->believe_bytes = capacity / 5 * 4;
-	vg_beliefs_set_budget(s->beliefs, s->believe_bytes);
+	set_capacity(s, capacity);
 	return VG_OK;
 }
 

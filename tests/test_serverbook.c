@@ -5,13 +5,7 @@
 #include "capture/vg_serverbook.h"
 #include "common/vg_error.h"
 #include "fingerprint/vg_segcache.h"
-
-static void remove_tree(const char *dir)
-{
-	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-
-	g_assert_cmpint(system(cmd), ==, 0);
-}
+#include "tests/vg_testutil.h"
 
 /* Makes the namespace directory of the server with identity id. */
 static void make_namespace(const char *base, const uint8_t id[16])
@@ -61,7 +55,7 @@ static void test_note_and_know(void)
 	g_assert_cmpint(vg_serverbook_note(base, "", 5999, a), ==, VG_EINVAL);
 	/* A cache directory that cannot be made. */
 	g_assert_cmpint(vg_serverbook_note(book, "x", 1, a), ==, VG_EIO);
-	remove_tree(base);
+	vg_test_rm_rf(base);
 }
 
 static void test_bounded(void)
@@ -91,7 +85,7 @@ static void test_bounded(void)
 	g_assert_true(vg_serverbook_knows_host(base, "host10"));
 	g_assert_false(vg_serverbook_knows_host(base, "host11"));
 	g_key_file_free(kf);
-	remove_tree(base);
+	vg_test_rm_rf(base);
 }
 
 int main(int argc, char **argv)
