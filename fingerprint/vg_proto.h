@@ -8,6 +8,7 @@
 #ifndef VG_PROTO_H
 #define VG_PROTO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* "VARG" in ASCII. RFB has no private range; this value lies in the gap
@@ -49,12 +50,14 @@ enum {
 #define VG_HELLO_ZSTD 0x02      /* the server can code updates with zstd */
 #define VG_HELLO_AHEAD 0x04     /* the first UPDATE follows at once, coded for the
 				 * viewer's announced capabilities */
+#define VG_HELLO_RECENT 0x08    /* the server codes REPEAT offsets by recency for a
+				 * viewer that sets VG_VHELLO_REPEAT_RECENT */
 
 /* A viewer's capabilities, announced ahead of the HELLO as three
  * pseudo-encodings in SetEncodings after VG_ENCODING (any other server
  * ignores them), so the server can code the first update without waiting
  * a round trip for the VIEWER HELLO. The low byte carries the value:
- * the VIEWER HELLO flags it will send (bits 2-5 only), its zstd window
+ * the VIEWER HELLO flags it will send (bits 2-6 only), its zstd window
  * log (0: zlib only), and the floor of log2 of its cache capacity in
  * bytes (0: no cache). */
 #define VG_CAPS_FLAGS 0x56480000
@@ -62,7 +65,7 @@ enum {
 #define VG_CAPS_CAPACITY 0x56480200
 #define VG_CAPS_COUNT 3
 #define VG_CAPS_VHELLO_FLAGS (VG_VHELLO_APPROX | VG_VHELLO_MOVES | VG_VHELLO_INDEXED | \
-			      VG_VHELLO_REPEAT_WITHIN)
+			      VG_VHELLO_REPEAT_WITHIN | VG_VHELLO_REPEAT_RECENT)
 
 /* VIEWER HELLO flags. */
 #define VG_VHELLO_EPHEMERAL 0x01 /* the cache identity lives for this connection only */
@@ -71,6 +74,7 @@ enum {
 #define VG_VHELLO_MOVES 0x08    /* the viewer takes MOVE runs */
 #define VG_VHELLO_INDEXED 0x10  /* the viewer decodes INDEXED literal blocks */
 #define VG_VHELLO_REPEAT_WITHIN 0x20 /* REPEAT may name items of its own update */
+#define VG_VHELLO_REPEAT_RECENT 0x40 /* REPEAT offsets by recency (after VG_HELLO_RECENT) */
 
 /* A run's orientation byte beyond vg_orient's: a MOVE run, no segments; a
  * zigzag uleb dx and dy follow, and the viewer copies its own pixels at
@@ -96,9 +100,10 @@ enum {
  * offsets from the window's length on point into it. */
 #define VG_HISTORY_MAX 262144
 
-/* REPEAT offsets travel as the zigzag-coded difference from the end of
- * the update's previous REPEAT, so the usual "carry on where the last one
- * stopped" is 0 and a skipped segment is a small number. */
+/* Without recency (below), REPEAT offsets travel as the zigzag-coded
+ * difference from the end of the update's previous REPEAT, so the usual
+ * "carry on where the last one stopped" is 0 and a skipped segment is a
+ * small number. Runs' rectangles and moves are zigzag-coded too. */
 static inline uint64_t vg_zigzag_encode(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
@@ -107,6 +112,67 @@ static inline uint64_t vg_zigzag_encode(int64_t v)
 static inline int64_t vg_zigzag_decode(uint64_t u)
 {
 	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+/* REPEAT offsets by recency, between a server that offers it
+ * (VG_HELLO_RECENT) and a viewer that takes it (VG_VHELLO_REPEAT_RECENT).
+ * Values up to 2 * VG_RECENT_NEAR are the zigzag-coded difference from
+ * where the update's previous REPEAT ended, as without recency (0: carry
+ * on there); a larger value v names the item v - 2 * VG_RECENT_NEAR - 1
+ * places back from the newest, counting this update's items first (n_cur,
+ * 0 without REPEATs within an update), then the window's (n_win), then
+ * the history's (n_hist). What was shown lately is then a small number
+ * wherever the last REPEAT pointed: a terminal's common glyphs, a table's
+ * common cells. Positions are the ones REPEAT always names: the window,
+ * then the history, then this update. */
+#define VG_RECENT_NEAR 8
+
+static inline uint64_t vg_recent_encode(uint64_t at, uint64_t expect, uint64_t n_win,
+					uint64_t n_hist, uint64_t n_cur)
+{
+	uint64_t wh = n_win + n_hist, back;
+
+	if (at + VG_RECENT_NEAR >= expect && at <= expect + VG_RECENT_NEAR)
+		return vg_zigzag_encode((int64_t)at - (int64_t)expect);
+	if (at >= wh)
+		back = wh + n_cur - 1 - at;
+	else if (at < n_win)
+		back = n_cur + (n_win - 1 - at);
+	else
+		back = n_cur + n_win + (wh - 1 - at);
+	return back + 2 * VG_RECENT_NEAR + 1;
+}
+
+/* The position v names; false before the first item or past the oldest. */
+static inline bool vg_recent_decode(uint64_t v, uint64_t expect, uint64_t n_win,
+				    uint64_t n_hist, uint64_t n_cur, uint64_t *at)
+{
+	uint64_t wh = n_win + n_hist;
+	int64_t delta;
+
+	if (v <= 2 * VG_RECENT_NEAR) {
+		delta = vg_zigzag_decode(v);
+		if (delta < -(int64_t)expect)
+			return false;
+		*at = (uint64_t)((int64_t)expect + delta);
+		return true;
+	}
+	v -= 2 * VG_RECENT_NEAR + 1;
+	if (v < n_cur) {
+		*at = wh + n_cur - 1 - v;
+		return true;
+	}
+	v -= n_cur;
+	if (v < n_win) {
+		*at = n_win - 1 - v;
+		return true;
+	}
+	v -= n_win;
+	if (v < n_hist) {
+		*at = wh - 1 - v;
+		return true;
+	}
+	return false;
 }
 
 /* The optimistic fingerprint of a segment: the low bits of its content

@@ -45,6 +45,7 @@ struct vg_receiver {
 	bool delta_runs;      /* version 2: run rectangles relative to the last */
 	bool hello;
 	bool caps_sent;       /* capabilities were announced ahead of the HELLO */
+	bool recent;          /* REPEAT offsets count back from the newest item */
 	bool pong_pending;    /* a PONG arrived and was not taken yet */
 	uint32_t pong_token;
 	uint8_t server_id[16];
@@ -93,6 +94,7 @@ void vg_receiver_config_init(vg_receiver_config *cfg)
 	cfg->moves = true;
 	cfg->indexed = true;
 	cfg->repeat_within = true;
+	cfg->repeat_recent = true;
 }
 
 int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
@@ -315,7 +317,19 @@ static uint8_t own_flags(const vg_receiver *r)
 {
 	return (r->cfg.approx ? VG_VHELLO_APPROX : 0) | (r->cfg.moves ? VG_VHELLO_MOVES : 0) |
 	       (r->cfg.indexed ? VG_VHELLO_INDEXED : 0) |
-	       (r->cfg.repeat_within ? VG_VHELLO_REPEAT_WITHIN : 0);
+	       (r->cfg.repeat_within ? VG_VHELLO_REPEAT_WITHIN : 0) |
+	       (r->cfg.repeat_recent ? VG_VHELLO_REPEAT_RECENT : 0);
+}
+
+/* own_flags as the HELLO lets them be: recency only when offered, since
+ * an older server would not know the bit. */
+static uint8_t taken_flags(const vg_receiver *r)
+{
+	uint8_t flags = own_flags(r);
+
+	if (!r->recent)
+		flags &= (uint8_t)~VG_VHELLO_REPEAT_RECENT;
+	return flags;
 }
 
 void vg_receiver_capabilities(vg_receiver *r, int32_t caps[VG_CAPS_COUNT])
@@ -353,6 +367,7 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	if ((flags & VG_HELLO_AHEAD) && !r->caps_sent)
 		return fail(r, VG_EPROTO, "hello: coded ahead of capabilities never announced");
 	r->stats.coded_ahead = (flags & VG_HELLO_AHEAD) != 0;
+	r->recent = (flags & VG_HELLO_RECENT) && r->cfg.repeat_recent;
 	r->hello = true;
 	vg_history_clear(r->win);
 	vg_history_clear(r->hist);
@@ -385,7 +400,7 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	vg_writer_bytes(&body, r->cache_id, sizeof r->cache_id);
 	vg_writer_u64be(&body, r->capacity);
 	vg_writer_u8(&body, (r->ephemeral ? VG_VHELLO_EPHEMERAL : 0) | (zstd ? VG_VHELLO_ZSTD : 0) |
-				    own_flags(r));
+				    taken_flags(r));
 	vg_writer_u64be(&body, r->saved_digest);
 	if (zstd)
 		vg_writer_u8(&body, (uint8_t)r->cfg.zstd_window_log);
@@ -624,22 +639,29 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr,
 			uint8_t orient, int32_t *pos, int32_t end, uint64_t count, uint64_t left)
 {
-	uint64_t zz, m, w = vg_history_len(r->win), wh = w + vg_history_len(r->hist);
-	uint64_t n = wh + (r->cfg.repeat_within ? r->cur->len : 0);
+	uint64_t v, m, w = vg_history_len(r->win), h = vg_history_len(r->hist), wh = w + h;
+	uint64_t n_cur = r->cfg.repeat_within ? r->cur->len : 0, n = wh + n_cur, from;
 	int64_t delta;
 	size_t offset;
 	int err;
 
-	if ((err = vg_reader_uleb(rd, &zz)))
+	if ((err = vg_reader_uleb(rd, &v)))
 		return err;
-	delta = vg_zigzag_decode(zz);
 	if (count < 1 || count > left)
 		return VG_ECORRUPT;
-	/* Both bounds before adding, so nothing overflows. */
-	if (delta < -(int64_t)r->expect || delta > (int64_t)(n - r->expect) ||
-	    count > n - (uint64_t)((int64_t)r->expect + delta))
-		return VG_ERANGE;
-	offset = (size_t)((int64_t)r->expect + delta);
+	if (r->recent) {
+		if (!vg_recent_decode(v, r->expect, w, h, n_cur, &from) || from > n ||
+		    count > n - from)
+			return VG_ERANGE;
+		offset = (size_t)from;
+	} else {
+		delta = vg_zigzag_decode(v);
+		/* Both bounds before adding, so nothing overflows. */
+		if (delta < -(int64_t)r->expect || delta > (int64_t)(n - r->expect) ||
+		    count > n - (uint64_t)((int64_t)r->expect + delta))
+			return VG_ERANGE;
+		offset = (size_t)((int64_t)r->expect + delta);
+	}
 	for (m = 0; m < count; m++) {
 		size_t at = offset + m;
 		list_item it = at < w	 ? *vg_history_at(r->win, at)

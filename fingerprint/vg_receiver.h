@@ -43,6 +43,9 @@ typedef struct {
 	/* Take REPEATs of segments of the update they are part of (default
 	 * true; false speaks as viewers did before). */
 	bool repeat_within;
+	/* Take REPEAT offsets by recency from a server that offers them
+	 * (default true; false speaks as viewers did before). */
+	bool repeat_recent;
 } vg_receiver_config;
 
 void vg_receiver_config_init(vg_receiver_config *cfg);

@@ -146,7 +146,7 @@ void vg_sender_hello(vg_sender *s, vg_writer *out)
 	vg_writer_u8(out, (uint8_t)s->cfg.group_size);
 	vg_writer_u8(out, (s->cfg.no_persist ? VG_HELLO_NO_PERSIST : 0) |
 			  (s->cfg.zstd_level > 0 ? VG_HELLO_ZSTD : 0) |
-			  (s->ahead ? VG_HELLO_AHEAD : 0));
+			  (s->ahead ? VG_HELLO_AHEAD : 0) | VG_HELLO_RECENT);
 	/* The viewer starts with an empty window and history too. */
 	vg_history_clear(s->win);
 	vg_history_clear(s->hist);
@@ -259,10 +259,25 @@ static size_t match_len(vg_sender *s, size_t at, const vg_segdesc *segs, size_t 
 	return m;
 }
 
-/* Bytes of a REPEAT's offset field for offset at. */
+/* Whether REPEAT offsets count back from the newest item (the viewer took
+ * the HELLO's offer) instead of from where the previous REPEAT ended. */
+static bool repeats_recent(const vg_sender *s)
+{
+	return s->viewer_hello && (s->viewer_flags & VG_VHELLO_REPEAT_RECENT);
+}
+
+/* A REPEAT's offset field for offset at. */
+static uint64_t offset_code(const vg_sender *s, size_t at)
+{
+	if (!repeats_recent(s))
+		return vg_zigzag_encode((int64_t)at - (int64_t)s->expect);
+	return vg_recent_encode(at, s->expect, vg_history_len(s->win), vg_history_len(s->hist),
+				repeats_within(s) ? vg_history_len(s->cur_index) : 0);
+}
+
 static size_t offset_cost(const vg_sender *s, size_t at)
 {
-	return vg_writer_uleb_size(vg_zigzag_encode((int64_t)at - (int64_t)s->expect));
+	return vg_writer_uleb_size(offset_code(s, at));
 }
 
 /* The longest REPEAT for segs[0 .. max), segs[0] fingerprintable: carrying
@@ -356,7 +371,7 @@ static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg
 		count = find_repeat(s, segs, max, literal_only, &offset);
 		if (count > 0) {
 			vg_writer_uleb(w, (uint64_t)count * 4 + VG_OP_REPEAT);
-			vg_writer_uleb(w, vg_zigzag_encode((int64_t)offset - (int64_t)s->expect));
+			vg_writer_uleb(w, offset_code(s, offset));
 			s->expect = offset + count;
 			for (m = 0; m < count; m++)
 				from_cache(s, &segs[m], true);

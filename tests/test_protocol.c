@@ -17,9 +17,9 @@
 
 /* The coder the pairs of a test agree on: every test runs with both. */
 static vg_coder test_coder = VG_CODER_ZSTD;
-/* The viewer of the next pair does not take INDEXED literal blocks, or
- * REPEATs within an update. */
-static bool test_no_indexed, test_no_repeat_within;
+/* The viewer of the next pair does not take INDEXED literal blocks,
+ * REPEATs within an update, or REPEAT offsets by recency. */
+static bool test_no_indexed, test_no_repeat_within, test_no_repeat_recent;
 
 typedef struct {
 	vg_sender *s;
@@ -45,6 +45,7 @@ static void pair_init_group(pair *p, int w, int h, unsigned fp_bits, unsigned gr
 		rcfg.zstd_window_log = 0;
 	rcfg.indexed = !test_no_indexed;
 	rcfg.repeat_within = !test_no_repeat_within;
+	rcfg.repeat_recent = !test_no_repeat_recent;
 	g_assert_cmpint(vg_sender_new(&cfg, &p->s), ==, 0);
 	g_assert_cmpint(vg_receiver_new(&rcfg, &p->r), ==, 0);
 	vg_writer_init(&p->wire);
@@ -676,7 +677,7 @@ static void make_document(GRand *rng, guint32 *heights, guint32 *patterns, size_
 /* Heavy repetition: most fingerprinted segments travel inside REPEATs,
  * and the viewer ends every update with the server's pixels, without a
  * repair. */
-static void test_repeat_round_trip(void)
+static void repeat_round_trip(bool recent)
 {
 	GRand *rng = g_rand_new_with_seed(31);
 	guint32 heights[97], patterns[97];
@@ -687,7 +688,7 @@ static void test_repeat_round_trip(void)
 	int update;
 
 	make_document(rng, heights, patterns, G_N_ELEMENTS(heights));
-	pair_init(&p, 96, 200);
+	pair_init_without(&p, 96, 200, recent ? NULL : &test_no_repeat_recent);
 	for (update = 0; update < 120; update++) {
 		size_t n = scroll_update(&p, heights, patterns, G_N_ELEMENTS(heights), update, segs);
 
@@ -723,6 +724,178 @@ static void test_repeat_round_trip(void)
 	}
 	pair_clear(&p);
 	g_rand_free(rng);
+}
+
+/* With REPEAT offsets by recency and without (an older viewer). */
+static void test_repeat_round_trip(void)
+{
+	repeat_round_trip(true);
+	repeat_round_trip(false);
+}
+
+/* Every position of the window, the history and the update so far codes
+ * to a value that decodes to it, whatever the previous REPEAT's end; the
+ * newest item is the first value past the near ones; values past the
+ * oldest item, or before the first, decode to nothing. */
+static void test_recent_codes(void)
+{
+	uint64_t n_win, n_hist, n_cur, expect, at, v, back = 0;
+
+	for (n_win = 0; n_win <= 20; n_win += 5)
+		for (n_hist = 0; n_hist <= 12; n_hist += 4)
+			for (n_cur = 0; n_cur <= 19; n_cur += 19) {
+				uint64_t n = n_win + n_hist + n_cur;
+
+				for (expect = 0; expect <= n; expect++) {
+					for (at = 0; at < n; at++) {
+						v = vg_recent_encode(at, expect, n_win, n_hist, n_cur);
+						g_assert_true(vg_recent_decode(v, expect, n_win, n_hist,
+									       n_cur, &back));
+						g_assert_cmpuint(back, ==, at);
+					}
+					g_assert_false(vg_recent_decode(2 * VG_RECENT_NEAR + 1 + n,
+									expect, n_win, n_hist,
+									n_cur, &back));
+					g_assert_false(vg_recent_decode(UINT64_MAX, expect, n_win,
+									n_hist, n_cur, &back));
+					if (expect < VG_RECENT_NEAR)
+						g_assert_false(vg_recent_decode(
+							vg_zigzag_encode(-(int64_t)expect - 1), expect,
+							n_win, n_hist, n_cur, &back));
+				}
+				/* Far from the last REPEAT, the newest item is 17 and the
+				 * window's newest follows the update's. */
+				if (n_cur && n_win)
+					g_assert_cmpuint(vg_recent_encode(n_win + n_hist + n_cur - 1, 0, n_win,
+									  n_hist, n_cur),
+							 ==, 2 * VG_RECENT_NEAR + 1);
+				if (n_win > VG_RECENT_NEAR + 1)
+					g_assert_cmpuint(vg_recent_encode(n_win - 1, 0, n_win, n_hist, n_cur),
+							 ==, 2 * VG_RECENT_NEAR + 1 + n_cur);
+			}
+}
+
+/* A REPEAT by recency from a server that offered it: value 17 names the
+ * newest item (the first update's bottom segment, or, within the update,
+ * the REPEAT just drawn), so both halves end with the bottom's colour.
+ * A viewer that did not take recency reads 17 as 9 before the window's
+ * start: out of range. So does a viewer whose server did not offer it. */
+static void test_repeat_recent(void)
+{
+	static const guint8 first[] = { 1, 0, 0, 8, 8, 0, 2, 16, 16 };
+	static const guint8 first_pix[] = { 2, 0, 1, 2, 3, 2, 0, 4, 5, 6 };
+	static const guint8 newest_twice[] = { 1, 0, 0, 8, 8, 0, 2, 7, 17, 7, 17 };
+	vg_pixbuf *want = vg_pixbuf_new(8, 8);
+	int mode;
+
+	/* 0: recency; 1: a viewer without it; 2: a server that did not offer it. */
+	for (mode = 0; mode < 3; mode++) {
+		vg_zout *zs, *zpix;
+		vg_writer msg;
+		pair p;
+		int err;
+
+		pair_init_without(&p, 8, 8, mode == 1 ? &test_no_repeat_recent : NULL);
+		if (mode == 2) {
+			vg_receiver_config rcfg;
+			vg_writer hello;
+
+			/* A new viewer and the HELLO of an older server. */
+			vg_receiver_free(p.r);
+			vg_receiver_config_init(&rcfg);
+			rcfg.memory_budget = 16u << 20;
+			if (test_coder == VG_CODER_ZLIB)
+				rcfg.zstd_window_log = 0;
+			g_assert_cmpint(vg_receiver_new(&rcfg, &p.r), ==, 0);
+			vg_writer_init(&hello);
+			vg_sender_hello(p.s, &hello);
+			g_assert_true(hello.data[20] & VG_HELLO_RECENT);
+			hello.data[20] &= (guint8)~VG_HELLO_RECENT;
+			g_assert_cmpint(vg_receiver_handle(p.r, hello.data, hello.len, p.viewer_fb,
+							   &p.reply), ==, 0);
+			vg_writer_clear(&hello);
+		}
+		zouts(&zs, &zpix);
+		vg_writer_init(&msg);
+		deflate_msg(zs, zpix, 0, first, sizeof first, first_pix, sizeof first_pix, &msg);
+		g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply), ==, 0);
+		vg_pixbuf_copy_rect(want, p.viewer_fb, vg_rect_make(0, 4, 8, 4));
+		vg_pixbuf_fill(want, vg_rect_make(0, 0, 8, 4), vg_pixbuf_row(want, 4)[0]);
+		deflate_msg(zs, zpix, 0, newest_twice, sizeof newest_twice, NULL, 0, &msg);
+		err = vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply);
+		g_test_message("mode %d: %s", mode, vg_receiver_error_text(p.r));
+		if (mode == 0) {
+			g_assert_cmpint(err, ==, 0);
+			g_assert_true(vg_pixbuf_equal(p.viewer_fb, want));
+		} else {
+			g_assert_cmpint(err, ==, VG_ERANGE);
+		}
+		vg_zout_free(zs);
+		vg_zout_free(zpix);
+		vg_writer_clear(&msg);
+		pair_clear(&p);
+	}
+	vg_pixbuf_free(want);
+}
+
+/* The VIEWER HELLO takes recency when the HELLO offers it and the viewer
+ * speaks it, and then the sender codes by it: a document scrolled over
+ * many updates ends exact either way, REPEATs reaching back as far. */
+static void test_repeat_recent_negotiation(void)
+{
+	int recent;
+
+	for (recent = 1; recent >= 0; recent--) {
+		GRand *rng = g_rand_new_with_seed(5);
+		guint32 heights[61], patterns[61];
+		vg_segdesc segs[2048];
+		vg_sender_stats ss;
+		vg_writer hello;
+		vg_receiver_config rcfg;
+		pair p;
+		int update;
+
+		make_document(rng, heights, patterns, G_N_ELEMENTS(heights));
+		pair_init_without(&p, 64, 128, recent ? NULL : &test_no_repeat_recent);
+		/* pair_init swallowed the VIEWER HELLO: another sender says
+		 * HELLO to a viewer set alike, to read its flags. */
+		vg_receiver_config_init(&rcfg);
+		rcfg.repeat_recent = recent;
+		{
+			vg_sender_config cfg;
+			vg_sender *s;
+			vg_receiver *r;
+			vg_pixbuf *fb = vg_pixbuf_new(64, 128);
+			vg_writer reply;
+
+			vg_sender_config_init(&cfg);
+			g_assert_cmpint(vg_sender_new(&cfg, &s), ==, 0);
+			g_assert_cmpint(vg_receiver_new(&rcfg, &r), ==, 0);
+			vg_writer_init(&hello);
+			vg_writer_init(&reply);
+			vg_sender_hello(s, &hello);
+			g_assert_cmpint(vg_receiver_handle(r, hello.data, hello.len, fb, &reply), ==, 0);
+			/* type, u16 length, kind, version, identity (16), capacity (8): flags. */
+			g_assert_cmpuint(reply.len, >, 3 + 2 + 16 + 8);
+			g_assert_cmpuint(!!(reply.data[3 + 2 + 16 + 8] & VG_VHELLO_REPEAT_RECENT), ==,
+					 recent);
+			vg_writer_clear(&reply);
+			vg_writer_clear(&hello);
+			vg_pixbuf_free(fb);
+			vg_receiver_free(r);
+			vg_sender_free(s);
+		}
+		for (update = 0; update < 60; update++) {
+			size_t n = scroll_update(&p, heights, patterns, G_N_ELEMENTS(heights), update, segs);
+
+			g_assert_cmpint(exchange(&p, segs, n), ==, 0);
+			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+		}
+		vg_sender_get_stats(p.s, &ss);
+		g_assert_cmpuint(ss.repeats, >, 0);
+		pair_clear(&p);
+		g_rand_free(rng);
+	}
 }
 
 /* Repeats with 8- to 16-bit fingerprints against a viewer cache seeded
@@ -849,7 +1022,7 @@ static void test_repeat_malformed(void)
 {
 	static const guint8 first[] = { 1, 0, 0, 8, 8, 0, 2, 16, 16 };
 	static const guint8 first_pix[] = { 2, 0, 1, 2, 3, 2, 0, 4, 5, 6 };
-	static const struct {
+	static const struct repeat_case {
 		const char *name;
 		guint8 bytes[24];
 		size_t n;
@@ -877,24 +1050,30 @@ static void test_repeat_malformed(void)
 	};
 	size_t i;
 
-	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+	/* The same answers with and without offsets by recency: these
+	 * offsets are all near the previous REPEAT's end, or far out. */
+	for (i = 0; i < 2 * G_N_ELEMENTS(cases); i++) {
 		vg_zout *zs, *zpix;
 		vg_pixbuf *first_fb = vg_pixbuf_new(8, 8);
 		vg_writer msg;
 		pair p;
 		int err;
 
-		pair_init_group(&p, 8, 8, VG_FP_BITS_DEFAULT, cases[i].group);
+		const struct repeat_case *c = &cases[i % G_N_ELEMENTS(cases)];
+
+		test_no_repeat_recent = i >= G_N_ELEMENTS(cases);
+		pair_init_group(&p, 8, 8, VG_FP_BITS_DEFAULT, c->group);
 		zouts(&zs, &zpix);
 		vg_writer_init(&msg);
 		deflate_msg(zs, zpix, 0, first, sizeof first, first_pix, sizeof first_pix, &msg);
 		g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply), ==, 0);
 		vg_pixbuf_copy_rect(first_fb, p.viewer_fb, vg_pixbuf_rect(first_fb));
-		deflate_msg(zs, zpix, cases[i].expect ? 1 : 0, cases[i].bytes, cases[i].n, NULL, 0,
+		deflate_msg(zs, zpix, c->expect ? 1 : 0, c->bytes, c->n, NULL, 0,
 			    &msg);
 		err = vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply);
-		g_test_message("%s: %s", cases[i].name, vg_receiver_error_text(p.r));
-		g_assert_cmpint(err, ==, cases[i].expect);
+		g_test_message("%s%s: %s", c->name, test_no_repeat_recent ? "" : " (recency)",
+			       vg_receiver_error_text(p.r));
+		g_assert_cmpint(err, ==, c->expect);
 		if (err) {
 			g_assert_nonnull(strstr(vg_receiver_error_text(p.r), "update: "));
 		} else {
@@ -912,6 +1091,7 @@ static void test_repeat_malformed(void)
 		vg_pixbuf_free(first_fb);
 		pair_clear(&p);
 	}
+	test_no_repeat_recent = false;
 }
 
 /* REPEATs of segments of their own update: a LITERAL named again in the
@@ -1294,7 +1474,7 @@ static void test_coded_ahead_refusals(void)
 	}
 	g_assert_cmpint(vg_sender_assume_viewer(p.s, VG_VHELLO_EPHEMERAL, 24, 20), ==, VG_EPROTO);
 	g_assert_cmpint(vg_sender_assume_viewer(p.s, VG_VHELLO_ZSTD, 24, 20), ==, VG_EPROTO);
-	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0x40, 24, 20), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0x80, 24, 20), ==, VG_EPROTO);
 	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 19, 20), ==, VG_EPROTO);
 	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 28, 20), ==, VG_EPROTO);
 	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 24, 64), ==, VG_EPROTO);
@@ -1778,6 +1958,9 @@ int main(int argc, char **argv)
 	add_one("malformed", VG_CODER_ZLIB, test_malformed);
 	add_one("repeat-malformed", VG_CODER_ZLIB, test_repeat_malformed);
 	add_one("repeat-within", VG_CODER_ZLIB, test_repeat_within);
+	add_one("recent-codes", VG_CODER_ZLIB, test_recent_codes);
+	add_one("repeat-recent", VG_CODER_ZLIB, test_repeat_recent);
+	add_both("repeat-recent-negotiation", test_repeat_recent_negotiation);
 	add_both("repeat-within-sender", test_repeat_within_sender);
 	add_one("run-deltas", VG_CODER_ZSTD, test_run_deltas);
 	g_test_add_func("/protocol/coder-negotiation", test_coder_negotiation);

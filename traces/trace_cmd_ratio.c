@@ -517,7 +517,7 @@ int vg__trace_ratio(int argc, char **argv)
 	int zstd = VG_SENDER_ZSTD_LEVEL, zwin = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	gint64 cache_size = -1;
 	gboolean trace_damage = FALSE, no_motion = FALSE, no_moves = FALSE, no_indexed = FALSE,
-		 no_repeat_within = FALSE, no_stock = FALSE, no_variants = FALSE, quiet = FALSE;
+		 no_repeat_within = FALSE, no_repeat_recent = FALSE, no_stock = FALSE, no_variants = FALSE, quiet = FALSE;
 	g_autofree char *json = NULL, *plot = NULL, *segmenter = NULL, *sweep = NULL;
 	GOptionEntry entries[] = {
 		{ "segmenter", 's', 0, G_OPTION_ARG_STRING, &segmenter,
@@ -535,6 +535,8 @@ int vg__trace_ratio(int argc, char **argv)
 		  "No literal blocks of the colour table kept for the connection (as older viewers)", NULL },
 		{ "no-repeat-within", 0, 0, G_OPTION_ARG_NONE, &no_repeat_within,
 		  "No REPEATs of segments of their own update (as older viewers)", NULL },
+		{ "no-repeat-recent", 0, 0, G_OPTION_ARG_NONE, &no_repeat_recent,
+		  "REPEAT offsets from the previous REPEAT, not by recency (as older viewers)", NULL },
 		{ "zlib-level", 'z', 0, G_OPTION_ARG_INT, &zl,
 		  "Deflate level of the Varg sender and of the Zlib encoding (6)", "0-9" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &zstd,
@@ -616,6 +618,7 @@ int vg__trace_ratio(int argc, char **argv)
 	o.no_moves = no_moves;
 	o.no_indexed = no_indexed;
 	o.no_repeat_within = no_repeat_within;
+	o.no_repeat_recent = no_repeat_recent;
 	o.trace_damage = trace_damage;
 	o.stock = !no_stock;
 	o.variants = !no_variants;

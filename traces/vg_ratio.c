@@ -141,6 +141,7 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	rcfg.moves = v->motion && !o->no_moves;
 	rcfg.indexed = !o->no_indexed;
 	rcfg.repeat_within = !o->no_repeat_within;
+	rcfg.repeat_recent = !o->no_repeat_recent;
 	v->repair = vg_region_new();
 	if ((err = vg_segmenter_new(params, &v->seg)) ||
 	    (v->motion && (err = vg_motion_new(w, h, 0, 0, &v->motion_est))) ||

@@ -1,6 +1,7 @@
 /* libFuzzer target for the viewer's Varg parser. The first byte's top
- * bit picks the coder the hellos agree on (set: zstd, clear: zlib), its
- * other bits the mode: 0 feeds the input as a raw message body (after a valid hello);
+ * bit picks the coder the hellos agree on (set: zstd, clear: zlib), the
+ * next whether the HELLO offers REPEAT offsets by recency (set: yes, as
+ * new servers do), the other six the mode: 0 feeds the input as a raw message body (after a valid hello);
  * 2 feeds a sequence of updates, so that REPEATs find earlier segments to
  * point at: each is a byte of digest count (0..3), a big-endian u16
  * structure length and u16 pixel length, then the digests (20 bytes
@@ -65,9 +66,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || vg_receiver_new(&cfg, &r))
 		return 0;
 	coder = data[0] & 0x80 ? VG_CODER_ZSTD : VG_CODER_ZLIB;
-	mode = data[0] & 0x7f;
+	mode = data[0] & 0x3f;
 	if (coder == VG_CODER_ZSTD)
 		hello[20] = VG_HELLO_ZSTD;
+	if (data[0] & 0x40)
+		hello[20] |= VG_HELLO_RECENT;
 	if (vg_zout_new(coder, 1, VG_ZSTD_WINDOW_LOG_MIN, &zs) ||
 	    vg_zout_new(coder, 1, VG_ZSTD_WINDOW_LOG_MIN, &zpix))
 		goto out_streams;
