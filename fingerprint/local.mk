@@ -4,6 +4,8 @@ noinst_LIBRARIES += fingerprint/libvgfp.a
 fingerprint_libvgfp_a_SOURCES = \
 	fingerprint/vg_proto.h \
 	fingerprint/vg_literal.c fingerprint/vg_literal.h \
+	fingerprint/vg_pixmodel.c fingerprint/vg_pixmodel.h \
+	fingerprint/vg_rangecoder.c fingerprint/vg_rangecoder.h \
 	fingerprint/vg_approx.c fingerprint/vg_approx.h \
 	fingerprint/vg_receiver.c fingerprint/vg_receiver.h \
 	fingerprint/vg_sender.c fingerprint/vg_sender.h \
@@ -20,11 +22,12 @@ fingerprint_libvgfp_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(CRYP
 
 VG_FP_LIBS = fingerprint/libvgfp.a $(VG_COMMON_LIBS) $(CRYPTO_LIBS) $(ZSTD_LIBS)
 
-check_PROGRAMS += tests/test_protocol tests/test_literal tests/test_approx
-TESTS += tests/test_protocol tests/test_literal tests/test_approx
+check_PROGRAMS += tests/test_protocol tests/test_literal tests/test_approx tests/test_pixmodel
+TESTS += tests/test_protocol tests/test_literal tests/test_approx tests/test_pixmodel
 tests_test_protocol_LDADD = segment2d/libvgseg.a $(VG_FP_LIBS)
 tests_test_literal_LDADD = $(VG_FP_LIBS)
 tests_test_approx_LDADD = $(VG_FP_LIBS)
+tests_test_pixmodel_LDADD = $(VG_FP_LIBS)
 
 VG_FUZZERS += tests/fuzz/fuzz_receiver
 tests_fuzz_fuzz_receiver_SOURCES = tests/fuzz/fuzz_receiver.c

@@ -52,12 +52,14 @@ enum {
 				 * viewer's announced capabilities */
 #define VG_HELLO_RECENT 0x08    /* the server codes REPEAT offsets by recency for a
 				 * viewer that sets VG_VHELLO_REPEAT_RECENT */
+#define VG_HELLO_PIXMODEL 0x10  /* the server can code pixels by the pixel model for a
+				 * viewer that sets VG_VHELLO_PIXMODEL */
 
 /* A viewer's capabilities, announced ahead of the HELLO as three
  * pseudo-encodings in SetEncodings after VG_ENCODING (any other server
  * ignores them), so the server can code the first update without waiting
  * a round trip for the VIEWER HELLO. The low byte carries the value:
- * the VIEWER HELLO flags it will send (bits 2-6 only), its zstd window
+ * the VIEWER HELLO flags it will send (bits 2-7 only), its zstd window
  * log (0: zlib only), and the floor of log2 of its cache capacity in
  * bytes (0: no cache). */
 #define VG_CAPS_FLAGS 0x56480000
@@ -65,7 +67,7 @@ enum {
 #define VG_CAPS_CAPACITY 0x56480200
 #define VG_CAPS_COUNT 3
 #define VG_CAPS_VHELLO_FLAGS (VG_VHELLO_APPROX | VG_VHELLO_MOVES | VG_VHELLO_INDEXED | \
-			      VG_VHELLO_REPEAT_WITHIN | VG_VHELLO_REPEAT_RECENT)
+			      VG_VHELLO_REPEAT_WITHIN | VG_VHELLO_REPEAT_RECENT | VG_VHELLO_PIXMODEL)
 
 /* VIEWER HELLO flags. */
 #define VG_VHELLO_EPHEMERAL 0x01 /* the cache identity lives for this connection only */
@@ -75,6 +77,7 @@ enum {
 #define VG_VHELLO_INDEXED 0x10  /* the viewer decodes INDEXED literal blocks */
 #define VG_VHELLO_REPEAT_WITHIN 0x20 /* REPEAT may name items of its own update */
 #define VG_VHELLO_REPEAT_RECENT 0x40 /* REPEAT offsets by recency (after VG_HELLO_RECENT) */
+#define VG_VHELLO_PIXMODEL 0x80 /* pixels by the pixel model (after VG_HELLO_PIXMODEL) */
 
 /* A run's orientation byte beyond vg_orient's: a MOVE run, no segments; a
  * zigzag uleb dx and dy follow, and the viewer copies its own pixels at

@@ -14,6 +14,7 @@
 #include "fingerprint/vg_approx.h"
 #include "fingerprint/vg_cacheid.h"
 #include "fingerprint/vg_literal.h"
+#include "fingerprint/vg_pixmodel.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_receiver.h"
 #include "fingerprint/vg_history.h"
@@ -46,6 +47,8 @@ struct vg_receiver {
 	bool hello;
 	bool caps_sent;       /* capabilities were announced ahead of the HELLO */
 	bool recent;          /* REPEAT offsets count back from the newest item */
+	vg_pixmodel *pm;      /* the pixel model, when the server offered it */
+	bool by_model;        /* this update's pixel chunk is the model's */
 	bool pong_pending;    /* a PONG arrived and was not taken yet */
 	uint32_t pong_token;
 	uint8_t server_id[16];
@@ -95,6 +98,7 @@ void vg_receiver_config_init(vg_receiver_config *cfg)
 	cfg->indexed = true;
 	cfg->repeat_within = true;
 	cfg->repeat_recent = true;
+	cfg->pixmodel = true;
 }
 
 int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
@@ -155,6 +159,7 @@ void vg_receiver_free(vg_receiver *r)
 		g_array_free(r->cur_hist, TRUE);
 	vg_zin_free(r->zs);
 	vg_zin_free(r->zpix);
+	vg_pixmodel_free(r->pm);
 	vg_segcache_close(r->cache);
 	vg_sha1_free(r->sha1);
 	if (r->group)
@@ -318,17 +323,20 @@ static uint8_t own_flags(const vg_receiver *r)
 	return (r->cfg.approx ? VG_VHELLO_APPROX : 0) | (r->cfg.moves ? VG_VHELLO_MOVES : 0) |
 	       (r->cfg.indexed ? VG_VHELLO_INDEXED : 0) |
 	       (r->cfg.repeat_within ? VG_VHELLO_REPEAT_WITHIN : 0) |
-	       (r->cfg.repeat_recent ? VG_VHELLO_REPEAT_RECENT : 0);
+	       (r->cfg.repeat_recent ? VG_VHELLO_REPEAT_RECENT : 0) |
+	       (r->cfg.pixmodel ? VG_VHELLO_PIXMODEL : 0);
 }
 
-/* own_flags as the HELLO lets them be: recency only when offered, since
- * an older server would not know the bit. */
+/* own_flags as the HELLO lets them be: recency and the pixel model only
+ * when offered, since an older server would not know the bits. */
 static uint8_t taken_flags(const vg_receiver *r)
 {
 	uint8_t flags = own_flags(r);
 
 	if (!r->recent)
 		flags &= (uint8_t)~VG_VHELLO_REPEAT_RECENT;
+	if (!r->pm)
+		flags &= (uint8_t)~VG_VHELLO_PIXMODEL;
 	return flags;
 }
 
@@ -368,6 +376,8 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 		return fail(r, VG_EPROTO, "hello: coded ahead of capabilities never announced");
 	r->stats.coded_ahead = (flags & VG_HELLO_AHEAD) != 0;
 	r->recent = (flags & VG_HELLO_RECENT) && r->cfg.repeat_recent;
+	if ((flags & VG_HELLO_PIXMODEL) && r->cfg.pixmodel && vg_pixmodel_new(&r->pm))
+		return fail(r, VG_ENOSPC, "hello: cannot start the pixel model");
 	r->hello = true;
 	vg_history_clear(r->win);
 	vg_history_clear(r->hist);
@@ -611,7 +621,11 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 
 	switch (op) {
 	case VG_OP_LITERAL:
-		if ((err = vg_literal_decode(&in->pix, fb, s, r->cfg.indexed ? &r->table : NULL)))
+		if (r->by_model)
+			err = vg_pixmodel_decode_rect(r->pm, fb, s);
+		else
+			err = vg_literal_decode(&in->pix, fb, s, r->cfg.indexed ? &r->table : NULL);
+		if (err)
 			return err;
 		keyed = remember(r, fb, s, orient, &key, &hash);
 		add_item(r, key, hash, len, keyed);
@@ -930,6 +944,8 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 		return fail(r, VG_ECORRUPT, "update: group without its check");
 	if (vg_reader_remaining(&in->pix) || vg_reader_remaining(&in->checks))
 		return fail(r, VG_ECORRUPT, "update: pixels or digests left over");
+	if (r->by_model && vg_pixmodel_decode_end(r->pm))
+		return fail(r, VG_ECORRUPT, "update: pixel model chunk ends early");
 	/* Later updates may repeat this one's segments: the window keeps
 	 * the newest VG_REPEAT_WINDOW. */
 	vg_history_append(r->win, (const list_item *)(const void *)r->cur->data, r->cur->len);
@@ -984,7 +1000,8 @@ static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf
 	vg_reader rd;
 	parts in;
 	uint64_t n_checks, s_len;
-	const uint8_t *digests, *chunk;
+	const uint8_t *digests, *chunk, *pixels;
+	size_t n_pixels;
 	uint8_t kind;
 	size_t n, n_pix, cap;
 	int err;
@@ -1011,11 +1028,18 @@ static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf
 		    vg_reader_uleb(&rd, &s_len) || s_len > vg_reader_remaining(&rd) ||
 		    vg_reader_ptr(&rd, (size_t)s_len, &chunk))
 			return fail(r, VG_ETRUNC, "update: digests or structure length");
+		/* With the pixel model, the pixel chunk is its own. */
+		pixels = body + rd.pos;
+		n_pixels = vg_reader_remaining(&rd);
+		r->by_model = r->pm && n_pixels;
+		n_pix = 0;
 		if ((err = inflate_chunk(r, r->zs, chunk, (size_t)s_len, &r->plain, &r->plain_cap,
 					 cap, &n)) ||
-		    (err = inflate_chunk(r, r->zpix, body + rd.pos, vg_reader_remaining(&rd),
-					 &r->pix, &r->pix_cap, cap, &n_pix)))
+		    (!r->by_model && (err = inflate_chunk(r, r->zpix, pixels, n_pixels, &r->pix,
+							   &r->pix_cap, cap, &n_pix))))
 			return err;
+		if (r->by_model)
+			vg_pixmodel_decode_begin(r->pm, pixels, n_pixels);
 		r->stats.inflated_bytes += n + n_pix;
 		vg_reader_init(&in.s, r->plain, n);
 		vg_reader_init(&in.pix, r->pix, n_pix);

@@ -46,6 +46,9 @@ typedef struct {
 	/* Take REPEAT offsets by recency from a server that offers them
 	 * (default true; false speaks as viewers did before). */
 	bool repeat_recent;
+	/* Take pixels by the pixel model from a server that offers it
+	 * (default true; false speaks as viewers did before). */
+	bool pixmodel;
 } vg_receiver_config;
 
 void vg_receiver_config_init(vg_receiver_config *cfg);

@@ -8,6 +8,7 @@
 #include "fingerprint/vg_beliefs.h"
 #include "fingerprint/vg_history.h"
 #include "fingerprint/vg_literal.h"
+#include "fingerprint/vg_pixmodel.h"
 #include "fingerprint/vg_proto.h"
 #include "fingerprint/vg_sender.h"
 #include "fingerprint/vg_sha1.h"
@@ -55,6 +56,7 @@ struct vg_sender {
 	vg_approx *approx;        /* shrinks APPROX rectangles */
 	vg_literal *approx_lit;   /* codes them: a message apart, never from the table */
 	vg_literal *trial;        /* codes estimates (its counts are not the updates') */
+	vg_pixmodel *pm;          /* to a viewer that takes it: the pixel model */
 	vg_sender_stats stats;
 };
 
@@ -66,6 +68,7 @@ void vg_sender_config_init(vg_sender_config *cfg)
 	cfg->zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	cfg->fp_bits = VG_FP_BITS_DEFAULT;
 	cfg->group_size = VG_GROUP_DEFAULT;
+	cfg->pixmodel = true;
 }
 
 int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
@@ -132,6 +135,7 @@ void vg_sender_free(vg_sender *s)
 	vg_approx_free(s->approx);
 	vg_literal_free(s->approx_lit);
 	vg_literal_free(s->trial);
+	vg_pixmodel_free(s->pm);
 	g_free(s);
 }
 
@@ -146,7 +150,8 @@ void vg_sender_hello(vg_sender *s, vg_writer *out)
 	vg_writer_u8(out, (uint8_t)s->cfg.group_size);
 	vg_writer_u8(out, (s->cfg.no_persist ? VG_HELLO_NO_PERSIST : 0) |
 			  (s->cfg.zstd_level > 0 ? VG_HELLO_ZSTD : 0) |
-			  (s->ahead ? VG_HELLO_AHEAD : 0) | VG_HELLO_RECENT);
+			  (s->ahead ? VG_HELLO_AHEAD : 0) | VG_HELLO_RECENT |
+			  (s->cfg.pixmodel ? VG_HELLO_PIXMODEL : 0));
 	/* The viewer starts with an empty window and history too. */
 	vg_history_clear(s->win);
 	vg_history_clear(s->hist);
@@ -399,6 +404,29 @@ static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg
 	return VG_OK;
 }
 
+/* Codes the update's literal segments into s->pix: by the pixel model
+ * to a viewer that takes it (its chunk travels as it is), else by the
+ * literal methods (for the pixel stream). */
+static int code_literals(vg_sender *s, const vg_pixbuf *frame)
+{
+	const vg_rect *rects = (const vg_rect *)(void *)s->lit_rects->data;
+	uint64_t t0 = vg_time_ns();
+	int err;
+
+	if (!s->pm) {
+		err = vg_literal_encode_list(s->lit, frame, rects, s->lit_rects->len, &s->pix);
+		s->stats.literal_coded_bytes += s->pix.len;
+		return err;
+	}
+	if (s->lit_rects->len == 0)
+		return VG_OK;
+	err = vg_pixmodel_encode(s->pm, frame, rects, s->lit_rects->len, &s->pix);
+	s->stats.literal_coded_bytes += s->pix.len;
+	s->stats.model_ns += vg_time_ns() - t0;
+	s->stats.model_updates++;
+	return err;
+}
+
 /* A run's rectangle: four numbers, or in version 2 four differences from
  * the previous run's (x from its right edge), which are 0 or small when
  * the runs are the columns of one changed area. */
@@ -491,13 +519,10 @@ int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *
 	/* Groups never span updates: an idle screen leaves nothing unchecked. */
 	if ((err = close_group(s, w, &in_group)))
 		return err;
-	/* The literal segments are coded together, so that one choice of
-	 * method holds for the whole update. */
-	if ((err = vg_literal_encode_list(s->lit, frame,
-					  (const vg_rect *)(void *)s->lit_rects->data,
-					  s->lit_rects->len, &s->pix)))
+	/* The literal segments are coded together: by the pixel model, or so
+	 * that one choice of literal method holds for the whole update. */
+	if ((err = code_literals(s, frame)))
 		return err;
-	s->stats.literal_coded_bytes += s->pix.len;
 
 	/* kind, the digests, the structure chunk with its length, then the
 	 * pixel chunk (none when nothing travels as pixels). */
@@ -509,7 +534,10 @@ int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *
 		goto out;
 	vg_writer_uleb(out, s->body.len);
 	vg_writer_bytes(out, s->body.data, s->body.len);
-	if (s->pix.len) {
+	if (s->pix.len && s->pm) {
+		vg_writer_bytes(out, s->pix.data, s->pix.len);
+		s->stats.literal_wire_bytes += s->pix.len;
+	} else if (s->pix.len) {
 		size_t before = out->len;
 
 		err = vg_zout_put(s->zpix, s->pix.data, s->pix.len, out);
@@ -661,13 +689,23 @@ static void set_capacity(vg_sender *s, uint64_t capacity)
 	vg_beliefs_set_budget(s->beliefs, s->believe_bytes);
 }
 
-/* Coding may start: the literal coder and the belief budget follow what
- * the viewer takes and keeps. */
-static void take_viewer(vg_sender *s, uint64_t capacity)
+/* Coding may start: the literal coders and the belief budget follow what
+ * the viewer takes and keeps. With the pixel model, the literal methods
+ * keep no colour table: an update that goes by the model leaves them as
+ * they were at both ends. */
+static int take_viewer(vg_sender *s, uint64_t capacity)
 {
+	bool model = (s->viewer_flags & VG_VHELLO_PIXMODEL) != 0;
+	int err;
+
+	if (model && !s->cfg.pixmodel)
+		return VG_EPROTO;
+	if (model && !s->pm && (err = vg_pixmodel_new(&s->pm)))
+		return err;
 	s->viewer_hello = true;
-	vg_literal_set_indexed(s->lit, (s->viewer_flags & VG_VHELLO_INDEXED) != 0);
+	vg_literal_set_indexed(s->lit, !model && (s->viewer_flags & VG_VHELLO_INDEXED));
 	set_capacity(s, capacity);
+	return VG_OK;
 }
 
 int vg_sender_assume_viewer(vg_sender *s, uint8_t flags, unsigned window_log, unsigned capacity_log)
@@ -681,11 +719,15 @@ int vg_sender_assume_viewer(vg_sender *s, uint8_t flags, unsigned window_log, un
 	    (window_log && (window_log < VG_ZSTD_WINDOW_LOG_MIN || window_log > VG_ZSTD_WINDOW_LOG_MAX)))
 		return VG_EPROTO;
 	s->viewer_version = zstd ? 2 : 1;
+	/* What the HELLO does not offer, the viewer will not take. */
+	if (!s->cfg.pixmodel)
+		flags &= (uint8_t)~VG_VHELLO_PIXMODEL;
 	s->viewer_flags = flags | (zstd ? VG_VHELLO_ZSTD : 0);
 	vg_reader_init(&r, &log, zstd ? 1 : 0);
 	if ((err = viewer_coder(s, &r)))
 		return err;
-	take_viewer(s, capacity_log ? UINT64_C(1) << capacity_log : 0);
+	if ((err = take_viewer(s, capacity_log ? UINT64_C(1) << capacity_log : 0)))
+		return err;
 	s->ahead = true;
 	s->ahead_window = zstd ? log : 0;
 	return VG_OK;
@@ -738,8 +780,7 @@ int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		if ((err = viewer_coder(s, &r)))
 			return err;
 		s->viewer_named = true;
-		take_viewer(s, capacity);
-		return VG_OK;
+		return take_viewer(s, capacity);
 	case VG_VMSG_REPAIR:
 		if (!s->viewer_named)
 			return VG_EPROTO;

@@ -40,6 +40,7 @@ typedef struct {
 	unsigned fp_bits;        /* optimistic fingerprint width, 8..64 */
 	unsigned group_size;     /* fingerprinted segments per SHA-1, 1..255 */
 	bool no_persist;         /* ask the viewer not to keep segments on disk */
+	bool pixmodel;           /* offer the pixel model (fingerprint/vg_pixmodel.h) */
 	uint8_t server_id[16];   /* names the viewer's cache namespace */
 } vg_sender_config;
 
@@ -156,6 +157,8 @@ typedef struct {
 	uint64_t literal_coded_bytes; /* the same after literal coding, before zlib */
 	uint64_t literal_pixels[VG_LIT_METHODS]; /* literal pixels coded with each method */
 	uint64_t literal_wire_bytes; /* ... and compressed: the updates' pixel chunks */
+	uint64_t model_updates;   /* updates whose pixels went by the pixel model */
+	uint64_t model_ns;        /* time spent in the pixel model */
 	uint64_t fingerprinted_bytes; /* 4-byte pixels replaced by fingerprints */
 	uint64_t plain_bytes;     /* update bytes before compression */
 	uint64_t body_bytes;      /* bytes of message bodies produced */

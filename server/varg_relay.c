@@ -38,6 +38,8 @@ typedef struct {
 	gboolean allow_no_password;
 	gboolean no_clipboard;
 	char *beliefs_dir;
+	char *pixel_model;
+	vg_server_pixmodel pixmodel; /* from --pixel-model */
 	int zstd_level;
 	int refine_ms;
 	char *stats_json;
@@ -70,6 +72,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "beliefs-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->beliefs_dir, "Keep what the site's viewers' caches hold under DIR (default $XDG_STATE_HOME/varg/beliefs)", "DIR" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to the site's viewers, 1-19 (default 9 when the viewer is less than 5 ms away, 11 beyond); 0: zlib", "N" },
 		{ "refine-ms", 0, 0, G_OPTION_ARG_INT, &o->refine_ms, "Progressive refinement towards the site's viewers (as varg-server's; default 0: off)", "MS" },
+		{ "pixel-model", 0, 0, G_OPTION_ARG_STRING, &o->pixel_model, "The pixel model towards the site's viewers (as varg-server's): auto (the default: for viewers 30 ms or more away), on or off", "WHEN" },
 		{ "stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json, "At exit, write the upstream's and every viewer's counts to FILE", "FILE" },
 		{ "stats-interval", 0, 0, G_OPTION_ARG_INT, &o->stats_interval, "Print a status line on stderr every S seconds (default with -v: 10)", "S" },
 		{ "via", 0, 0, G_OPTION_ARG_STRING, &o->via, "Reach the upstream through an SSH tunnel to GATEWAY", "GATEWAY" },
@@ -126,6 +129,10 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--zstd-level must be between 0 and 19");
 		return VG_EINVAL;
 	}
+	if (o->pixel_model && !vg_server_pixmodel_parse(o->pixel_model, &o->pixmodel)) {
+		vg_error("--pixel-model must be auto, on or off");
+		return VG_EINVAL;
+	}
 	if (o->refine_ms < 0 || o->refine_ms > 60000) {
 		vg_error("--refine-ms must be between 0 and 60000");
 		return VG_EINVAL;
@@ -167,6 +174,7 @@ int main(int argc, char **argv)
 	vg_server_config_init(&cfg);
 	o.port = cfg.port;
 	o.zstd_level = cfg.zstd_level;
+	o.pixmodel = cfg.pixmodel;
 	o.refine_ms = (int)cfg.refine_ms;
 	if (parse_options(argc, argv, &o))
 		goto out;
@@ -235,6 +243,7 @@ int main(int argc, char **argv)
 		cfg.listen = o.listen;
 	cfg.port = o.port;
 	cfg.zstd_level = o.zstd_level;
+	cfg.pixmodel = o.pixmodel;
 	cfg.refine_ms = (unsigned)o.refine_ms;
 	cfg.beliefs_dir = o.beliefs_dir;
 	cfg.verbose = o.verbose;
@@ -275,6 +284,7 @@ out:
 	free(password);
 	free(view_password);
 	g_free(o.listen);
+	g_free(o.pixel_model);
 	g_free(o.http);
 	g_free(o.password_file);
 	g_free(o.view_password_file);

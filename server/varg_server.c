@@ -44,6 +44,7 @@ typedef struct {
 	int zstd_level;
 	int refine_ms;
 	gboolean no_moves;
+	char *pixel_model;
 	int fp_bits;
 	int group_size;
 	gboolean no_persist;
@@ -56,6 +57,7 @@ typedef struct {
 	gboolean exit_at_end;
 	char *frame_log;
 	char *update_log;
+	vg_server_pixmodel pixmodel; /* from --pixel-model */
 	gboolean verbose;
 	gboolean quiet;
 } options;
@@ -87,6 +89,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to viewers that take zstd, 1-19 (default 9 when the viewer is less than 5 ms away, 11 beyond); 0: zlib for every viewer", "N" },
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
 		{ "group-size", 0, 0, G_OPTION_ARG_INT, &o->group_size, "Fingerprinted segments per SHA-1 check, 1-255 (default 20)", "N" },
+		{ "pixel-model", 0, 0, G_OPTION_ARG_STRING, &o->pixel_model, "Code literal pixels by the pixel model (a third or more fewer bytes, a few times the CPU at both ends): auto (the default: for viewers 30 ms or more away), on or off", "WHEN" },
 		{ "no-moves", 0, 0, G_OPTION_ARG_NONE, &o->no_moves, "Send moved content (a scroll) as segments, never as a copy the viewer makes from its own picture", NULL },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persist, "Ask viewers not to keep this server's segments on disk, and keep no beliefs about their caches", NULL },
 		{ "beliefs-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->beliefs_dir, "Keep what viewers' caches hold under DIR (default $XDG_STATE_HOME/varg/beliefs)", "DIR" },
@@ -166,6 +169,10 @@ static int parse_options(int argc, char **argv, options *o)
 	}
 	if (o->zlib_level < 0 || o->zlib_level > 9) {
 		vg_error("--zlib-level must be between 0 and 9");
+		return VG_EINVAL;
+	}
+	if (o->pixel_model && !vg_server_pixmodel_parse(o->pixel_model, &o->pixmodel)) {
+		vg_error("--pixel-model must be auto, on or off");
 		return VG_EINVAL;
 	}
 	if (o->fp_bits < 8 || o->fp_bits > 64) {
@@ -257,6 +264,7 @@ int main(int argc, char **argv)
 	o.port = cfg.port;
 	o.zlib_level = cfg.zlib_level;
 	o.zstd_level = cfg.zstd_level;
+	o.pixmodel = cfg.pixmodel;
 	o.refine_ms = (int)cfg.refine_ms;
 	o.fp_bits = (int)cfg.fp_bits;
 	o.group_size = (int)cfg.group_size;
@@ -320,6 +328,7 @@ int main(int argc, char **argv)
 	cfg.zstd_level = o.zstd_level;
 	cfg.refine_ms = (unsigned)o.refine_ms;
 	cfg.no_moves = o.no_moves;
+	cfg.pixmodel = o.pixmodel;
 	cfg.fp_bits = (unsigned)o.fp_bits;
 	cfg.group_size = (unsigned)o.group_size;
 	cfg.no_persist = o.no_persist;
@@ -386,6 +395,7 @@ out:
 	free(view_password);
 	free(vnc_password);
 	g_free(o.trace);
+	g_free(o.pixel_model);
 	g_free(o.display);
 	g_free(o.vnc);
 	g_free(o.vnc_password_file);

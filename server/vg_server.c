@@ -53,6 +53,19 @@ void rfbScaledScreenUpdate(rfbScreenInfoPtr screen, int x1, int y1, int x2, int 
 /* Updates whose stage times the monitor keeps (80 bytes each). */
 #define MONITOR_RING 4096
 
+bool vg_server_pixmodel_parse(const char *s, vg_server_pixmodel *out)
+{
+	if (!strcmp(s, "auto"))
+		*out = VG_SERVER_PIXMODEL_AUTO;
+	else if (!strcmp(s, "on"))
+		*out = VG_SERVER_PIXMODEL_ON;
+	else if (!strcmp(s, "off"))
+		*out = VG_SERVER_PIXMODEL_OFF;
+	else
+		return false;
+	return true;
+}
+
 void vg_server_config_init(vg_server_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
@@ -60,6 +73,7 @@ void vg_server_config_init(vg_server_config *cfg)
 	cfg->listen = "127.0.0.1";
 	cfg->zlib_level = 6;
 	cfg->zstd_level = VG_SERVER_ZSTD_AUTO;
+	cfg->pixmodel = VG_SERVER_PIXMODEL_AUTO;
 	cfg->fp_bits = VG_FP_BITS_DEFAULT;
 	cfg->group_size = VG_GROUP_DEFAULT;
 	cfg->desktop_name = "varg";

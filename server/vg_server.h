@@ -32,6 +32,20 @@ typedef struct {
 #define VG_SERVER_ZSTD_AUTO (-1)
 #define VG_SERVER_FAR_RTT_US 5000
 
+/* The pixel model (fingerprint/vg_pixmodel.h) costs a few times the CPU
+ * of the literal methods and zstd at both ends and saves a third or more
+ * of the pixel bytes: worth it on a slow link. The handshake measures
+ * only the round trip, so by default a long one stands for a slow link. */
+typedef enum {
+	VG_SERVER_PIXMODEL_AUTO, /* from VG_SERVER_SLOW_RTT_US on */
+	VG_SERVER_PIXMODEL_ON,
+	VG_SERVER_PIXMODEL_OFF,
+} vg_server_pixmodel;
+#define VG_SERVER_SLOW_RTT_US 30000
+
+/* Parses auto, on or off; false for anything else. */
+bool vg_server_pixmodel_parse(const char *s, vg_server_pixmodel *out);
+
 typedef struct {
 	int port;                 /* TCP port; 0 picks the first free one from 5900 */
 	const char *listen;       /* IPv4 address to listen on (default 127.0.0.1) */
@@ -41,6 +55,7 @@ typedef struct {
 				   * round trip, VG_SENDER_ZSTD_LEVEL near,
 				   * VG_SENDER_ZSTD_LEVEL_FAR from VG_SERVER_FAR_RTT_US on */
 	bool no_moves;            /* moved content as segments, never MOVE runs */
+	vg_server_pixmodel pixmodel; /* when to offer the pixel model */
 	unsigned refine_ms;       /* approximate missed pixels that would take longer
 				   * than this on the link, for viewers that take it;
 				   * 0 (the default): never (doc/user-guide.md) */

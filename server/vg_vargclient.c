@@ -119,11 +119,12 @@ void vg__varg_log_session(vg_conn *c, const char *host)
 	vg_sender_get_stats(c->sender, &st);
 	vg_info("client %s: Varg session ended: %" G_GUINT64_FORMAT " fingerprints, %"
 		G_GUINT64_FORMAT " literal segments, %" G_GUINT64_FORMAT " repairs, miss rate %.2f %%, %"
-		G_GUINT64_FORMAT " beliefs (%" G_GUINT64_FORMAT " from disk)%s; %s level %d", host,
+		G_GUINT64_FORMAT " beliefs (%" G_GUINT64_FORMAT " from disk)%s; %s level %d%s", host,
 		st.fingerprint_segments, st.literal_segments, st.repairs,
 		st.fingerprint_segments ? 100.0 * (double)st.repairs / (double)st.fingerprint_segments : 0.0,
 		st.beliefs, st.beliefs_loaded, c->persist ? ", saved" : "",
-		st.zstd_window_log ? "zstd" : "zlib", st.zstd_window_log ? c->zstd_level : c->server->cfg.zlib_level);
+		st.zstd_window_log ? "zstd" : "zlib", st.zstd_window_log ? c->zstd_level : c->server->cfg.zlib_level,
+		st.model_updates ? ", pixels by the pixel model" : "");
 	if (st.approx_messages)
 		vg_info("client %s: %" G_GUINT64_FORMAT " approximations of %" G_GUINT64_FORMAT
 			" pixels in %" G_GUINT64_FORMAT " bytes, of %" G_GUINT64_FORMAT " Varg bytes", host,
@@ -142,6 +143,17 @@ static int zstd_level_for(const vg_server *s, int fd)
 	if (vg_refine_read_socket(fd, &p) == VG_OK && p.rtt_us >= VG_SERVER_FAR_RTT_US)
 		return VG_SENDER_ZSTD_LEVEL_FAR;
 	return VG_SENDER_ZSTD_LEVEL;
+}
+
+/* Whether to offer this viewer the pixel model: as configured, or by
+ * default to one whose round trip says it is on a slow, distant link. */
+static bool pixmodel_for(const vg_server *s, int fd)
+{
+	vg_path_sample p;
+
+	if (s->cfg.pixmodel != VG_SERVER_PIXMODEL_AUTO)
+		return s->cfg.pixmodel == VG_SERVER_PIXMODEL_ON;
+	return vg_refine_read_socket(fd, &p) == VG_OK && p.rtt_us >= VG_SERVER_SLOW_RTT_US;
 }
 
 static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
@@ -176,6 +188,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	vg_sender_config_init(&cfg);
 	cfg.zlib_level = s->cfg.zlib_level;
 	cfg.zstd_level = c->zstd_level = zstd_level_for(s, cl->sock);
+	cfg.pixmodel = pixmodel_for(s, cl->sock);
 	cfg.fp_bits = s->cfg.fp_bits;
 	cfg.group_size = s->cfg.group_size;
 	cfg.no_persist = s->cfg.no_persist;

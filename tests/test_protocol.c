@@ -17,9 +17,12 @@
 
 /* The coder the pairs of a test agree on: every test runs with both. */
 static vg_coder test_coder = VG_CODER_ZSTD;
+/* The next pair's sender offers the pixel model (its viewer takes it). */
+static bool test_pixmodel;
 /* The viewer of the next pair does not take INDEXED literal blocks,
- * REPEATs within an update, or REPEAT offsets by recency. */
-static bool test_no_indexed, test_no_repeat_within, test_no_repeat_recent;
+ * REPEATs within an update, REPEAT offsets by recency, or the pixel
+ * model. */
+static bool test_no_indexed, test_no_repeat_within, test_no_repeat_recent, test_no_pixmodel;
 
 typedef struct {
 	vg_sender *s;
@@ -39,6 +42,7 @@ static void pair_init_group(pair *p, int w, int h, unsigned fp_bits, unsigned gr
 	cfg.fp_bits = fp_bits;
 	cfg.group_size = group;
 	memcpy(cfg.server_id, "0123456789abcdef", 16);
+	cfg.pixmodel = test_pixmodel;
 	vg_receiver_config_init(&rcfg);
 	rcfg.memory_budget = 16u << 20;
 	if (test_coder == VG_CODER_ZLIB)
@@ -46,6 +50,7 @@ static void pair_init_group(pair *p, int w, int h, unsigned fp_bits, unsigned gr
 	rcfg.indexed = !test_no_indexed;
 	rcfg.repeat_within = !test_no_repeat_within;
 	rcfg.repeat_recent = !test_no_repeat_recent;
+	rcfg.pixmodel = !test_no_pixmodel;
 	g_assert_cmpint(vg_sender_new(&cfg, &p->s), ==, 0);
 	g_assert_cmpint(vg_receiver_new(&rcfg, &p->r), ==, 0);
 	vg_writer_init(&p->wire);
@@ -259,6 +264,12 @@ static void test_round_trip(void)
 		       ss.checks, ss.body_bytes);
 	g_assert_cmpuint(ss.updates, ==, 400);
 	g_assert_cmpuint(rs.updates, ==, 400);
+	/* Every update with literal segments went by the pixel model when
+	 * it was offered, none otherwise. */
+	if (test_pixmodel)
+		g_assert_cmpuint(ss.model_updates, >, 300);
+	else
+		g_assert_cmpuint(ss.model_updates, ==, 0);
 	g_assert_cmpuint(ss.segments, ==, rs.segments);
 	g_assert_cmpuint(ss.fingerprint_segments, >, ss.literal_segments);
 	g_assert_cmpuint(rs.cache_hits, ==, ss.fingerprint_segments);
@@ -1376,6 +1387,7 @@ static void pair_init_ahead(pair *p, int server_level, unsigned viewer_window)
 	memset(p, 0, sizeof *p);
 	vg_sender_config_init(&cfg);
 	cfg.zstd_level = server_level;
+	cfg.pixmodel = test_pixmodel;
 	vg_receiver_config_init(&rcfg);
 	rcfg.memory_budget = 16u << 20;
 	rcfg.zstd_window_log = viewer_window;
@@ -1419,7 +1431,9 @@ static void test_coded_ahead(void)
 	};
 	size_t i;
 
-	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+	/* Each case with and without the pixel model offered: the viewer
+	 * announced it; a server that does not offer it codes without. */
+	for (i = 0; i < 2 * G_N_ELEMENTS(cases); i++) {
 		GRand *rng = g_rand_new_with_seed(5);
 		vg_sender_stats ss;
 		vg_receiver_stats rs;
@@ -1427,7 +1441,9 @@ static void test_coded_ahead(void)
 		pair p;
 		int update;
 
-		pair_init_ahead(&p, cases[i].server_level, cases[i].viewer_window);
+		test_pixmodel = i >= G_N_ELEMENTS(cases);
+		pair_init_ahead(&p, cases[i % G_N_ELEMENTS(cases)].server_level,
+				cases[i % G_N_ELEMENTS(cases)].viewer_window);
 		/* The VIEWER HELLO is in p->reply: the first exchange sends
 		 * an update and only then hands it to the sender. */
 		for (update = 0; update < 40; update++) {
@@ -1440,9 +1456,81 @@ static void test_coded_ahead(void)
 		vg_sender_get_stats(p.s, &ss);
 		vg_receiver_get_stats(p.r, &rs);
 		g_assert_true(rs.coded_ahead);
-		g_assert_cmpuint(ss.zstd_window_log, ==, cases[i].expect_window);
-		g_assert_cmpuint(rs.zstd_window_log, ==, cases[i].expect_window);
+		g_assert_cmpuint(ss.zstd_window_log, ==, cases[i % G_N_ELEMENTS(cases)].expect_window);
+		g_assert_cmpuint(rs.zstd_window_log, ==, cases[i % G_N_ELEMENTS(cases)].expect_window);
 		g_assert_cmpuint(ss.fingerprint_segments, >, 0);
+		if (test_pixmodel)
+			g_assert_cmpuint(ss.model_updates, >, 0);
+		else
+			g_assert_cmpuint(ss.model_updates, ==, 0);
+		pair_clear(&p);
+		g_rand_free(rng);
+	}
+	test_pixmodel = false;
+}
+
+/* The pixel model: offered by the HELLO (bit 4), taken by the VIEWER
+ * HELLO (bit 7) of a viewer that speaks it, then used for every update's
+ * literal pixels; a viewer that does not take it gets the literal methods;
+ * a sender that did not offer it refuses a VIEWER HELLO that takes it. */
+static void test_pixmodel_negotiation(void)
+{
+	int k;
+
+	/* 0: offered and taken; 1: offered, not taken; 2: not offered. */
+	for (k = 0; k < 3; k++) {
+		GRand *rng = g_rand_new_with_seed(21);
+		vg_sender_config cfg;
+		vg_receiver_config rcfg;
+		vg_sender_stats ss;
+		vg_segdesc segs[4096];
+		vg_writer hello, reply;
+		vg_sender *s;
+		vg_receiver *r;
+		vg_pixbuf *fb = vg_pixbuf_new(64, 64);
+		pair p;
+		int update;
+
+		vg_sender_config_init(&cfg);
+		cfg.pixmodel = k != 2;
+		vg_receiver_config_init(&rcfg);
+		rcfg.pixmodel = k != 1;
+		g_assert_cmpint(vg_sender_new(&cfg, &s), ==, 0);
+		g_assert_cmpint(vg_receiver_new(&rcfg, &r), ==, 0);
+		vg_writer_init(&hello);
+		vg_writer_init(&reply);
+		vg_sender_hello(s, &hello);
+		g_assert_cmpuint(!!(hello.data[20] & VG_HELLO_PIXMODEL), ==, k != 2);
+		g_assert_cmpint(vg_receiver_handle(r, hello.data, hello.len, fb, &reply), ==, 0);
+		/* type, u16 length, kind, version, identity (16), capacity (8): flags. */
+		g_assert_cmpuint(!!(reply.data[3 + 2 + 16 + 8] & VG_VHELLO_PIXMODEL), ==, k == 0);
+		if (k == 2) {
+			/* Taking what was not offered: refused. */
+			reply.data[3 + 2 + 16 + 8] |= VG_VHELLO_PIXMODEL;
+			g_assert_cmpint(vg_sender_handle(s, reply.data + 3, reply.len - 3, 64, 64, NULL),
+					==, VG_EPROTO);
+		}
+		vg_writer_clear(&hello);
+		vg_writer_clear(&reply);
+		vg_receiver_free(r);
+		vg_sender_free(s);
+		vg_pixbuf_free(fb);
+
+		test_pixmodel = k != 2;
+		pair_init_without(&p, 96, 80, k == 1 ? &test_no_pixmodel : NULL);
+		test_pixmodel = false;
+		for (update = 0; update < 30; update++) {
+			size_t n = random_update(rng, &p, segs, 20);
+
+			g_assert_cmpint(exchange(&p, segs, n), ==, 0);
+			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+		}
+		vg_sender_get_stats(p.s, &ss);
+		g_assert_cmpuint(ss.literal_segments, >, 0);
+		if (k == 0)
+			g_assert_cmpuint(ss.model_updates, >, 0);
+		else
+			g_assert_cmpuint(ss.model_updates, ==, 0);
 		pair_clear(&p);
 		g_rand_free(rng);
 	}
@@ -1474,7 +1562,6 @@ static void test_coded_ahead_refusals(void)
 	}
 	g_assert_cmpint(vg_sender_assume_viewer(p.s, VG_VHELLO_EPHEMERAL, 24, 20), ==, VG_EPROTO);
 	g_assert_cmpint(vg_sender_assume_viewer(p.s, VG_VHELLO_ZSTD, 24, 20), ==, VG_EPROTO);
-	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0x80, 24, 20), ==, VG_EPROTO);
 	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 19, 20), ==, VG_EPROTO);
 	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 28, 20), ==, VG_EPROTO);
 	g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 24, 64), ==, VG_EPROTO);
@@ -1908,9 +1995,11 @@ static void test_moves_find(void)
 	g_rand_free(rng);
 }
 
-/* Runs a test with the pairs agreeing on one coder. */
+/* Runs a test with the pairs agreeing on one coder, and on the pixel
+ * model or not. */
 typedef struct {
 	vg_coder coder;
+	bool pixmodel;
 	void (*fn)(void);
 } coder_case;
 
@@ -1919,8 +2008,10 @@ static void with_coder(gconstpointer data)
 	const coder_case *c = data;
 
 	test_coder = c->coder;
+	test_pixmodel = c->pixmodel;
 	c->fn();
 	test_coder = VG_CODER_ZSTD;
+	test_pixmodel = false;
 }
 
 static void add_one(const char *name, vg_coder coder, void (*fn)(void))
@@ -1929,6 +2020,7 @@ static void add_one(const char *name, vg_coder coder, void (*fn)(void))
 	char *path = g_strdup_printf("/protocol/%s/%s", coder == VG_CODER_ZSTD ? "zstd" : "zlib", name);
 
 	c->coder = coder;
+	c->pixmodel = false;
 	c->fn = fn;
 	g_test_add_data_func_full(path, c, with_coder, g_free);
 	g_free(path);
@@ -1940,18 +2032,32 @@ static void add_both(const char *name, void (*fn)(void))
 	add_one(name, VG_CODER_ZLIB, fn);
 }
 
+/* Both coders, and the pixel model (with zstd for the structure). */
+static void add_all(const char *name, void (*fn)(void))
+{
+	coder_case *c = g_new(coder_case, 1);
+	char *path = g_strdup_printf("/protocol/pixmodel/%s", name);
+
+	add_both(name, fn);
+	c->coder = VG_CODER_ZSTD;
+	c->pixmodel = true;
+	c->fn = fn;
+	g_test_add_data_func_full(path, c, with_coder, g_free);
+	g_free(path);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
-	add_both("round-trip", test_round_trip);
-	add_both("forced-collisions", test_forced_collisions);
-	add_both("cache-loss", test_cache_loss);
-	add_both("repeat-round-trip", test_repeat_round_trip);
-	add_both("repeat-collisions", test_repeat_collisions);
-	add_both("fingerprint-collision", test_fingerprint_collision);
+	add_all("round-trip", test_round_trip);
+	add_all("forced-collisions", test_forced_collisions);
+	add_all("cache-loss", test_cache_loss);
+	add_all("repeat-round-trip", test_repeat_round_trip);
+	add_all("repeat-collisions", test_repeat_collisions);
+	add_all("fingerprint-collision", test_fingerprint_collision);
 	add_both("inflate-bomb", test_inflate_bomb);
-	add_both("approx-round-trip", test_approx_round_trip);
-	add_both("move-round-trip", test_move_round_trip);
+	add_all("approx-round-trip", test_approx_round_trip);
+	add_all("move-round-trip", test_move_round_trip);
 	add_both("indexed-negotiation", test_indexed_negotiation);
 	g_test_add_func("/protocol/moves-find", test_moves_find);
 	/* Hand-made structures in version 1's absolute rectangles. */
@@ -1960,13 +2066,14 @@ int main(int argc, char **argv)
 	add_one("repeat-within", VG_CODER_ZLIB, test_repeat_within);
 	add_one("recent-codes", VG_CODER_ZLIB, test_recent_codes);
 	add_one("repeat-recent", VG_CODER_ZLIB, test_repeat_recent);
-	add_both("repeat-recent-negotiation", test_repeat_recent_negotiation);
-	add_both("repeat-within-sender", test_repeat_within_sender);
+	add_all("repeat-recent-negotiation", test_repeat_recent_negotiation);
+	add_all("repeat-within-sender", test_repeat_within_sender);
 	add_one("run-deltas", VG_CODER_ZSTD, test_run_deltas);
 	g_test_add_func("/protocol/coder-negotiation", test_coder_negotiation);
 	g_test_add_func("/protocol/coder-refusals", test_coder_refusals);
 	g_test_add_func("/protocol/coded-ahead", test_coded_ahead);
 	g_test_add_func("/protocol/coded-ahead-refusals", test_coded_ahead_refusals);
+	g_test_add_func("/protocol/pixmodel-negotiation", test_pixmodel_negotiation);
 	g_test_add_func("/protocol/sender-refuses", test_sender_refuses);
 	g_test_add_func("/protocol/ping-pong", test_ping_pong);
 	g_test_add_func("/protocol/approx-refusals", test_approx_refusals);

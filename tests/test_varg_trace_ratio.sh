@@ -78,19 +78,33 @@ tap_check "damaged trace" fails_cleanly 1 "$vt" ratio "$tmp/flip.vtr"
 # answers a frame that changed nothing with an empty update (the tool
 # skips it).
 TRACE=${VG_TEST_TRACE:-$S/traces/samples/heatmap-scroll.vtr}
-"$vt" ratio -q --no-variants --no-stock --json "$tmp/live-tool.json" "$TRACE" >/dev/null 2>"$tmp/live-tool.err"
-tool=$(json_num "$tmp/live-tool.json" varg_rect_bytes)
-if start_server live --trace "$TRACE" --speed 0 --wait-clients 1 --pace-timeout 5000; then
-	viewer live
-	wait "$pid_live"
-	live=$(json_num "$work/live.json" varg_bytes 2>/dev/null)
-	[ -n "$live" ] || sed "s/^/# viewer: /" "$work/live.log"
-	stop_server
-else
-	live=""
-fi
-echo "# tool: $tool Varg bytes; live viewer: $live"
+# live_vs_tool NAME TOOL-OPTION SERVER-OPTION: the tool's Varg bytes and
+# the live viewer's, the literal pixels by the literal methods and zstd
+# (as a viewer near the server gets them) or by the pixel model.
+live_vs_tool() {
+	"$vt" ratio -q --no-variants --no-stock $2 --json "$tmp/$1-tool.json" "$TRACE" >/dev/null \
+		2>"$tmp/$1-tool.err"
+	tool=$(json_num "$tmp/$1-tool.json" varg_rect_bytes)
+	if start_server "$1" --trace "$TRACE" --speed 0 --wait-clients 1 --pace-timeout 5000 $3; then
+		viewer "$1"
+		eval wait "\$pid_$1"
+		live=$(json_num "$work/$1.json" varg_bytes 2>/dev/null)
+		[ -n "$live" ] || sed "s/^/# viewer: /" "$work/$1.log"
+		stop_server
+	else
+		live=""
+	fi
+	echo "# $1: tool $tool Varg bytes; live viewer $live"
+}
+live_vs_tool live --no-pixmodel ""
 tap_check "tool and live viewer agree within 1 %" awk -v a="${tool:-0}" -v b="${live:-0}" \
 	'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d <= 0.01 * b) }'
+lit=$tool
+live_vs_tool model "" "--pixel-model on"
+tap_check "with the pixel model too, and it sends fewer bytes" awk -v a="${tool:-0}" -v b="${live:-0}" \
+	-v lit="${lit:-0}" \
+	'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d <= 0.01 * b && a < lit) }'
+tap_check "the tool's pixels went by the pixel model" grep -q '"model_updates": [1-9]' "$tmp/model-tool.json"
 tap_check "the ratio of the sample is printed with the exact viewer" grep -q '"exact": true' "$tmp/live-tool.json"
+tap_check "... and with the pixel model" grep -q '"exact": true' "$tmp/model-tool.json"
 tap_done

@@ -156,10 +156,15 @@ static void print_tables(const char *path, const vg_ratio_result *r, const vg_ra
 	       t->sender.fingerprint_segments, t->sender.fingerprinted_bytes,
 	       t->sender.repeated_segments, t->sender.repeats, t->sender.checks,
 	       t->repair_rects, t->exact ? "exact" : "DIFFERS");
-	printf("  literal pixels by method:");
-	for (m = 0; m < VG_LIT_METHODS; m++)
-		printf(" %s %" G_GUINT64_FORMAT "%s", vg_lit_method_name((unsigned)m), t->sender.literal_pixels[m],
-		       m + 1 < VG_LIT_METHODS ? "," : "\n\n");
+	if (t->sender.model_updates) {
+		printf("  literal pixels by the pixel model in %" G_GUINT64_FORMAT " updates\n\n",
+		       t->sender.model_updates);
+	} else {
+		printf("  literal pixels by method:");
+		for (m = 0; m < VG_LIT_METHODS; m++)
+			printf(" %s %" G_GUINT64_FORMAT "%s", vg_lit_method_name((unsigned)m),
+			       t->sender.literal_pixels[m], m + 1 < VG_LIT_METHODS ? "," : "\n\n");
+	}
 
 	printf("Table 9: time per update, ms (mean / 90th percentile)\n");
 	printf("  %-44s %8.2f %8.2f\n", "differencing", mean_of(r->diff_ms), p90_of(r->diff_ms));
@@ -258,11 +263,13 @@ static char *make_json(const vg_ratio_result *r, const vg_ratio_options *o)
 			       ", \"literal_bytes\": %" G_GUINT64_FORMAT
 			       ", \"literal_coded_bytes\": %" G_GUINT64_FORMAT
 			       ", \"literal_wire_bytes\": %" G_GUINT64_FORMAT
-			       ", \"repair_rects\": %" G_GUINT64_FORMAT ", ",
+			       ", \"repair_rects\": %" G_GUINT64_FORMAT
+			       ", \"model_updates\": %" G_GUINT64_FORMAT ", ",
 			       segment_stage_bytes(t), ratio_of(r->diff_bytes, segment_stage_bytes(t)),
 			       t->sender.segments, t->sender.literal_segments,
 			       t->sender.fingerprint_segments, t->sender.literal_bytes,
-			       t->sender.literal_coded_bytes, t->sender.literal_wire_bytes, t->repair_rects);
+			       t->sender.literal_coded_bytes, t->sender.literal_wire_bytes, t->repair_rects,
+			       t->sender.model_updates);
 	g_string_append(j, "\"literal_pixels\": {");
 	for (m = 0; m < VG_LIT_METHODS; m++)
 		g_string_append_printf(j, "%s\"%s\": %" G_GUINT64_FORMAT, m ? ", " : "",
@@ -517,7 +524,8 @@ int vg__trace_ratio(int argc, char **argv)
 	int zstd = VG_SENDER_ZSTD_LEVEL, zwin = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	gint64 cache_size = -1;
 	gboolean trace_damage = FALSE, no_motion = FALSE, no_moves = FALSE, no_indexed = FALSE,
-		 no_repeat_within = FALSE, no_repeat_recent = FALSE, no_stock = FALSE, no_variants = FALSE, quiet = FALSE;
+		 no_repeat_within = FALSE, no_repeat_recent = FALSE, no_pixmodel = FALSE,
+		 no_stock = FALSE, no_variants = FALSE, quiet = FALSE;
 	g_autofree char *json = NULL, *plot = NULL, *segmenter = NULL, *sweep = NULL;
 	GOptionEntry entries[] = {
 		{ "segmenter", 's', 0, G_OPTION_ARG_STRING, &segmenter,
@@ -537,6 +545,8 @@ int vg__trace_ratio(int argc, char **argv)
 		  "No REPEATs of segments of their own update (as older viewers)", NULL },
 		{ "no-repeat-recent", 0, 0, G_OPTION_ARG_NONE, &no_repeat_recent,
 		  "REPEAT offsets from the previous REPEAT, not by recency (as older viewers)", NULL },
+		{ "no-pixmodel", 0, 0, G_OPTION_ARG_NONE, &no_pixmodel,
+		  "Literal pixels by the literal methods and zstd only, never the pixel model (as older viewers)", NULL },
 		{ "zlib-level", 'z', 0, G_OPTION_ARG_INT, &zl,
 		  "Deflate level of the Varg sender and of the Zlib encoding (6)", "0-9" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &zstd,
@@ -619,6 +629,7 @@ int vg__trace_ratio(int argc, char **argv)
 	o.no_indexed = no_indexed;
 	o.no_repeat_within = no_repeat_within;
 	o.no_repeat_recent = no_repeat_recent;
+	o.no_pixmodel = no_pixmodel;
 	o.trace_damage = trace_damage;
 	o.stock = !no_stock;
 	o.variants = !no_variants;

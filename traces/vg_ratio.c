@@ -126,6 +126,7 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	vg_sender_config_init(&scfg);
 	scfg.zlib_level = o->zlib_level;
 	scfg.zstd_level = o->zstd_level;
+	scfg.pixmodel = !o->no_pixmodel;
 	/* Both ends keep the window asked for, as a server configured for it
 	 * would. */
 	scfg.zstd_window_log = o->zstd_window_log;
@@ -142,6 +143,7 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	rcfg.indexed = !o->no_indexed;
 	rcfg.repeat_within = !o->no_repeat_within;
 	rcfg.repeat_recent = !o->no_repeat_recent;
+	rcfg.pixmodel = !o->no_pixmodel;
 	v->repair = vg_region_new();
 	if ((err = vg_segmenter_new(params, &v->seg)) ||
 	    (v->motion && (err = vg_motion_new(w, h, 0, 0, &v->motion_est))) ||

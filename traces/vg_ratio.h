@@ -30,6 +30,7 @@ typedef struct {
 	bool no_indexed;            /* no literal blocks of the shared colour table */
 	bool no_repeat_within;      /* no REPEATs within an update */
 	bool no_repeat_recent;      /* REPEAT offsets from the previous REPEAT */
+	bool no_pixmodel;           /* literal methods and zstd only, no pixel model */
 	bool trace_damage;          /* send the trace's own rectangles, not the
 				     * differ's tighter ones */
 	int zlib_level;             /* vg_sender's deflate level */

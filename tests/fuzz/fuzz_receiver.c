@@ -1,7 +1,9 @@
 /* libFuzzer target for the viewer's Varg parser. The first byte's top
  * bit picks the coder the hellos agree on (set: zstd, clear: zlib), the
  * next whether the HELLO offers REPEAT offsets by recency (set: yes, as
- * new servers do), the other six the mode: 0 feeds the input as a raw message body (after a valid hello);
+ * new servers do), the next whether it offers the pixel model (then the
+ * pixel parts below are the model's chunks, not compressed), the other
+ * five the mode: 0 feeds the input as a raw message body (after a valid hello);
  * 2 feeds a sequence of updates, so that REPEATs find earlier segments to
  * point at: each is a byte of digest count (0..3), a big-endian u16
  * structure length and u16 pixel length, then the digests (20 bytes
@@ -28,9 +30,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Frames one update of n_checks digests, s_len bytes of structure and
- * p_len of pixels, read from data in that order. */
+ * p_len of pixels, read from data in that order; the pixels as they
+ * are for the pixel model, else through the pixel stream. */
 static void frame_update(vg_zout *zs, vg_zout *zpix, const uint8_t *data, size_t n_checks,
-			 size_t s_len, size_t p_len, vg_writer *body, vg_writer *chunk)
+			 size_t s_len, size_t p_len, bool model, vg_writer *body, vg_writer *chunk)
 {
 	vg_writer_reset(body);
 	vg_writer_reset(chunk);
@@ -40,7 +43,9 @@ static void frame_update(vg_zout *zs, vg_zout *zpix, const uint8_t *data, size_t
 	vg_zout_put(zs, data + n_checks * 20, s_len, chunk);
 	vg_writer_uleb(body, chunk->len);
 	vg_writer_bytes(body, chunk->data, chunk->len);
-	if (p_len)
+	if (p_len && model)
+		vg_writer_bytes(body, data + n_checks * 20 + s_len, p_len);
+	else if (p_len)
 		vg_zout_put(zpix, data + n_checks * 20 + s_len, p_len, body);
 }
 
@@ -59,6 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vg_zout *zs = NULL, *zpix = NULL;
 	vg_coder coder;
 	uint8_t mode;
+	bool model;
 
 	vg_receiver_config_init(&cfg);
 	cfg.memory_budget = 16u << 20; /* the smallest that opens a cache */
@@ -66,11 +72,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || vg_receiver_new(&cfg, &r))
 		return 0;
 	coder = data[0] & 0x80 ? VG_CODER_ZSTD : VG_CODER_ZLIB;
-	mode = data[0] & 0x3f;
+	mode = data[0] & 0x1f;
 	if (coder == VG_CODER_ZSTD)
 		hello[20] = VG_HELLO_ZSTD;
 	if (data[0] & 0x40)
 		hello[20] |= VG_HELLO_RECENT;
+	model = (data[0] & 0x20) != 0;
+	if (model)
+		hello[20] |= VG_HELLO_PIXMODEL;
 	if (vg_zout_new(coder, 1, VG_ZSTD_WINDOW_LOG_MIN, &zs) ||
 	    vg_zout_new(coder, 1, VG_ZSTD_WINDOW_LOG_MIN, &zpix))
 		goto out_streams;
@@ -96,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			n_checks = at_most(n_checks, (size - at) / 20);
 			s_len = at_most(s_len, size - at - n_checks * 20);
 			p_len = at_most(p_len, size - at - n_checks * 20 - s_len);
-			frame_update(zs, zpix, data + at, n_checks, s_len, p_len, &body, &chunk);
+			frame_update(zs, zpix, data + at, n_checks, s_len, p_len, model, &body, &chunk);
 			at += n_checks * 20 + s_len + p_len;
 			vg_writer_reset(&reply);
 			if (vg_receiver_handle(r, body.data, body.len, fb, &reply))
@@ -114,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		s_len = at_most((size_t)data[2] << 8 | data[3], size - 4 - n_checks * 20);
 		frame_update(zs, zpix, data + 4, n_checks, s_len, size - 4 - n_checks * 20 - s_len,
-			     &body, &chunk);
+			     model, &body, &chunk);
 		vg_receiver_handle(r, body.data, body.len, fb, &reply);
 	}
 	vg_writer_clear(&reply);

@@ -1,0 +1,711 @@
+#include <glib.h>
+#include <string.h>
+
+#include "common/vg_error.h"
+#include "fingerprint/vg_pixmodel.h"
+#include "fingerprint/vg_rangecoder.h"
+
+/* Colour contexts: of six, four and two neighbours, hashed into 2^17
+ * slots each, remembering up to K colours with counts that halve past
+ * COUNT_MAX (so a context follows what the screen shows now). */
+#define ORDERS 3
+#define K 6
+#define SLOT_BITS 17
+#define SLOTS (1u << SLOT_BITS)
+#define COUNT_MAX 255
+/* Colours the context-free list keeps, and its count limit. */
+#define O0_MAX 256
+#define O0_TOTAL_MAX 30000
+/* A neighbour outside what both ends know: no 24-bit colour. */
+#define NONE 0x1000000u
+/* The border around a block that its contexts reach into. */
+#define BORDER_L 2
+#define BORDER_R 1
+#define BORDER_T 2
+/* The shape model: which of six neighbours comes next, by 8 bits of
+ * which neighbours agree and 4 steps of what the widest colour context
+ * has seen. */
+#define NEIGHBOURS 6
+#define SHAPES 1024
+#define SHAPE_INC 8
+#define SHAPE_TOTAL_MAX 8000
+/* Secondary escape estimation: start at one escape in five. */
+#define SEE_START_ESC 2
+#define SEE_START_HIT 8
+#define SEE_INC 2
+#define SEE_MAX 1024
+#define SEE_ESC_MAX 30000
+/* Prediction differences: their counts' step; totals stay below
+ * VG_RC_MAX_TOTAL, as every total here does. */
+#define RES_INC 24
+#define RES_TOTAL_MAX (VG_RC_MAX_TOTAL - 2 * RES_INC)
+
+enum { MODE_CONTEXT, MODE_PREDICT, MODES };
+
+typedef struct {
+	uint32_t colour[K];
+	uint16_t count[K];
+	uint16_t tag;   /* the context's upper hash bits: another context in the slot resets it */
+	uint16_t n;
+} slot;
+
+/* Residual frequencies of one colour channel, in 16 groups of 16 so that
+ * a cumulative count takes 32 additions, not 256. */
+typedef struct {
+	uint16_t count[256];
+	uint32_t group[16];
+	uint32_t total;
+} residuals;
+
+struct vg_pixmodel {
+	slot *ctx[ORDERS];
+	uint32_t o0_colour[O0_MAX];
+	uint16_t o0_count[O0_MAX];
+	unsigned o0_n;
+	uint32_t o0_total;
+	uint16_t mode_count[MODES];
+	/* By the pattern of equal neighbours alone: which neighbour's colour
+	 * comes next (or none). Where the colour contexts know nothing (a
+	 * heat map's cells, colours seen side by side for the first time),
+	 * a cell's edge still continues the one above. */
+	uint16_t shape[SHAPES][NEIGHBOURS + 1];
+	residuals res[3];
+	vg_rc_encoder enc;
+	vg_rc_decoder dec;
+	bool decoding;
+	bool corrupt;
+	uint32_t *scratch;    /* the block's pixels with a border (see block_for) */
+	size_t scratch_cap;
+	GArray *done;         /* vg_rect: the chunk's blocks coded so far */
+	/* Secondary escape estimation: how often contexts of each order,
+	 * count, size and agreement with the left neighbour have escaped
+	 * ([0]) or not ([1]). */
+	uint16_t see[ORDERS][8][K][2][2];
+};
+
+static void residuals_init(residuals *r)
+{
+	int i;
+
+	for (i = 0; i < 256; i++)
+		r->count[i] = 1;
+	for (i = 0; i < 16; i++)
+		r->group[i] = 16;
+	r->total = 256;
+}
+
+int vg_pixmodel_new(vg_pixmodel **out)
+{
+	vg_pixmodel *m = g_new0(vg_pixmodel, 1);
+	int i;
+
+	for (i = 0; i < ORDERS; i++)
+		m->ctx[i] = g_new0(slot, SLOTS);
+	m->mode_count[0] = m->mode_count[1] = 1;
+	m->done = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	{
+		uint16_t *e = &m->see[0][0][0][0][0];
+		size_t j;
+
+		for (j = 0; j < sizeof m->see / sizeof *e; j += 2) {
+			e[j] = SEE_START_ESC;
+			e[j + 1] = SEE_START_HIT;
+		}
+	}
+	for (i = 0; i < SHAPES; i++) {
+		int k;
+
+		for (k = 0; k <= NEIGHBOURS; k++)
+			m->shape[i][k] = 1;
+	}
+	for (i = 0; i < 3; i++)
+		residuals_init(&m->res[i]);
+	*out = m;
+	return VG_OK;
+}
+
+void vg_pixmodel_free(vg_pixmodel *m)
+{
+	int i;
+
+	if (!m)
+		return;
+	for (i = 0; i < ORDERS; i++)
+		g_free(m->ctx[i]);
+	g_free(m->scratch);
+	g_array_free(m->done, TRUE);
+	g_free(m);
+}
+
+/* One coding step, the same at both ends: the encoder codes the symbol at
+ * [cum, cum + freq) of total; the decoder finds which one it is. */
+static inline void put(vg_pixmodel *m, uint32_t cum, uint32_t freq, uint32_t total)
+{
+	vg_rc_encode(&m->enc, cum, freq, total);
+}
+
+static inline uint32_t peek(vg_pixmodel *m, uint32_t total)
+{
+	uint32_t f = vg_rc_decode_freq(&m->dec, total);
+
+	if (f >= total) {
+		m->corrupt = true;
+		return 0;
+	}
+	return f;
+}
+
+static inline bool excluded(const uint32_t *excl, unsigned n, uint32_t c)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (excl[i] == c)
+			return true;
+	return false;
+}
+
+static bool code_listed(vg_pixmodel *m, const uint32_t *colour, const uint16_t *count, unsigned n,
+			const uint32_t *excl, unsigned n_excl, uint32_t total, uint32_t esc,
+			uint32_t *c);
+
+/* Codes *c (decodes into it) among a list's colours not excluded, or
+ * escapes, adding them to the exclusions unless this is the last list.
+ * The escape's frequency: from see, the escapes of contexts like this
+ * one, when given; else how many colours the list offers. True when
+ * found. */
+static bool code_in_list(vg_pixmodel *m, const uint32_t *colour, const uint16_t *count,
+			 unsigned n, uint16_t *see, uint32_t *excl, unsigned *n_excl, bool last,
+			 uint32_t *c)
+{
+	uint32_t total = 0, esc = 0;
+	unsigned i;
+	bool hit;
+
+	for (i = 0; i < n; i++)
+		if (!excluded(excl, *n_excl, colour[i])) {
+			total += count[i];
+			esc++;
+		}
+	if (esc == 0)
+		return false;
+	/* The escape as often as contexts like this one have escaped. */
+	if (see)
+		esc = MIN(MAX(total * see[0] / see[1], 1u), SEE_ESC_MAX);
+	total += esc;
+	hit = code_listed(m, colour, count, n, excl, *n_excl, total, esc, c);
+	if (see) {
+		see[hit] = (uint16_t)(see[hit] + SEE_INC);
+		if (see[hit] > SEE_MAX) {
+			see[0] = (uint16_t)((see[0] + 1) / 2);
+			see[1] = (uint16_t)((see[1] + 1) / 2);
+		}
+	}
+	if (hit || last)
+		return hit;
+	for (i = 0; i < n; i++)
+		if (!excluded(excl, *n_excl, colour[i]))
+			excl[(*n_excl)++] = colour[i];
+	return false;
+}
+
+/* code_in_list's coding step: the colour, or the escape at the top. */
+static bool code_listed(vg_pixmodel *m, const uint32_t *colour, const uint16_t *count, unsigned n,
+			const uint32_t *excl, unsigned n_excl, uint32_t total, uint32_t esc,
+			uint32_t *c)
+{
+	uint32_t cum = 0, f;
+	unsigned i;
+
+	if (!m->decoding) {
+		for (i = 0; i < n; i++) {
+			if (excluded(excl, n_excl, colour[i]))
+				continue;
+			if (colour[i] == *c) {
+				put(m, cum, count[i], total);
+				return true;
+			}
+			cum += count[i];
+		}
+		put(m, total - esc, esc, total);
+		return false;
+	}
+	f = peek(m, total);
+	if (f < total - esc) {
+		for (i = 0; i < n; i++) {
+			if (excluded(excl, n_excl, colour[i]))
+				continue;
+			if (f < cum + count[i]) {
+				vg_rc_decode(&m->dec, cum, count[i]);
+				*c = colour[i];
+				return true;
+			}
+			cum += count[i];
+		}
+	}
+	vg_rc_decode(&m->dec, total - esc, esc);
+	return false;
+}
+
+/* A colour no list predicted: three bytes, each one of 256. */
+static void code_raw(vg_pixmodel *m, uint32_t *c)
+{
+	int shift;
+
+	if (!m->decoding) {
+		for (shift = 16; shift >= 0; shift -= 8)
+			put(m, (*c >> shift) & 0xff, 1, 256);
+		return;
+	}
+	*c = 0;
+	for (shift = 16; shift >= 0; shift -= 8) {
+		uint32_t b = peek(m, 256);
+
+		vg_rc_decode(&m->dec, b, 1);
+		*c |= b << shift;
+	}
+}
+
+static void learn_slot(slot *s, uint16_t tag, uint32_t c)
+{
+	unsigned i, low = 0;
+
+	if (s->tag != tag || s->n == 0) {
+		s->tag = tag;
+		s->n = 1;
+		s->colour[0] = c;
+		s->count[0] = 1;
+		return;
+	}
+	for (i = 0; i < s->n; i++)
+		if (s->colour[i] == c) {
+			if (++s->count[i] > COUNT_MAX)
+				for (i = 0; i < s->n; i++)
+					s->count[i] = (uint16_t)((s->count[i] + 1) / 2);
+			return;
+		}
+	if (s->n < K) {
+		s->colour[s->n] = c;
+		s->count[s->n++] = 1;
+		return;
+	}
+	for (i = 1; i < K; i++)
+		if (s->count[i] <= s->count[low])
+			low = i;
+	s->colour[low] = c;
+	s->count[low] = 1;
+}
+
+static void learn_o0(vg_pixmodel *m, uint32_t c)
+{
+	unsigned i, low = 0;
+
+	for (i = 0; i < m->o0_n; i++)
+		if (m->o0_colour[i] == c)
+			break;
+	if (i == m->o0_n) {
+		if (m->o0_n < O0_MAX) {
+			m->o0_n++;
+		} else {
+			for (i = 1; i < O0_MAX; i++)
+				if (m->o0_count[i] <= m->o0_count[low])
+					low = i;
+			i = low;
+			m->o0_total -= m->o0_count[i];
+		}
+		m->o0_colour[i] = c;
+		m->o0_count[i] = 0;
+	}
+	m->o0_count[i]++;
+	if (++m->o0_total > O0_TOTAL_MAX) {
+		m->o0_total = 0;
+		for (i = 0; i < m->o0_n; i++) {
+			m->o0_count[i] = (uint16_t)((m->o0_count[i] + 1) / 2);
+			m->o0_total += m->o0_count[i];
+		}
+	}
+}
+
+static inline uint64_t mix(uint64_t h)
+{
+	h ^= h >> 31;
+	h *= UINT64_C(0x9e3779b97f4a7c15);
+	h ^= h >> 29;
+	return h;
+}
+
+/* The pixel at (x, y) of a block, whose rows are stride apart; x from
+ * -2 to its width, y from -2 (block_for's border). */
+static inline uint32_t at(const uint32_t *px, int32_t stride, int32_t x, int32_t y)
+{
+	return px[(ptrdiff_t)y * stride + x];
+}
+
+/* Which neighbours agree: the shape model's context. */
+static unsigned shape_of(const uint32_t nb[NEIGHBOURS])
+{
+	/* nb: W, N, NE, NW, WW, NN */
+	return (unsigned)(nb[0] == nb[1]) | (unsigned)(nb[0] == nb[3]) << 1 |
+	       (unsigned)(nb[1] == nb[3]) << 2 | (unsigned)(nb[1] == nb[2]) << 3 |
+	       (unsigned)(nb[0] == nb[2]) << 4 | (unsigned)(nb[0] == nb[4]) << 5 |
+	       (unsigned)(nb[1] == nb[5]) << 6 | (unsigned)(nb[0] == NONE || nb[1] == NONE) << 7;
+}
+
+/* Whether neighbour k may be named: present, not excluded, and not the
+ * same colour as an earlier one. */
+static bool nameable(const uint32_t nb[NEIGHBOURS], int k, const uint32_t *excl, unsigned n_excl)
+{
+	int j;
+
+	if (nb[k] == NONE || excluded(excl, n_excl, nb[k]))
+		return false;
+	for (j = 0; j < k; j++)
+		if (nb[j] == nb[k])
+			return false;
+	return true;
+}
+
+/* Codes *c as one of the neighbours' colours, by the shape of the
+ * neighbourhood, or escapes (the neighbours join the exclusions). */
+static bool code_shape(vg_pixmodel *m, const uint32_t nb[NEIGHBOURS], unsigned age,
+		       uint32_t *excl, unsigned *n_excl, uint32_t *c)
+{
+	uint16_t *cnt = m->shape[shape_of(nb) | age << 8];
+	bool ok[NEIGHBOURS];
+	uint32_t total = cnt[NEIGHBOURS], cum = 0, f;
+	int k, hit = NEIGHBOURS;
+
+	for (k = 0; k < NEIGHBOURS; k++)
+		if ((ok[k] = nameable(nb, k, excl, *n_excl)))
+			total += cnt[k];
+	if (total == cnt[NEIGHBOURS])
+		return false;
+	if (!m->decoding) {
+		for (k = 0; k < NEIGHBOURS && hit == NEIGHBOURS; k++)
+			if (ok[k] && nb[k] == *c)
+				hit = k;
+		for (k = 0; k < hit; k++)
+			if (ok[k])
+				cum += cnt[k];
+		put(m, cum, cnt[hit], total);
+	} else {
+		f = peek(m, total);
+		for (k = 0; k < NEIGHBOURS; k++) {
+			if (!ok[k])
+				continue;
+			if (f < cum + cnt[k])
+				break;
+			cum += cnt[k];
+		}
+		hit = k;
+		vg_rc_decode(&m->dec, cum, cnt[hit]);
+		if (hit < NEIGHBOURS)
+			*c = nb[hit];
+	}
+	cnt[hit] = (uint16_t)(cnt[hit] + SHAPE_INC);
+	total = 0;
+	for (k = 0; k <= NEIGHBOURS; k++)
+		total += cnt[k];
+	if (total > SHAPE_TOTAL_MAX)
+		for (k = 0; k <= NEIGHBOURS; k++)
+			cnt[k] = (uint16_t)((cnt[k] + 1) / 2);
+	if (hit < NEIGHBOURS)
+		return true;
+	for (k = 0; k < NEIGHBOURS; k++)
+		if (ok[k])
+			excl[(*n_excl)++] = nb[k];
+	return false;
+}
+
+/* How much the widest context has seen, in four steps (0: nothing): the
+ * shape model trusts the neighbours more where it has seen little. */
+static unsigned age_of(const slot *s, uint64_t hash)
+{
+	unsigned t = 0, i;
+
+	if (s->n && s->tag == (uint16_t)(hash >> 48))
+		for (i = 0; i < s->n; i++)
+			t += s->count[i];
+	return t == 0 ? 0 : t < 4 ? 1 : t < 16 ? 2 : 3;
+}
+
+/* The escape estimate for slot s of order o. */
+static uint16_t *see_of(vg_pixmodel *m, unsigned o, const slot *s, const uint32_t nb[NEIGHBOURS])
+{
+	unsigned t = 0, i, top = 0, b;
+
+	for (i = 0; i < s->n; i++) {
+		t += s->count[i];
+		if (s->count[i] > s->count[top])
+			top = i;
+	}
+	b = t < 2 ? t : t < 4 ? 2 : t < 8 ? 3 : t < 16 ? 4 : t < 64 ? 5 : t < 256 ? 6 : 7;
+	return m->see[o][b][s->n - 1][s->colour[top] == nb[0]];
+}
+
+/* Codes (or decodes) every pixel of a w x h block in px by its contexts. */
+static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
+{
+	int32_t x, y, st = w + BORDER_L + BORDER_R;
+
+	for (y = 0; y < h && !m->corrupt; y++)
+		for (x = 0; x < w; x++) {
+			uint64_t W = at(px, st, x - 1, y), N = at(px, st, x, y - 1);
+			uint64_t NW = at(px, st, x - 1, y - 1), NE = at(px, st, x + 1, y - 1);
+			uint64_t WW = at(px, st, x - 2, y), NN = at(px, st, x, y - 2);
+			uint64_t hash[ORDERS];
+			uint32_t excl[ORDERS * K + NEIGHBOURS], nb[NEIGHBOURS];
+			uint32_t c = m->decoding ? 0 : at(px, st, x, y);
+			unsigned n_excl = 0, o;
+			bool found = false;
+
+			hash[2] = mix(W * UINT64_C(0x100000001b3) ^ N << 25);
+			hash[1] = mix(hash[2] ^ NW * UINT64_C(0xff51afd7ed558ccd) ^ NE << 27);
+			hash[0] = mix(hash[1] ^ WW * UINT64_C(0xc4ceb9fe1a85ec53) ^ NN << 29);
+			nb[0] = (uint32_t)W, nb[1] = (uint32_t)N, nb[2] = (uint32_t)NE;
+			nb[3] = (uint32_t)NW, nb[4] = (uint32_t)WW, nb[5] = (uint32_t)NN;
+			for (o = 0; o < ORDERS && !found; o++) {
+				slot *s = &m->ctx[o][hash[o] & (SLOTS - 1)];
+
+				if (s->n && s->tag == (uint16_t)(hash[o] >> 48))
+					found = code_in_list(m, s->colour, s->count, s->n,
+							     see_of(m, o, s, nb), excl, &n_excl,
+							     false, &c);
+			}
+			if (!found)
+				found = code_shape(m, nb, age_of(&m->ctx[0][hash[0] & (SLOTS - 1)],
+								 hash[0]),
+						   excl, &n_excl, &c);
+			if (!found &&
+			    !code_in_list(m, m->o0_colour, m->o0_count, m->o0_n, NULL, excl, &n_excl,
+					  true, &c))
+				code_raw(m, &c);
+			if (m->corrupt)
+				return;
+			px[(ptrdiff_t)y * st + x] = c;
+			for (o = 0; o < ORDERS; o++)
+				learn_slot(&m->ctx[o][hash[o] & (SLOTS - 1)], (uint16_t)(hash[o] >> 48), c);
+			learn_o0(m, c);
+		}
+}
+
+static inline int channel(uint32_t c, int ch)
+{
+	return (int)((c >> (16 - 8 * ch)) & 0xff);
+}
+
+/* The median edge detector of LOCO-I: a good guess at smooth content. */
+static inline int med(int a, int b, int c)
+{
+	int lo = MIN(a, b), hi = MAX(a, b);
+
+	return c >= hi ? lo : c <= lo ? hi : a + b - c;
+}
+
+static void code_residual(vg_pixmodel *m, residuals *r, int *v)
+{
+	uint32_t cum = 0, f;
+	int g, i;
+
+	if (!m->decoding) {
+		for (g = 0; g < *v / 16; g++)
+			cum += r->group[g];
+		for (i = g * 16; i < *v; i++)
+			cum += r->count[i];
+		put(m, cum, r->count[*v], r->total);
+	} else {
+		f = peek(m, r->total);
+		for (g = 0; g < 15 && f >= cum + r->group[g]; g++)
+			cum += r->group[g];
+		for (i = g * 16; i < g * 16 + 15 && f >= cum + r->count[i]; i++)
+			cum += r->count[i];
+		if (f >= cum + r->count[i])
+			m->corrupt = true;
+		vg_rc_decode(&m->dec, cum, r->count[i]);
+		*v = i;
+	}
+	r->count[*v] += RES_INC;
+	r->group[*v / 16] += RES_INC;
+	r->total += RES_INC;
+	if (r->total > RES_TOTAL_MAX) {
+		r->total = 0;
+		memset(r->group, 0, sizeof r->group);
+		for (i = 0; i < 256; i++) {
+			r->count[i] = (uint16_t)((r->count[i] + 1) / 2);
+			r->group[i / 16] += r->count[i];
+			r->total += r->count[i];
+		}
+	}
+}
+
+/* Codes (or decodes) a block as each channel's difference from its
+ * median prediction. */
+static void code_predicted(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
+{
+	int32_t x, y, st = w + BORDER_L + BORDER_R;
+	int ch;
+
+	for (y = 0; y < h && !m->corrupt; y++)
+		for (x = 0; x < w; x++) {
+			uint32_t *p = &px[(ptrdiff_t)y * st + x], c = 0;
+
+			for (ch = 0; ch < 3; ch++) {
+				int a = x > 0 ? channel(p[-1], ch) : 0;
+				int b = y > 0 ? channel(p[-st], ch) : a;
+				int cc = x > 0 && y > 0 ? channel(p[-st - 1], ch) : b;
+				int pred = x == 0 ? b : y == 0 ? a : med(a, b, cc);
+				int v = m->decoding ? 0 : (channel(*p, ch) - pred) & 0xff;
+
+				code_residual(m, &m->res[ch], &v);
+				c |= (uint32_t)((pred + v) & 0xff) << (16 - 8 * ch);
+			}
+			*p = c;
+		}
+}
+
+/* Codes the block's mode, as its frequency so far. */
+static void code_mode(vg_pixmodel *m, int *mode)
+{
+	uint32_t total = 0, cum = 0, f;
+	int k;
+
+	for (k = 0; k < MODES; k++)
+		total += m->mode_count[k];
+	if (!m->decoding) {
+		for (k = 0; k < *mode; k++)
+			cum += m->mode_count[k];
+		put(m, cum, m->mode_count[*mode], total);
+	} else {
+		f = peek(m, total);
+		for (k = 0; k < MODES - 1 && f >= cum + m->mode_count[k]; k++)
+			cum += m->mode_count[k];
+		*mode = k;
+		vg_rc_decode(&m->dec, cum, m->mode_count[*mode]);
+	}
+	if (++m->mode_count[*mode] > COUNT_MAX)
+		for (k = 0; k < MODES; k++)
+			m->mode_count[k] = (uint16_t)((m->mode_count[k] + 1) / 2);
+}
+
+/* Whether most of a block's pixels differ from all four neighbours
+ * above and to the left: a photograph or a gradient, which prediction
+ * codes better than contexts (these would mostly escape to raw colours). */
+static bool noisy(const uint32_t *px, int32_t w, int32_t h)
+{
+	size_t fresh = 0, n = (size_t)w * (size_t)h;
+	int32_t x, y, st = w + BORDER_L + BORDER_R;
+
+	if (n < 256)
+		return false;
+	for (y = 1; y < h; y++)
+		for (x = 1; x < w - 1; x++) {
+			const uint32_t *p = &px[(ptrdiff_t)y * st + x];
+
+			fresh += *p != p[-1] && *p != p[-st] && *p != p[-st - 1] && *p != p[-st + 1];
+		}
+	return fresh * 2 > n;
+}
+
+/* The buffer block r is coded in: its pixels, with a border of two rows
+ * above, two columns left and one right, where the pixels of the chunk's
+ * earlier blocks show (both ends hold them exactly: src is the frame
+ * being coded, or the viewer's) and NONE elsewhere. Returns where the
+ * block itself starts. */
+static uint32_t *block_for(vg_pixmodel *m, const vg_pixbuf *src, vg_rect r)
+{
+	int32_t st = r.w + BORDER_L + BORDER_R, y, x;
+	size_t n = (size_t)st * (size_t)(r.h + BORDER_T), i;
+	vg_rect outer = vg_rect_make(r.x - BORDER_L, r.y - BORDER_T, st, r.h + BORDER_T);
+	uint32_t *base;
+
+	if (n > m->scratch_cap) {
+		g_free(m->scratch);
+		m->scratch = g_new(uint32_t, n);
+		m->scratch_cap = n;
+	}
+	base = m->scratch;
+	for (i = 0; i < n; i++)
+		base[i] = NONE;
+	for (i = 0; i < m->done->len; i++) {
+		vg_rect e = vg_rect_intersect(g_array_index(m->done, vg_rect, i), outer);
+
+		for (y = e.y; y < e.y + e.h; y++)
+			for (x = e.x; x < e.x + e.w; x++)
+				base[(size_t)(y - outer.y) * (size_t)st + (size_t)(x - outer.x)] =
+					vg_pixbuf_row(src, y)[x] & 0xffffff;
+	}
+	return base + (size_t)BORDER_T * (size_t)st + BORDER_L;
+}
+
+int vg_pixmodel_encode(vg_pixmodel *m, const vg_pixbuf *frame, const vg_rect *rects, size_t n,
+		       vg_writer *out)
+{
+	size_t i;
+	int32_t y;
+
+	for (i = 0; i < n; i++)
+		if (vg_rect_is_empty(rects[i]) || !vg_rect_contains(vg_pixbuf_rect(frame), rects[i]))
+			return VG_ERANGE;
+	m->decoding = false;
+	g_array_set_size(m->done, 0);
+	vg_rc_encoder_init(&m->enc, out);
+	for (i = 0; i < n; i++) {
+		vg_rect r = rects[i];
+		uint32_t *px = block_for(m, frame, r);
+		int32_t x, st = r.w + BORDER_L + BORDER_R;
+		int mode;
+
+		for (y = 0; y < r.h; y++)
+			for (x = 0; x < r.w; x++)
+				px[(ptrdiff_t)y * st + x] = vg_pixbuf_row(frame, r.y + y)[r.x + x] & 0xffffff;
+		mode = noisy(px, r.w, r.h) ? MODE_PREDICT : MODE_CONTEXT;
+		code_mode(m, &mode);
+		if (mode == MODE_PREDICT)
+			code_predicted(m, px, r.w, r.h);
+		else
+			code_contexts(m, px, r.w, r.h);
+		g_array_append_val(m->done, r);
+	}
+	vg_rc_encoder_finish(&m->enc);
+	return VG_OK;
+}
+
+void vg_pixmodel_decode_begin(vg_pixmodel *m, const uint8_t *in, size_t len)
+{
+	m->decoding = true;
+	m->corrupt = false;
+	g_array_set_size(m->done, 0);
+	vg_rc_decoder_init(&m->dec, in, len);
+}
+
+int vg_pixmodel_decode_rect(vg_pixmodel *m, vg_pixbuf *fb, vg_rect r)
+{
+	uint32_t *px;
+	int mode = 0;
+	int32_t y;
+
+	if (vg_rect_is_empty(r) || !vg_rect_contains(vg_pixbuf_rect(fb), r))
+		return VG_ERANGE;
+	if (!m->decoding)
+		return VG_EINVAL;
+	if (m->corrupt)
+		return VG_ECORRUPT;
+	px = block_for(m, fb, r);
+	code_mode(m, &mode);
+	if (mode == MODE_PREDICT)
+		code_predicted(m, px, r.w, r.h);
+	else
+		code_contexts(m, px, r.w, r.h);
+	if (m->corrupt)
+		return VG_ECORRUPT;
+	for (y = 0; y < r.h; y++)
+		memcpy(vg_pixbuf_row(fb, r.y + y) + r.x, px + (ptrdiff_t)y * (r.w + BORDER_L + BORDER_R),
+		       (size_t)r.w * 4);
+	g_array_append_val(m->done, r);
+	return VG_OK;
+}
+
+int vg_pixmodel_decode_end(vg_pixmodel *m)
+{
+	return m->corrupt || m->dec.overrun ? VG_ECORRUPT : VG_OK;
+}

@@ -1,0 +1,255 @@
+/* The pixel model and its range coder: round trips over content of every
+ * kind, several chunks in step, blocks that see their neighbours, what
+ * text costs once learnt, and damaged or misplaced input. */
+#include <glib.h>
+#include <string.h>
+
+#include "common/vg_error.h"
+#include "common/vg_pixbuf.h"
+#include "fingerprint/vg_pixmodel.h"
+#include "fingerprint/vg_rangecoder.h"
+
+/* Symbols of random frequency tables come back as they went. */
+static void test_rangecoder_round_trip(void)
+{
+	GRand *rng = g_rand_new_with_seed(3);
+	enum { N = 20000 };
+	static uint32_t freq[N][4], sym[N];
+	vg_rc_encoder e;
+	vg_rc_decoder d;
+	vg_writer out;
+	int i, k;
+
+	vg_writer_init(&out);
+	vg_rc_encoder_init(&e, &out);
+	for (i = 0; i < N; i++) {
+		uint32_t cum = 0, total = 0;
+
+		for (k = 0; k < 4; k++)
+			total += freq[i][k] = (uint32_t)g_rand_int_range(rng, 1, i % 7 ? 60 : 16000);
+		sym[i] = (uint32_t)g_rand_int_range(rng, 0, 4);
+		for (k = 0; k < (int)sym[i]; k++)
+			cum += freq[i][k];
+		vg_rc_encode(&e, cum, freq[i][sym[i]], total);
+	}
+	vg_rc_encoder_finish(&e);
+	vg_rc_decoder_init(&d, out.data, out.len);
+	for (i = 0; i < N; i++) {
+		uint32_t cum = 0, total = 0, f;
+
+		for (k = 0; k < 4; k++)
+			total += freq[i][k];
+		f = vg_rc_decode_freq(&d, total);
+		g_assert_cmpuint(f, <, total);
+		for (k = 0; f >= cum + freq[i][k]; k++)
+			cum += freq[i][k];
+		g_assert_cmpint(k, ==, (int)sym[i]);
+		vg_rc_decode(&d, cum, freq[i][k]);
+	}
+	g_assert_false(d.overrun);
+	vg_writer_clear(&out);
+	g_rand_free(rng);
+}
+
+/* Paints r of fb with content of one kind: 0 flat, 1 two-colour glyphs,
+ * 2 anti-aliased glyphs, 3 a gradient, 4 noise, 5 cells of many colours. */
+static void paint(vg_pixbuf *fb, vg_rect r, int kind, GRand *rng)
+{
+	static const uint32_t ramp[4] = { 0xffffff, 0xaaaaaa, 0x555555, 0x000000 };
+	uint32_t cell = 0;
+	int32_t x, y;
+
+	for (y = r.y; y < r.y + r.h; y++)
+		for (x = r.x; x < r.x + r.w; x++) {
+			uint32_t *p = &vg_pixbuf_row(fb, y)[x];
+			unsigned glyph = (unsigned)((x / 6) * 31 + (y / 13) * 17) % 5;
+			unsigned bit = ((glyph * 0x9e37u) >> ((x % 6) + (y % 13))) & 1;
+
+			switch (kind) {
+			case 0:
+				*p = 0x204060;
+				break;
+			case 1:
+				*p = bit ? 0x000000 : 0xffffff;
+				break;
+			case 2:
+				*p = ramp[bit ? (glyph + (unsigned)x) % 4 : 0];
+				break;
+			case 3:
+				*p = (uint32_t)VG_RGB(x * 3 & 0xff, y * 5 & 0xff, (x + y) & 0xff);
+				break;
+			case 4:
+				*p = g_rand_int(rng) & 0xffffff;
+				break;
+			default:
+				if (x % 7 == 0 || y % 5 == 0)
+					cell = g_rand_int(rng) & 0xffffff;
+				*p = x % 7 == 0 ? 0x101010 : cell;
+				break;
+			}
+		}
+}
+
+/* Blocks of every kind, side by side and under each other (so that their
+ * contexts reach into blocks coded before), in several chunks: the
+ * decoder draws each exactly, and ends each chunk cleanly. */
+static void test_round_trip(void)
+{
+	GRand *rng = g_rand_new_with_seed(7);
+	vg_pixbuf *src = vg_pixbuf_new(200, 160), *dst = vg_pixbuf_new(200, 160);
+	vg_pixmodel *enc, *dec;
+	vg_writer out;
+	int chunk;
+
+	g_assert_cmpint(vg_pixmodel_new(&enc), ==, 0);
+	g_assert_cmpint(vg_pixmodel_new(&dec), ==, 0);
+	vg_writer_init(&out);
+	for (chunk = 0; chunk < 12; chunk++) {
+		vg_rect rects[40];
+		size_t n = 0, i;
+		int32_t x, y;
+
+		/* Columns of 16 pixels cut into segments of 5 to 40 rows. */
+		for (x = 0; x + 16 <= 200 && n < G_N_ELEMENTS(rects); x += 16)
+			for (y = 0; y < 160 && n < G_N_ELEMENTS(rects);) {
+				int32_t h = g_rand_int_range(rng, 5, 41);
+
+				h = MIN(h, 160 - y);
+
+				if (g_rand_int_range(rng, 0, 3)) {
+					rects[n] = vg_rect_make(x, y, 16, h);
+					paint(src, rects[n], (chunk + (int)n) % 6, rng);
+					n++;
+				}
+				y += h;
+			}
+		vg_writer_reset(&out);
+		g_assert_cmpint(vg_pixmodel_encode(enc, src, rects, n, &out), ==, 0);
+		vg_pixmodel_decode_begin(dec, out.data, out.len);
+		for (i = 0; i < n; i++)
+			g_assert_cmpint(vg_pixmodel_decode_rect(dec, dst, rects[i]), ==, 0);
+		g_assert_cmpint(vg_pixmodel_decode_end(dec), ==, 0);
+		for (i = 0; i < n; i++)
+			for (y = rects[i].y; y < rects[i].y + rects[i].h; y++)
+				g_assert_cmpmem(vg_pixbuf_row(dst, y) + rects[i].x, (size_t)rects[i].w * 4,
+						vg_pixbuf_row(src, y) + rects[i].x, (size_t)rects[i].w * 4);
+	}
+	vg_writer_clear(&out);
+	vg_pixmodel_free(enc);
+	vg_pixmodel_free(dec);
+	vg_pixbuf_free(src);
+	vg_pixbuf_free(dst);
+	g_rand_free(rng);
+}
+
+/* What content costs: a flat page next to nothing; glyphs under a tenth
+ * of a byte a pixel, and their copy elsewhere no more than the first time;
+ * noise hardly more than its three bytes a pixel. */
+static void test_costs(void)
+{
+	GRand *rng = g_rand_new_with_seed(1);
+	vg_pixbuf *fb = vg_pixbuf_new(256, 208);
+	vg_pixmodel *m;
+	vg_writer out;
+	vg_rect page = vg_rect_make(0, 0, 256, 104), again = vg_rect_make(0, 104, 256, 104);
+	vg_pixbuf copy;
+	size_t first, second;
+
+	g_assert_cmpint(vg_pixmodel_new(&m), ==, 0);
+	vg_writer_init(&out);
+	paint(fb, page, 0, rng);
+	g_assert_cmpint(vg_pixmodel_encode(m, fb, &page, 1, &out), ==, 0);
+	g_test_message("flat: %zu bytes", out.len);
+	g_assert_cmpuint(out.len, <, 64);
+	paint(fb, page, 2, rng);
+	copy = vg_pixbuf_view(fb, page);
+	g_assert_cmpint(vg_pixbuf_copy(fb, again.x, again.y, &copy), ==, 0);
+	vg_writer_reset(&out);
+	g_assert_cmpint(vg_pixmodel_encode(m, fb, &page, 1, &out), ==, 0);
+	first = out.len;
+	vg_writer_reset(&out);
+	g_assert_cmpint(vg_pixmodel_encode(m, fb, &again, 1, &out), ==, 0);
+	second = out.len;
+	g_test_message("glyphs: %zu bytes, then %zu", first, second);
+	g_assert_cmpuint(first * 10, <, (size_t)page.w * (size_t)page.h);
+	g_assert_cmpuint(second, <=, first);
+	paint(fb, page, 4, rng);
+	vg_writer_reset(&out);
+	g_assert_cmpint(vg_pixmodel_encode(m, fb, &page, 1, &out), ==, 0);
+	g_test_message("noise: %zu bytes for %d pixels", out.len, page.w * page.h);
+	g_assert_cmpuint(out.len, <, (size_t)page.w * (size_t)page.h * 3 * 102 / 100 + 64);
+	vg_writer_clear(&out);
+	vg_pixmodel_free(m);
+	vg_pixbuf_free(fb);
+	g_rand_free(rng);
+}
+
+/* Damaged chunks end in an error or in wrong pixels, never in a crash
+ * or a read past the input (the suite runs under AddressSanitizer);
+ * a truncated chunk is an error; rectangles outside the picture are
+ * refused; decoding without a chunk begun is refused. */
+static void test_damage(void)
+{
+	GRand *rng = g_rand_new_with_seed(9);
+	vg_pixbuf *src = vg_pixbuf_new(64, 64), *dst = vg_pixbuf_new(64, 64);
+	vg_rect rects[4] = { { 0, 0, 16, 64 }, { 16, 0, 16, 64 }, { 32, 0, 16, 64 }, { 48, 0, 16, 64 } };
+	vg_pixmodel *enc, *dec;
+	vg_writer out;
+	int trial, k;
+
+	g_assert_cmpint(vg_pixmodel_new(&dec), ==, 0);
+	g_assert_cmpint(vg_pixmodel_decode_rect(dec, dst, rects[0]), ==, VG_EINVAL);
+	vg_pixmodel_free(dec);
+	vg_writer_init(&out);
+	for (k = 0; k < 4; k++)
+		paint(src, rects[k], k + 1, rng);
+	for (trial = 0; trial < 200; trial++) {
+		uint8_t *copy;
+		size_t len;
+		int err = 0;
+
+		g_assert_cmpint(vg_pixmodel_new(&enc), ==, 0);
+		g_assert_cmpint(vg_pixmodel_new(&dec), ==, 0);
+		vg_writer_reset(&out);
+		g_assert_cmpint(vg_pixmodel_encode(enc, src, rects, 4, &out), ==, 0);
+		len = trial == 0 ? out.len / 2 : out.len;
+		copy = g_memdup2(out.data, len);
+		if (trial > 0)
+			copy[g_rand_int_range(rng, 0, (gint32)len)] ^= (uint8_t)g_rand_int_range(rng, 1, 256);
+		vg_pixmodel_decode_begin(dec, copy, len);
+		for (k = 0; k < 4 && !err; k++)
+			err = vg_pixmodel_decode_rect(dec, dst, rects[k]);
+		if (!err)
+			err = vg_pixmodel_decode_end(dec);
+		if (trial == 0)
+			g_assert_cmpint(err, ==, VG_ECORRUPT);
+		g_assert_true(err == 0 || err == VG_ECORRUPT);
+		g_free(copy);
+		vg_pixmodel_free(enc);
+		vg_pixmodel_free(dec);
+	}
+	g_assert_cmpint(vg_pixmodel_new(&enc), ==, 0);
+	{
+		vg_rect outside = vg_rect_make(60, 0, 16, 8), empty = vg_rect_make(0, 0, 0, 8);
+
+		g_assert_cmpint(vg_pixmodel_encode(enc, src, &outside, 1, &out), ==, VG_ERANGE);
+		g_assert_cmpint(vg_pixmodel_encode(enc, src, &empty, 1, &out), ==, VG_ERANGE);
+		vg_pixmodel_decode_begin(enc, out.data, out.len);
+		g_assert_cmpint(vg_pixmodel_decode_rect(enc, dst, outside), ==, VG_ERANGE);
+	}
+	vg_pixmodel_free(enc);
+	vg_writer_clear(&out);
+	vg_pixbuf_free(src);
+	vg_pixbuf_free(dst);
+	g_rand_free(rng);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/rangecoder/round-trip", test_rangecoder_round_trip);
+	g_test_add_func("/pixmodel/round-trip", test_round_trip);
+	g_test_add_func("/pixmodel/costs", test_costs);
+	g_test_add_func("/pixmodel/damage", test_damage);
+	return g_test_run();
+}
