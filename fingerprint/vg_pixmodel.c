@@ -5,13 +5,14 @@
 #include "fingerprint/vg_pixmodel.h"
 #include "fingerprint/vg_rangecoder.h"
 
-/* Colour contexts: of six, four and two neighbours, hashed into 2^17
- * slots each, remembering up to K colours with counts that halve past
- * COUNT_MAX (so a context follows what the screen shows now). */
+/* Colour contexts: of six, four and two neighbours, hashed into 2^17,
+ * 2^16 and 2^14 slots (fewer neighbours meet in fewer ways), remembering
+ * up to K colours with counts that halve past COUNT_MAX (so a context
+ * follows what the screen shows now). */
 #define ORDERS 3
 #define K 6
-#define SLOT_BITS 17
-#define SLOTS (1u << SLOT_BITS)
+static const unsigned slot_bits[ORDERS] = { 17, 16, 14 };
+#define SLOTS(o) (1u << slot_bits[o])
 #define COUNT_MAX 255
 /* Colours the context-free list keeps, and its count limit. */
 #define O0_MAX 256
@@ -100,7 +101,7 @@ int vg_pixmodel_new(vg_pixmodel **out)
 	int i;
 
 	for (i = 0; i < ORDERS; i++)
-		m->ctx[i] = g_new0(slot, SLOTS);
+		m->ctx[i] = g_new0(slot, SLOTS(i));
 	m->mode_count[0] = m->mode_count[1] = 1;
 	m->done = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	{
@@ -462,10 +463,13 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			hash[2] = mix(W * UINT64_C(0x100000001b3) ^ N << 25);
 			hash[1] = mix(hash[2] ^ NW * UINT64_C(0xff51afd7ed558ccd) ^ NE << 27);
 			hash[0] = mix(hash[1] ^ WW * UINT64_C(0xc4ceb9fe1a85ec53) ^ NN << 29);
+			/* All three slots are read and written: start their loads together. */
+			for (o = 0; o < ORDERS; o++)
+				__builtin_prefetch(&m->ctx[o][hash[o] & (SLOTS(o) - 1)]);
 			nb[0] = (uint32_t)W, nb[1] = (uint32_t)N, nb[2] = (uint32_t)NE;
 			nb[3] = (uint32_t)NW, nb[4] = (uint32_t)WW, nb[5] = (uint32_t)NN;
 			for (o = 0; o < ORDERS && !found; o++) {
-				slot *s = &m->ctx[o][hash[o] & (SLOTS - 1)];
+				slot *s = &m->ctx[o][hash[o] & (SLOTS(o) - 1)];
 
 				if (s->n && s->tag == (uint16_t)(hash[o] >> 48))
 					found = code_in_list(m, s->colour, s->count, s->n,
@@ -473,7 +477,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 							     false, &c);
 			}
 			if (!found)
-				found = code_shape(m, nb, age_of(&m->ctx[0][hash[0] & (SLOTS - 1)],
+				found = code_shape(m, nb, age_of(&m->ctx[0][hash[0] & (SLOTS(0) - 1)],
 								 hash[0]),
 						   excl, &n_excl, &c);
 			if (!found &&
@@ -484,7 +488,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				return;
 			px[(ptrdiff_t)y * st + x] = c;
 			for (o = 0; o < ORDERS; o++)
-				learn_slot(&m->ctx[o][hash[o] & (SLOTS - 1)], (uint16_t)(hash[o] >> 48), c);
+				learn_slot(&m->ctx[o][hash[o] & (SLOTS(o) - 1)], (uint16_t)(hash[o] >> 48), c);
 			learn_o0(m, c);
 		}
 }

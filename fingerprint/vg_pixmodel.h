@@ -25,7 +25,7 @@
 
 typedef struct vg_pixmodel vg_pixmodel;
 
-/* About 16 MB of tables, learning from nothing. */
+/* About 9 MB of tables, learning from nothing. */
 int vg_pixmodel_new(vg_pixmodel **out);
 void vg_pixmodel_free(vg_pixmodel *m);
 
