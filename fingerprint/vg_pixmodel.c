@@ -17,6 +17,7 @@ static const unsigned slot_bits[ORDERS] = { 17, 16, 14 };
 /* Colours the context-free list keeps, and its count limit. */
 #define O0_MAX 256
 #define O0_TOTAL_MAX 30000
+#define O0_HINTS 1024
 /* A neighbour outside what both ends know: no 24-bit colour. */
 #define NONE 0x1000000u
 /* The border around a block that its contexts reach into. */
@@ -64,6 +65,7 @@ struct vg_pixmodel {
 	uint16_t o0_count[O0_MAX];
 	unsigned o0_n;
 	uint32_t o0_total;
+	uint8_t o0_hint[O0_HINTS]; /* by a colour's hash: where it was last found */
 	uint16_t mode_count[MODES];
 	/* By the pattern of equal neighbours alone: which neighbour's colour
 	 * comes next (or none). Where the colour contexts know nothing (a
@@ -136,6 +138,14 @@ void vg_pixmodel_free(vg_pixmodel *m)
 	g_free(m->scratch);
 	g_array_free(m->done, TRUE);
 	g_free(m);
+}
+
+static inline uint64_t mix(uint64_t h)
+{
+	h ^= h >> 31;
+	h *= UINT64_C(0x9e3779b97f4a7c15);
+	h ^= h >> 29;
+	return h;
 }
 
 /* One coding step, the same at both ends: the encoder codes the symbol at
@@ -297,13 +307,81 @@ static void learn_slot(slot *s, uint16_t tag, uint32_t c)
 	s->count[low] = 1;
 }
 
+/* Where colour c sits in the context-free list, or o0_n. The hint says
+ * where it was last found (colours are unique in the list, so any right
+ * answer is the same answer). */
+static unsigned o0_find(vg_pixmodel *m, uint32_t c)
+{
+	uint8_t *hint = &m->o0_hint[(mix(c) >> 20) & (O0_HINTS - 1)];
+	unsigned i;
+
+	if (*hint < m->o0_n && m->o0_colour[*hint] == c)
+		return *hint;
+	for (i = 0; i < m->o0_n; i++)
+		if (m->o0_colour[i] == c) {
+			*hint = (uint8_t)i;
+			return i;
+		}
+	return m->o0_n;
+}
+
+static inline bool skipped(const uint64_t *skip, unsigned i)
+{
+	return skip[i / 64] >> (i % 64) & 1;
+}
+
+/* code_in_list over the context-free list, the last: its 256 colours are
+ * too many to check each against the exclusions, so the excluded ones
+ * are looked up instead. */
+static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint32_t *c)
+{
+	uint64_t skip[O0_MAX / 64] = { 0 };
+	uint32_t total = m->o0_total, esc = m->o0_n, cum = 0, f;
+	unsigned i, k;
+
+	for (k = 0; k < n_excl; k++) {
+		i = o0_find(m, excl[k]);
+		if (i < m->o0_n && !skipped(skip, i)) {
+			skip[i / 64] |= UINT64_C(1) << (i % 64);
+			total -= m->o0_count[i];
+			esc--;
+		}
+	}
+	if (esc == 0)
+		return false;
+	total += esc;
+	if (!m->decoding) {
+		i = o0_find(m, *c);
+		if (i < m->o0_n && !skipped(skip, i)) {
+			for (k = 0; k < i; k++)
+				if (!skipped(skip, k))
+					cum += m->o0_count[k];
+			put(m, cum, m->o0_count[i], total);
+			return true;
+		}
+		put(m, total - esc, esc, total);
+		return false;
+	}
+	f = peek(m, total);
+	if (f < total - esc)
+		for (i = 0; i < m->o0_n; i++) {
+			if (skipped(skip, i))
+				continue;
+			if (f < cum + m->o0_count[i]) {
+				vg_rc_decode(&m->dec, cum, m->o0_count[i]);
+				*c = m->o0_colour[i];
+				return true;
+			}
+			cum += m->o0_count[i];
+		}
+	vg_rc_decode(&m->dec, total - esc, esc);
+	return false;
+}
+
 static void learn_o0(vg_pixmodel *m, uint32_t c)
 {
-	unsigned i, low = 0;
+	unsigned i = o0_find(m, c), low = 0;
 
-	for (i = 0; i < m->o0_n; i++)
-		if (m->o0_colour[i] == c)
-			break;
 	if (i == m->o0_n) {
 		if (m->o0_n < O0_MAX) {
 			m->o0_n++;
@@ -327,13 +405,6 @@ static void learn_o0(vg_pixmodel *m, uint32_t c)
 	}
 }
 
-static inline uint64_t mix(uint64_t h)
-{
-	h ^= h >> 31;
-	h *= UINT64_C(0x9e3779b97f4a7c15);
-	h ^= h >> 29;
-	return h;
-}
 
 /* The pixel at (x, y) of a block, whose rows are stride apart; x from
  * -2 to its width, y from -2 (block_for's border). */
@@ -480,9 +551,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				found = code_shape(m, nb, age_of(&m->ctx[0][hash[0] & (SLOTS(0) - 1)],
 								 hash[0]),
 						   excl, &n_excl, &c);
-			if (!found &&
-			    !code_in_list(m, m->o0_colour, m->o0_count, m->o0_n, NULL, excl, &n_excl,
-					  true, &c))
+			if (!found && !code_o0(m, excl, n_excl, &c))
 				code_raw(m, &c);
 			if (m->corrupt)
 				return;
@@ -631,7 +700,13 @@ static uint32_t *block_for(vg_pixmodel *m, const vg_pixbuf *src, vg_rect r)
 	for (i = 0; i < n; i++)
 		base[i] = NONE;
 	for (i = 0; i < m->done->len; i++) {
-		vg_rect e = vg_rect_intersect(g_array_index(m->done, vg_rect, i), outer);
+		vg_rect d = g_array_index(m->done, vg_rect, i), e;
+
+		/* Most earlier blocks are far away: leave them quickly. */
+		if (d.x >= outer.x + outer.w || d.x + d.w <= outer.x || d.y >= outer.y + outer.h ||
+		    d.y + d.h <= outer.y)
+			continue;
+		e = vg_rect_intersect(d, outer);
 
 		for (y = e.y; y < e.y + e.h; y++)
 			for (x = e.x; x < e.x + e.w; x++)
