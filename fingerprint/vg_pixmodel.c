@@ -180,14 +180,11 @@ static bool code_listed(vg_pixmodel *m, const uint32_t *colour, const uint16_t *
 			const uint32_t *excl, unsigned n_excl, uint32_t total, uint32_t esc,
 			uint32_t *c);
 
-/* Codes *c (decodes into it) among a list's colours not excluded, or
- * escapes, adding them to the exclusions unless this is the last list.
- * The escape's frequency: from see, the escapes of contexts like this
- * one, when given; else how many colours the list offers. True when
- * found. */
+/* Codes *c (decodes into it) among a context's colours not excluded, or
+ * escapes, adding them to the exclusions; the escape takes the share that
+ * contexts like this one (see) have escaped lately. True when found. */
 static bool code_in_list(vg_pixmodel *m, const uint32_t *colour, const uint16_t *count,
-			 unsigned n, uint16_t *see, uint32_t *excl, unsigned *n_excl, bool last,
-			 uint32_t *c)
+			 unsigned n, uint16_t *see, uint32_t *excl, unsigned *n_excl, uint32_t *c)
 {
 	uint32_t total = 0, esc = 0;
 	unsigned i;
@@ -200,20 +197,16 @@ static bool code_in_list(vg_pixmodel *m, const uint32_t *colour, const uint16_t 
 		}
 	if (esc == 0)
 		return false;
-	/* The escape as often as contexts like this one have escaped. */
-	if (see)
-		esc = MIN(MAX(total * see[0] / see[1], 1u), SEE_ESC_MAX);
+	esc = MIN(MAX(total * see[0] / see[1], 1u), SEE_ESC_MAX);
 	total += esc;
 	hit = code_listed(m, colour, count, n, excl, *n_excl, total, esc, c);
-	if (see) {
-		see[hit] = (uint16_t)(see[hit] + SEE_INC);
-		if (see[hit] > SEE_MAX) {
-			see[0] = (uint16_t)((see[0] + 1) / 2);
-			see[1] = (uint16_t)((see[1] + 1) / 2);
-		}
+	see[hit] = (uint16_t)(see[hit] + SEE_INC);
+	if (see[hit] > SEE_MAX) {
+		see[0] = (uint16_t)((see[0] + 1) / 2);
+		see[1] = (uint16_t)((see[1] + 1) / 2);
 	}
-	if (hit || last)
-		return hit;
+	if (hit)
+		return true;
 	for (i = 0; i < n; i++)
 		if (!excluded(excl, *n_excl, colour[i]))
 			excl[(*n_excl)++] = colour[i];
@@ -330,9 +323,10 @@ static inline bool skipped(const uint64_t *skip, unsigned i)
 	return skip[i / 64] >> (i % 64) & 1;
 }
 
-/* code_in_list over the context-free list, the last: its 256 colours are
- * too many to check each against the exclusions, so the excluded ones
- * are looked up instead. */
+/* Codes *c among the context-free list's colours not excluded, or
+ * escapes (its frequency: how many there are). Its 256 colours are too
+ * many to check each against the exclusions: the excluded ones are
+ * looked up instead. */
 static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint32_t *c)
 {
 	uint64_t skip[O0_MAX / 64] = { 0 };
@@ -544,8 +538,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 
 				if (s->n && s->tag == (uint16_t)(hash[o] >> 48))
 					found = code_in_list(m, s->colour, s->count, s->n,
-							     see_of(m, o, s, nb), excl, &n_excl,
-							     false, &c);
+							     see_of(m, o, s, nb), excl, &n_excl, &c);
 			}
 			if (!found)
 				found = code_shape(m, nb, age_of(&m->ctx[0][hash[0] & (SLOTS(0) - 1)],
