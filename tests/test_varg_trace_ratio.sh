@@ -4,7 +4,7 @@
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 vt=$B/traces/varg-trace
-tap_plan 16
+tap_plan 19
 
 # ppm FILE X Y W H: a 16x8 black image with a white W x H block at X,Y.
 ppm() {
