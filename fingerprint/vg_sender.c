@@ -18,6 +18,9 @@
  * update may REPEAT it (doc/protocol.md). */
 typedef vg_repeat_item list_item;
 
+/* The pixel model's bytes a pixel before it has coded any: text's. */
+#define MODEL_BYTES_PER_PIXEL 0.05
+
 struct vg_sender {
 	vg_sender_config cfg;
 	vg_zout *zs;          /* the structure stream, for the connection's life */
@@ -579,10 +582,27 @@ bool vg_sender_is_miss(const vg_sender *s, const vg_segdesc *d)
 int vg_sender_estimate(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rects, size_t n,
 		       uint64_t *wire_bytes)
 {
-	double ratio = 0.5;
+	double ratio = 0.5, per_pixel = MODEL_BYTES_PER_PIXEL;
+	uint64_t pixels = 0;
+	size_t i;
 	int err;
 
 	*wire_bytes = 0;
+	/* The pixel model cannot try a coding without learning from it: its
+	 * bytes a pixel so far stand for what these would cost. */
+	if (s->pm) {
+		for (i = 0; i < n; i++) {
+			if (vg_rect_is_empty(rects[i]) ||
+			    !vg_rect_contains(vg_pixbuf_rect(frame), rects[i]))
+				return VG_ERANGE;
+			pixels += (uint64_t)rects[i].w * (uint64_t)rects[i].h;
+		}
+		if (s->stats.literal_bytes > 0)
+			per_pixel = 3.0 * (double)s->stats.literal_wire_bytes /
+				    (double)s->stats.literal_bytes;
+		*wire_bytes = (uint64_t)((double)pixels * per_pixel) + 1;
+		return VG_OK;
+	}
 	if (!s->trial) {
 		if ((err = vg_literal_new(&s->trial)))
 			return err;

@@ -99,7 +99,8 @@ bool vg_sender_is_miss(const vg_sender *s, const vg_segdesc *d);
 
 /* What rects[0..n) of frame would cost as literal pixels on the wire: a
  * trial coding with vg_literal, at the ratio the pixel stream has had so
- * far (half, before any). Changes nothing the viewer sees. VG_ERANGE if a
+ * far (half, before any); with the pixel model, their pixels at its bytes
+ * a pixel so far. Changes nothing the viewer sees. VG_ERANGE if a
  * rectangle is empty or not inside frame. */
 int vg_sender_estimate(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rects, size_t n,
 		       uint64_t *wire_bytes);

@@ -1531,6 +1531,19 @@ static void test_pixmodel_negotiation(void)
 			g_assert_cmpuint(ss.model_updates, >, 0);
 		else
 			g_assert_cmpuint(ss.model_updates, ==, 0);
+		/* The refinement planner's estimate: with the model, its bytes a
+		 * pixel so far; a rectangle outside the frame is refused. */
+		{
+			vg_rect all = vg_pixbuf_rect(p.server_fb), outside = vg_rect_make(90, 0, 16, 8);
+			uint64_t est = 0, per = 3 * ss.literal_wire_bytes * 96 * 80 / ss.literal_bytes;
+
+			g_assert_cmpint(vg_sender_estimate(p.s, p.server_fb, &all, 1, &est), ==, 0);
+			g_assert_cmpuint(est, >, 0);
+			if (k == 0)
+				g_assert_cmpuint(est, <=, per + 1);
+			g_assert_cmpint(vg_sender_estimate(p.s, p.server_fb, &outside, 1, &est), ==,
+					VG_ERANGE);
+		}
 		pair_clear(&p);
 		g_rand_free(rng);
 	}
