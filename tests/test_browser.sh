@@ -13,7 +13,7 @@
 TRACE=$S/traces/samples/treeview-scroll.vtr
 browser="/usr/bin/python3 $S/tests/vg_browser.py"
 NOVNC=/usr/share/novnc
-tap_plan 30
+tap_plan 31
 if [ "${VG_SKIP_BROWSER:-0}" = 1 ]; then
 	for i in $(seq 30); do tap_skip "VG_SKIP_BROWSER=1"; done
 	exit 0
@@ -95,11 +95,13 @@ varg_bytes() {
 print(sum(v["bytes_sent"] for v in json.load(open(sys.argv[1]))["viewers"] if v["encoding"] == "varg"))' "$1"
 }
 # browser_run NAME [PORT]: a browser on Varg's page against a fresh server
-# on the trace, until the last frame is exact; then the page closes (and
-# saves its cache) and the server stops. Sets BYTES.
+# on the trace (with the options in $SERVER_EXTRA), until the last frame
+# is exact; then the page closes (and saves its cache) and the server
+# stops. Sets BYTES.
+SERVER_EXTRA=""
 browser_run() {
 	start_server "$1" --trace "$TRACE" --speed 0 --wait-clients 1 --http \
-		--stats-json "$work/$1.json" ${2:+--port "$2"} || return 1
+		--stats-json "$work/$1.json" ${2:+--port "$2"} $SERVER_EXTRA || return 1
 	$browser canvas "http://127.0.0.1:$PORT/" "$work/last.png" "$work/$1.png" --timeout 90 \
 		--status-js "window.varg && varg.status()" \
 		--print-js "[varg.mode, varg.stats()]" --then "varg.close()" >"$work/$1.page"
@@ -111,7 +113,7 @@ browser_run() {
 }
 if [ ! -f "$B/viewer/web/varg-wasm.wasm" ]; then
 	echo "# the WebAssembly receiver is not built: make web (it needs emscripten: scripts/setup)"
-	for i in 1 2 3 4 5; do tap_not_ok "Varg in the browser (not built)"; done
+	for i in 1 2 3 4 5 6; do tap_not_ok "Varg in the browser (not built)"; done
 else
 	browser_run cold
 	rc=$?
@@ -142,6 +144,14 @@ else
 	echo "#   bytes: cold $cold, after emptying the cache $BYTES"
 	tap_check "a cache emptied from the page starts cold again" \
 		test "$forgot" -eq 0 -a $((BYTES * 10)) -gt $((cold * 9))
+	# The pixel model, which viewers far away get, decoded in WebAssembly.
+	SERVER_EXTRA="--pixel-model on"
+	browser_run model
+	rc=$?
+	SERVER_EXTRA=""
+	echo "#   bytes: cold $cold, with the pixel model $BYTES"
+	tap_check "with the pixel model (the server says so), it ends exact too" \
+		sh -c "test $rc -eq 0 && grep -q 'pixels by the pixel model' '$work/model.err'"
 fi
 
 # Passwords and view-only, on a real X display whose probe logs its keys.
