@@ -176,9 +176,48 @@ static inline bool excluded(const uint32_t *excl, unsigned n, uint32_t c)
 	return false;
 }
 
-static bool code_listed(vg_pixmodel *m, const uint32_t *colour, const uint16_t *count, unsigned n,
-			const uint32_t *excl, unsigned n_excl, uint32_t total, uint32_t esc,
-			uint32_t *c);
+static inline bool skipped(const uint64_t *skip, unsigned i)
+{
+	return skip[i / 64] >> (i % 64) & 1;
+}
+
+/* One coding step among n counted symbols, those marked in skip left out,
+ * with an escape of frequency esc at the top of total (the counts not
+ * skipped, plus esc). The encoder codes symbol *i (n: the escape); the
+ * decoder finds it. True unless the escape. */
+static bool code_among(vg_pixmodel *m, const uint16_t *count, unsigned n, const uint64_t *skip,
+		       uint32_t total, uint32_t esc, unsigned *i)
+{
+	uint32_t cum = 0, f;
+	unsigned k;
+
+	if (!m->decoding) {
+		if (*i >= n) {
+			put(m, total - esc, esc, total);
+			return false;
+		}
+		for (k = 0; k < *i; k++)
+			if (!skipped(skip, k))
+				cum += count[k];
+		put(m, cum, count[*i], total);
+		return true;
+	}
+	f = peek(m, total);
+	if (f < total - esc)
+		for (k = 0; k < n; k++) {
+			if (skipped(skip, k))
+				continue;
+			if (f < cum + count[k]) {
+				vg_rc_decode(&m->dec, cum, count[k]);
+				*i = k;
+				return true;
+			}
+			cum += count[k];
+		}
+	vg_rc_decode(&m->dec, total - esc, esc);
+	*i = n;
+	return false;
+}
 
 /* Codes *c (decodes into it) among a context's colours not excluded, or
  * escapes, adding them to the exclusions; the escape takes the share that
@@ -186,20 +225,28 @@ static bool code_listed(vg_pixmodel *m, const uint32_t *colour, const uint16_t *
 static bool code_in_list(vg_pixmodel *m, const uint32_t *colour, const uint16_t *count,
 			 unsigned n, uint16_t *see, uint32_t *excl, unsigned *n_excl, uint32_t *c)
 {
-	uint32_t total = 0, esc = 0;
-	unsigned i;
+	uint64_t skip = 0;
+	uint32_t total = 0, esc;
+	unsigned i, at = n, offered = 0;
 	bool hit;
 
-	for (i = 0; i < n; i++)
-		if (!excluded(excl, *n_excl, colour[i])) {
-			total += count[i];
-			esc++;
+	for (i = 0; i < n; i++) {
+		if (excluded(excl, *n_excl, colour[i])) {
+			skip |= UINT64_C(1) << i;
+			continue;
 		}
-	if (esc == 0)
+		total += count[i];
+		offered++;
+		if (colour[i] == *c && at == n)
+			at = i;
+	}
+	if (offered == 0)
 		return false;
 	esc = MIN(MAX(total * see[0] / see[1], 1u), SEE_ESC_MAX);
 	total += esc;
-	hit = code_listed(m, colour, count, n, excl, *n_excl, total, esc, c);
+	hit = code_among(m, count, n, &skip, total, esc, &at);
+	if (hit)
+		*c = colour[at];
 	see[hit] = (uint16_t)(see[hit] + SEE_INC);
 	if (see[hit] > SEE_MAX) {
 		see[0] = (uint16_t)((see[0] + 1) / 2);
@@ -208,46 +255,8 @@ static bool code_in_list(vg_pixmodel *m, const uint32_t *colour, const uint16_t 
 	if (hit)
 		return true;
 	for (i = 0; i < n; i++)
-		if (!excluded(excl, *n_excl, colour[i]))
+		if (!skipped(&skip, i))
 			excl[(*n_excl)++] = colour[i];
-	return false;
-}
-
-/* code_in_list's coding step: the colour, or the escape at the top. */
-static bool code_listed(vg_pixmodel *m, const uint32_t *colour, const uint16_t *count, unsigned n,
-			const uint32_t *excl, unsigned n_excl, uint32_t total, uint32_t esc,
-			uint32_t *c)
-{
-	uint32_t cum = 0, f;
-	unsigned i;
-
-	if (!m->decoding) {
-		for (i = 0; i < n; i++) {
-			if (excluded(excl, n_excl, colour[i]))
-				continue;
-			if (colour[i] == *c) {
-				put(m, cum, count[i], total);
-				return true;
-			}
-			cum += count[i];
-		}
-		put(m, total - esc, esc, total);
-		return false;
-	}
-	f = peek(m, total);
-	if (f < total - esc) {
-		for (i = 0; i < n; i++) {
-			if (excluded(excl, n_excl, colour[i]))
-				continue;
-			if (f < cum + count[i]) {
-				vg_rc_decode(&m->dec, cum, count[i]);
-				*c = colour[i];
-				return true;
-			}
-			cum += count[i];
-		}
-	}
-	vg_rc_decode(&m->dec, total - esc, esc);
 	return false;
 }
 
@@ -318,11 +327,6 @@ static unsigned o0_find(vg_pixmodel *m, uint32_t c)
 	return m->o0_n;
 }
 
-static inline bool skipped(const uint64_t *skip, unsigned i)
-{
-	return skip[i / 64] >> (i % 64) & 1;
-}
-
 /* Codes *c among the context-free list's colours not excluded, or
  * escapes (its frequency: how many there are). Its 256 colours are too
  * many to check each against the exclusions: the excluded ones are
@@ -330,7 +334,7 @@ static inline bool skipped(const uint64_t *skip, unsigned i)
 static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint32_t *c)
 {
 	uint64_t skip[O0_MAX / 64] = { 0 };
-	uint32_t total = m->o0_total, esc = m->o0_n, cum = 0, f;
+	uint32_t total = m->o0_total, esc = m->o0_n;
 	unsigned i, k;
 
 	for (k = 0; k < n_excl; k++) {
@@ -344,32 +348,13 @@ static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint3
 	if (esc == 0)
 		return false;
 	total += esc;
-	if (!m->decoding) {
-		i = o0_find(m, *c);
-		if (i < m->o0_n && !skipped(skip, i)) {
-			for (k = 0; k < i; k++)
-				if (!skipped(skip, k))
-					cum += m->o0_count[k];
-			put(m, cum, m->o0_count[i], total);
-			return true;
-		}
-		put(m, total - esc, esc, total);
+	i = m->decoding ? 0 : o0_find(m, *c);
+	if (i < m->o0_n && skipped(skip, i))
+		i = m->o0_n;
+	if (!code_among(m, m->o0_count, m->o0_n, skip, total, esc, &i))
 		return false;
-	}
-	f = peek(m, total);
-	if (f < total - esc)
-		for (i = 0; i < m->o0_n; i++) {
-			if (skipped(skip, i))
-				continue;
-			if (f < cum + m->o0_count[i]) {
-				vg_rc_decode(&m->dec, cum, m->o0_count[i]);
-				*c = m->o0_colour[i];
-				return true;
-			}
-			cum += m->o0_count[i];
-		}
-	vg_rc_decode(&m->dec, total - esc, esc);
-	return false;
+	*c = m->o0_colour[i];
+	return true;
 }
 
 static void learn_o0(vg_pixmodel *m, uint32_t c)
@@ -437,37 +422,23 @@ static bool code_shape(vg_pixmodel *m, const uint32_t nb[NEIGHBOURS], unsigned a
 		       uint32_t *excl, unsigned *n_excl, uint32_t *c)
 {
 	uint16_t *cnt = m->shape[shape_of(nb) | age << 8];
-	bool ok[NEIGHBOURS];
-	uint32_t total = cnt[NEIGHBOURS], cum = 0, f;
-	int k, hit = NEIGHBOURS;
+	uint64_t skip = 0;
+	uint32_t total = cnt[NEIGHBOURS];
+	unsigned k, hit = NEIGHBOURS;
 
-	for (k = 0; k < NEIGHBOURS; k++)
-		if ((ok[k] = nameable(nb, k, excl, *n_excl)))
-			total += cnt[k];
+	for (k = 0; k < NEIGHBOURS; k++) {
+		if (!nameable(nb, (int)k, excl, *n_excl)) {
+			skip |= UINT64_C(1) << k;
+			continue;
+		}
+		total += cnt[k];
+		if (nb[k] == *c && hit == NEIGHBOURS && !m->decoding)
+			hit = k;
+	}
 	if (total == cnt[NEIGHBOURS])
 		return false;
-	if (!m->decoding) {
-		for (k = 0; k < NEIGHBOURS && hit == NEIGHBOURS; k++)
-			if (ok[k] && nb[k] == *c)
-				hit = k;
-		for (k = 0; k < hit; k++)
-			if (ok[k])
-				cum += cnt[k];
-		put(m, cum, cnt[hit], total);
-	} else {
-		f = peek(m, total);
-		for (k = 0; k < NEIGHBOURS; k++) {
-			if (!ok[k])
-				continue;
-			if (f < cum + cnt[k])
-				break;
-			cum += cnt[k];
-		}
-		hit = k;
-		vg_rc_decode(&m->dec, cum, cnt[hit]);
-		if (hit < NEIGHBOURS)
-			*c = nb[hit];
-	}
+	if (code_among(m, cnt, NEIGHBOURS, &skip, total, cnt[NEIGHBOURS], &hit))
+		*c = nb[hit];
 	cnt[hit] = (uint16_t)(cnt[hit] + SHAPE_INC);
 	total = 0;
 	for (k = 0; k <= NEIGHBOURS; k++)
@@ -478,7 +449,7 @@ static bool code_shape(vg_pixmodel *m, const uint32_t nb[NEIGHBOURS], unsigned a
 	if (hit < NEIGHBOURS)
 		return true;
 	for (k = 0; k < NEIGHBOURS; k++)
-		if (ok[k])
+		if (!skipped(&skip, k))
 			excl[(*n_excl)++] = nb[k];
 	return false;
 }
@@ -632,22 +603,18 @@ static void code_predicted(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 /* Codes the block's mode, as its frequency so far. */
 static void code_mode(vg_pixmodel *m, int *mode)
 {
-	uint32_t total = 0, cum = 0, f;
+	static const uint64_t none;
+	uint32_t total = 0;
+	unsigned i = (unsigned)*mode;
 	int k;
 
 	for (k = 0; k < MODES; k++)
 		total += m->mode_count[k];
-	if (!m->decoding) {
-		for (k = 0; k < *mode; k++)
-			cum += m->mode_count[k];
-		put(m, cum, m->mode_count[*mode], total);
-	} else {
-		f = peek(m, total);
-		for (k = 0; k < MODES - 1 && f >= cum + m->mode_count[k]; k++)
-			cum += m->mode_count[k];
-		*mode = k;
-		vg_rc_decode(&m->dec, cum, m->mode_count[*mode]);
-	}
+	/* No escape: peek keeps the decoder's find below total. */
+	code_among(m, m->mode_count, MODES, &none, total, 0, &i);
+	if (i >= MODES)
+		i = 0;
+	*mode = (int)i;
 	if (++m->mode_count[*mode] > COUNT_MAX)
 		for (k = 0; k < MODES; k++)
 			m->mode_count[k] = (uint16_t)((m->mode_count[k] + 1) / 2);
@@ -690,8 +657,16 @@ static uint32_t *block_for(vg_pixmodel *m, const vg_pixbuf *src, vg_rect r)
 		m->scratch_cap = n;
 	}
 	base = m->scratch;
-	for (i = 0; i < n; i++)
+	/* The border only: the block itself is filled by its coder. */
+	for (i = 0; i < (size_t)st * BORDER_T; i++)
 		base[i] = NONE;
+	for (y = 0; y < r.h; y++) {
+		uint32_t *row = base + (size_t)(BORDER_T + y) * (size_t)st;
+
+		for (x = 0; x < BORDER_L; x++)
+			row[x] = NONE;
+		row[st - 1] = NONE;
+	}
 	for (i = 0; i < m->done->len; i++) {
 		vg_rect d = g_array_index(m->done, vg_rect, i), e;
 

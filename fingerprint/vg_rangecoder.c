@@ -6,6 +6,18 @@
 #define TOP (1u << 24)
 #define BOT (1u << 16)
 
+/* Whether low's top byte is settled and can leave (the range cut first
+ * if it has shrunk too far without settling), at both ends alike. */
+static inline bool settled(uint32_t low, uint32_t *range)
+{
+	if ((low ^ (low + *range)) >= TOP) {
+		if (*range >= BOT)
+			return false;
+		*range = -low & (BOT - 1);
+	}
+	return true;
+}
+
 void vg_rc_encoder_init(vg_rc_encoder *e, vg_writer *out)
 {
 	e->low = 0;
@@ -18,12 +30,7 @@ void vg_rc_encode(vg_rc_encoder *e, uint32_t cum, uint32_t freq, uint32_t total)
 	e->range /= total;
 	e->low += cum * e->range;
 	e->range *= freq;
-	for (;;) {
-		if ((e->low ^ (e->low + e->range)) >= TOP) {
-			if (e->range >= BOT)
-				break;
-			e->range = -e->low & (BOT - 1);
-		}
+	while (settled(e->low, &e->range)) {
 		vg_writer_u8(e->out, (uint8_t)(e->low >> 24));
 		e->low <<= 8;
 		e->range <<= 8;
@@ -72,12 +79,7 @@ void vg_rc_decode(vg_rc_decoder *d, uint32_t cum, uint32_t freq)
 {
 	d->low += cum * d->range;
 	d->range *= freq;
-	for (;;) {
-		if ((d->low ^ (d->low + d->range)) >= TOP) {
-			if (d->range >= BOT)
-				break;
-			d->range = -d->low & (BOT - 1);
-		}
+	while (settled(d->low, &d->range)) {
 		d->code = d->code << 8 | next_byte(d);
 		d->low <<= 8;
 		d->range <<= 8;

@@ -129,10 +129,8 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--zstd-level must be between 0 and 19");
 		return VG_EINVAL;
 	}
-	if (o->pixel_model && !vg_server_pixmodel_parse(o->pixel_model, &o->pixmodel)) {
-		vg_error("--pixel-model must be auto, on or off");
+	if (o->pixel_model && vg_server_pixmodel_option(o->pixel_model, &o->pixmodel))
 		return VG_EINVAL;
-	}
 	if (o->refine_ms < 0 || o->refine_ms > 60000) {
 		vg_error("--refine-ms must be between 0 and 60000");
 		return VG_EINVAL;

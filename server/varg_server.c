@@ -171,10 +171,8 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--zlib-level must be between 0 and 9");
 		return VG_EINVAL;
 	}
-	if (o->pixel_model && !vg_server_pixmodel_parse(o->pixel_model, &o->pixmodel)) {
-		vg_error("--pixel-model must be auto, on or off");
+	if (o->pixel_model && vg_server_pixmodel_option(o->pixel_model, &o->pixmodel))
 		return VG_EINVAL;
-	}
 	if (o->fp_bits < 8 || o->fp_bits > 64) {
 		vg_error("--fp-bits must be between 8 and 64");
 		return VG_EINVAL;

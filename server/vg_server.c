@@ -53,7 +53,7 @@ void rfbScaledScreenUpdate(rfbScreenInfoPtr screen, int x1, int y1, int x2, int 
 /* Updates whose stage times the monitor keeps (80 bytes each). */
 #define MONITOR_RING 4096
 
-bool vg_server_pixmodel_parse(const char *s, vg_server_pixmodel *out)
+int vg_server_pixmodel_option(const char *s, vg_server_pixmodel *out)
 {
 	if (!strcmp(s, "auto"))
 		*out = VG_SERVER_PIXMODEL_AUTO;
@@ -61,9 +61,11 @@ bool vg_server_pixmodel_parse(const char *s, vg_server_pixmodel *out)
 		*out = VG_SERVER_PIXMODEL_ON;
 	else if (!strcmp(s, "off"))
 		*out = VG_SERVER_PIXMODEL_OFF;
-	else
-		return false;
-	return true;
+	else {
+		vg_error("--pixel-model must be auto, on or off");
+		return VG_EINVAL;
+	}
+	return VG_OK;
 }
 
 void vg_server_config_init(vg_server_config *cfg)

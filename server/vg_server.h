@@ -43,8 +43,9 @@ typedef enum {
 } vg_server_pixmodel;
 #define VG_SERVER_SLOW_RTT_US 30000
 
-/* Parses auto, on or off; false for anything else. */
-bool vg_server_pixmodel_parse(const char *s, vg_server_pixmodel *out);
+/* Parses --pixel-model's value: auto, on or off; anything else is said
+ * on stderr and VG_EINVAL. */
+int vg_server_pixmodel_option(const char *s, vg_server_pixmodel *out);
 
 typedef struct {
 	int port;                 /* TCP port; 0 picks the first free one from 5900 */

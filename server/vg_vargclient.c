@@ -133,27 +133,22 @@ void vg__varg_log_session(vg_conn *c, const char *host)
 
 /* zstd's level for this viewer, fixed for the connection's stream: the
  * configured one, or by default more effort where bytes cost more than
- * CPU, beyond a LAN's round trip (the handshake has measured it). */
-static int zstd_level_for(const vg_server *s, int fd)
+ * CPU, beyond a LAN's round trip (rtt_us, as the handshake measured it;
+ * 0 if unknown). */
+static int zstd_level_for(const vg_server *s, uint64_t rtt_us)
 {
-	vg_path_sample p;
-
 	if (s->cfg.zstd_level != VG_SERVER_ZSTD_AUTO)
 		return s->cfg.zstd_level;
-	if (vg_refine_read_socket(fd, &p) == VG_OK && p.rtt_us >= VG_SERVER_FAR_RTT_US)
-		return VG_SENDER_ZSTD_LEVEL_FAR;
-	return VG_SENDER_ZSTD_LEVEL;
+	return rtt_us >= VG_SERVER_FAR_RTT_US ? VG_SENDER_ZSTD_LEVEL_FAR : VG_SENDER_ZSTD_LEVEL;
 }
 
 /* Whether to offer this viewer the pixel model: as configured, or by
  * default to one whose round trip says it is on a slow, distant link. */
-static bool pixmodel_for(const vg_server *s, int fd)
+static bool pixmodel_for(const vg_server *s, uint64_t rtt_us)
 {
-	vg_path_sample p;
-
 	if (s->cfg.pixmodel != VG_SERVER_PIXMODEL_AUTO)
 		return s->cfg.pixmodel == VG_SERVER_PIXMODEL_ON;
-	return vg_refine_read_socket(fd, &p) == VG_OK && p.rtt_us >= VG_SERVER_SLOW_RTT_US;
+	return rtt_us >= VG_SERVER_SLOW_RTT_US;
 }
 
 static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
@@ -162,6 +157,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	vg_server *s;
 	vg_sender_config cfg;
 	vg_segparams params;
+	vg_path_sample path;
 
 	*data = NULL;
 	if (!c)
@@ -187,8 +183,11 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	s = c->server;
 	vg_sender_config_init(&cfg);
 	cfg.zlib_level = s->cfg.zlib_level;
-	cfg.zstd_level = c->zstd_level = zstd_level_for(s, cl->sock);
-	cfg.pixmodel = pixmodel_for(s, cl->sock);
+	/* Both by the round trip, read once. */
+	if (vg_refine_read_socket(cl->sock, &path) != VG_OK)
+		path.rtt_us = 0;
+	cfg.zstd_level = c->zstd_level = zstd_level_for(s, path.rtt_us);
+	cfg.pixmodel = pixmodel_for(s, path.rtt_us);
 	cfg.fp_bits = s->cfg.fp_bits;
 	cfg.group_size = s->cfg.group_size;
 	cfg.no_persist = s->cfg.no_persist;
