@@ -10,6 +10,7 @@
 
 #include "capture/vg_serverbook.h"
 #include "common/vg_error.h"
+#include "common/vg_id.h"
 #include "fingerprint/vg_segcache.h"
 
 static GKeyFile *load(const char *cache_dir)
@@ -58,7 +59,7 @@ bool vg_serverbook_knows_host(const char *cache_dir, const char *host)
 int vg_serverbook_note(const char *cache_dir, const char *host, int port, const uint8_t id[16])
 {
 	g_autofree char *path = NULL, *data = NULL, *address = NULL, *group = NULL;
-	char hex[33];
+	char hex[VG_ID_HEX_LEN + 1];
 	GKeyFile *kf;
 	gchar **groups;
 	gsize n, len;
@@ -67,8 +68,7 @@ int vg_serverbook_note(const char *cache_dir, const char *host, int port, const 
 
 	if (!cache_dir || !host || !*host)
 		return VG_EINVAL;
-	for (i = 0; i < 16; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	vg_id_to_hex(id, hex);
 	address = g_strdup_printf("%s::%d", host, port);
 	group = g_uri_escape_string(address, NULL, FALSE);
 	kf = load(cache_dir);

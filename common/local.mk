@@ -4,6 +4,7 @@ common_libvgcommon_a_SOURCES = \
 	common/vg_cmdline.c common/vg_cmdline.h \
 	common/vg_cursor.c common/vg_cursor.h \
 	common/vg_error.c common/vg_error.h \
+	common/vg_id.c common/vg_id.h \
 	common/vg_imgfile.c common/vg_imgfile.h \
 	common/vg_log.c common/vg_log.h \
 	common/vg_pixbuf.c common/vg_pixbuf.h \

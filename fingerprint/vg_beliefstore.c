@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/vg_error.h"
+#include "common/vg_id.h"
 #include "fingerprint/vg_beliefstore.h"
 
 #define SUFFIX ".vgb"
@@ -22,14 +23,6 @@ struct vg_beliefstore {
 	size_t max_file_bytes;
 };
 
-static void hex16(const uint8_t id[16], char out[33])
-{
-	int i;
-
-	for (i = 0; i < 16; i++)
-		snprintf(out + 2 * i, 3, "%02x", id[i]);
-}
-
 char *vg_beliefstore_default_base_dir(void)
 {
 	return g_build_filename(g_get_user_state_dir(), "varg", "beliefs", NULL);
@@ -40,12 +33,12 @@ int vg_beliefstore_open(const vg_beliefstore_config *cfg, const uint8_t server_i
 {
 	g_autofree char *base = NULL;
 	vg_beliefstore *st;
-	char hex[33];
+	char hex[VG_ID_HEX_LEN + 1];
 
 	if (cfg->max_file_bytes && cfg->max_file_bytes < 4096)
 		return VG_EINVAL;
 	base = cfg->base_dir ? g_strdup(cfg->base_dir) : vg_beliefstore_default_base_dir();
-	hex16(server_id, hex);
+	vg_id_to_hex(server_id, hex);
 	st = g_new0(vg_beliefstore, 1);
 	st->dir = g_build_filename(base, hex, NULL);
 	st->max_viewers = cfg->max_viewers ? cfg->max_viewers : 64;
@@ -79,9 +72,9 @@ size_t vg_beliefstore_max_file_bytes(const vg_beliefstore *st)
 
 static char *file_of(const vg_beliefstore *st, const uint8_t cache_id[16])
 {
-	char hex[33], name[40];
+	char hex[VG_ID_HEX_LEN + 1], name[40];
 
-	hex16(cache_id, hex);
+	vg_id_to_hex(cache_id, hex);
 	snprintf(name, sizeof name, "%s%s", hex, SUFFIX);
 	return g_build_filename(st->dir, name, NULL);
 }

@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include "common/vg_error.h"
+#include "common/vg_id.h"
 #include "common/vg_log.h"
 #include "common/vg_reader.h"
 #include "common/vg_rect.h"
@@ -267,12 +268,11 @@ static uint64_t capacity_of(const vg_receiver *r, bool on_disk)
 static void open_cache(vg_receiver *r, bool no_persist)
 {
 	vg_segcache_config cc;
-	char hex[33];
+	char hex[VG_ID_HEX_LEN + 1];
 	g_autofree char *dir = NULL;
-	int i, err = VG_EINVAL;
+	int err = VG_EINVAL;
 
-	for (i = 0; i < 16; i++)
-		snprintf(hex + 2 * i, 3, "%02x", r->server_id[i]);
+	vg_id_to_hex(r->server_id, hex);
 	memset(&cc, 0, sizeof cc);
 	cc.key_bits = r->fp_bits;
 	cc.max_segment_bytes = VG_MAX_CACHED_SEGMENT;

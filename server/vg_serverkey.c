@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 #include "common/vg_error.h"
+#include "common/vg_id.h"
 
-/* 32 hexadecimal digits and a newline. */
-#define KEY_TEXT 33
+/* The identity in hex and a newline. */
+#define KEY_TEXT (VG_ID_HEX_LEN + 1)
 
 struct vg_serverkey {
 	int fd;                   /* holds the slot's lock */
@@ -21,16 +22,9 @@ struct vg_serverkey {
 
 static int parse_key(const char *text, size_t len, uint8_t id[16])
 {
-	if (len != KEY_TEXT || text[32] != '\n')
+	if (len != KEY_TEXT || text[VG_ID_HEX_LEN] != '\n')
 		return VG_ECORRUPT;
-	for (int i = 0; i < 16; i++) {
-		int hi = g_ascii_xdigit_value(text[2 * i]), lo = g_ascii_xdigit_value(text[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return VG_ECORRUPT;
-		id[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return VG_OK;
+	return vg_id_from_hex(text, id) ? VG_OK : VG_ECORRUPT;
 }
 
 static int new_key(int fd, uint8_t id[16])
@@ -39,9 +33,8 @@ static int new_key(int fd, uint8_t id[16])
 
 	if (getrandom(id, 16, 0) != 16)
 		return VG_EIO;
-	for (int i = 0; i < 16; i++)
-		snprintf(text + 2 * i, 3, "%02x", id[i]);
-	text[32] = '\n';
+	vg_id_to_hex(id, text);
+	text[VG_ID_HEX_LEN] = '\n';
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, text, KEY_TEXT, 0) != KEY_TEXT || fsync(fd) != 0)
 		return VG_EIO;
 	return VG_OK;
