@@ -5,13 +5,14 @@
 #include "fingerprint/vg_pixmodel.h"
 #include "fingerprint/vg_rangecoder.h"
 
-/* Colour contexts: of six, four and two neighbours, hashed into 2^17,
- * 2^16 and 2^14 slots (fewer neighbours meet in fewer ways), remembering
- * up to K colours with counts that halve past COUNT_MAX (so a context
- * follows what the screen shows now). */
-#define ORDERS 3
+/* Colour contexts: of ten, six, four and two neighbours, hashed into
+ * 2^17, 2^17, 2^16 and 2^14 slots (fewer neighbours meet in fewer ways),
+ * remembering up to K colours with counts that halve past COUNT_MAX (so a
+ * context follows what the screen shows now). Ten neighbours tell one
+ * glyph's stroke from another's where six cannot. */
+#define ORDERS 4
 #define K 6
-static const unsigned slot_bits[ORDERS] = { 17, 16, 14 };
+static const unsigned slot_bits[ORDERS] = { 17, 17, 16, 14 };
 #define SLOTS(o) (1u << slot_bits[o])
 #define COUNT_MAX 255
 /* Colours the context-free list keeps, and its count limit. */
@@ -73,6 +74,10 @@ struct vg_pixmodel {
 	 * a cell's edge still continues the one above. */
 	uint16_t shape[SHAPES][NEIGHBOURS + 1];
 	residuals res[3];
+	/* New colours: each channel's difference from a neighbour's, whose
+	 * spread follows the screen's palette (a heat map's colours lie on
+	 * a scale, so most channels barely move or stay at zero). */
+	residuals fresh[3];
 	vg_rc_encoder enc;
 	vg_rc_decoder dec;
 	bool decoding;
@@ -121,8 +126,10 @@ int vg_pixmodel_new(vg_pixmodel **out)
 		for (k = 0; k <= NEIGHBOURS; k++)
 			m->shape[i][k] = 1;
 	}
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
 		residuals_init(&m->res[i]);
+		residuals_init(&m->fresh[i]);
+	}
 	*out = m;
 	return VG_OK;
 }
@@ -260,23 +267,61 @@ static bool code_in_list(vg_pixmodel *m, const uint32_t *colour, const uint16_t 
 	return false;
 }
 
-/* A colour no list predicted: three bytes, each one of 256. */
-static void code_raw(vg_pixmodel *m, uint32_t *c)
+static inline int channel(uint32_t c, int ch)
 {
-	int shift;
+	return (int)((c >> (16 - 8 * ch)) & 0xff);
+}
+
+static void code_residual(vg_pixmodel *m, residuals *r, int *v)
+{
+	uint32_t cum = 0, f;
+	int g, i;
 
 	if (!m->decoding) {
-		for (shift = 16; shift >= 0; shift -= 8)
-			put(m, (*c >> shift) & 0xff, 1, 256);
-		return;
+		for (g = 0; g < *v / 16; g++)
+			cum += r->group[g];
+		for (i = g * 16; i < *v; i++)
+			cum += r->count[i];
+		put(m, cum, r->count[*v], r->total);
+	} else {
+		f = peek(m, r->total);
+		for (g = 0; g < 15 && f >= cum + r->group[g]; g++)
+			cum += r->group[g];
+		for (i = g * 16; i < g * 16 + 15 && f >= cum + r->count[i]; i++)
+			cum += r->count[i];
+		if (f >= cum + r->count[i])
+			m->corrupt = true;
+		vg_rc_decode(&m->dec, cum, r->count[i]);
+		*v = i;
 	}
-	*c = 0;
-	for (shift = 16; shift >= 0; shift -= 8) {
-		uint32_t b = peek(m, 256);
+	r->count[*v] += RES_INC;
+	r->group[*v / 16] += RES_INC;
+	r->total += RES_INC;
+	if (r->total > RES_TOTAL_MAX) {
+		r->total = 0;
+		memset(r->group, 0, sizeof r->group);
+		for (i = 0; i < 256; i++) {
+			r->count[i] = (uint16_t)((r->count[i] + 1) / 2);
+			r->group[i / 16] += r->count[i];
+			r->total += r->count[i];
+		}
+	}
+}
 
-		vg_rc_decode(&m->dec, b, 1);
-		*c |= b << shift;
+/* A colour no list predicted: each channel as its difference from the
+ * neighbour's, pred. */
+static void code_raw(vg_pixmodel *m, uint32_t pred, uint32_t *c)
+{
+	uint32_t out = 0;
+	int ch;
+
+	for (ch = 0; ch < 3; ch++) {
+		int p = channel(pred, ch), v = m->decoding ? 0 : (channel(*c, ch) - p) & 0xff;
+
+		code_residual(m, &m->fresh[ch], &v);
+		out |= (uint32_t)((p + v) & 0xff) << (16 - 8 * ch);
 	}
+	*c = out;
 }
 
 static void learn_slot(slot *s, uint16_t tag, uint32_t c)
@@ -490,16 +535,20 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			uint64_t W = at(px, st, x - 1, y), N = at(px, st, x, y - 1);
 			uint64_t NW = at(px, st, x - 1, y - 1), NE = at(px, st, x + 1, y - 1);
 			uint64_t WW = at(px, st, x - 2, y), NN = at(px, st, x, y - 2);
+			uint64_t NWW = at(px, st, x - 2, y - 1), NNW = at(px, st, x - 1, y - 2);
+			uint64_t NNE = at(px, st, x + 1, y - 2), NNWW = at(px, st, x - 2, y - 2);
 			uint64_t hash[ORDERS];
 			uint32_t excl[ORDERS * K + NEIGHBOURS], nb[NEIGHBOURS];
 			uint32_t c = m->decoding ? 0 : at(px, st, x, y);
 			unsigned n_excl = 0, o;
 			bool found = false;
 
-			hash[2] = mix(W * UINT64_C(0x100000001b3) ^ N << 25);
-			hash[1] = mix(hash[2] ^ NW * UINT64_C(0xff51afd7ed558ccd) ^ NE << 27);
-			hash[0] = mix(hash[1] ^ WW * UINT64_C(0xc4ceb9fe1a85ec53) ^ NN << 29);
-			/* All three slots are read and written: start their loads together. */
+			hash[3] = mix(W * UINT64_C(0x100000001b3) ^ N << 25);
+			hash[2] = mix(hash[3] ^ NW * UINT64_C(0xff51afd7ed558ccd) ^ NE << 27);
+			hash[1] = mix(hash[2] ^ WW * UINT64_C(0xc4ceb9fe1a85ec53) ^ NN << 29);
+			hash[0] = mix(hash[1] ^ NWW * UINT64_C(0x9e3779b97f4a7c15) ^ NNW << 23 ^
+				      NNE * UINT64_C(0xd6e8feb86659fd93) ^ NNWW << 31);
+			/* All four slots are read and written: start their loads together. */
 			for (o = 0; o < ORDERS; o++)
 				__builtin_prefetch(&m->ctx[o][hash[o] & (SLOTS(o) - 1)]);
 			nb[0] = (uint32_t)W, nb[1] = (uint32_t)N, nb[2] = (uint32_t)NE;
@@ -516,7 +565,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 								 hash[0]),
 						   excl, &n_excl, &c);
 			if (!found && !code_o0(m, excl, n_excl, &c))
-				code_raw(m, &c);
+				code_raw(m, nb[0] != NONE ? nb[0] : nb[1] != NONE ? nb[1] : 0, &c);
 			if (m->corrupt)
 				return;
 			px[(ptrdiff_t)y * st + x] = c;
@@ -526,53 +575,12 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 		}
 }
 
-static inline int channel(uint32_t c, int ch)
-{
-	return (int)((c >> (16 - 8 * ch)) & 0xff);
-}
-
 /* The median edge detector of LOCO-I: a good guess at smooth content. */
 static inline int med(int a, int b, int c)
 {
 	int lo = MIN(a, b), hi = MAX(a, b);
 
 	return c >= hi ? lo : c <= lo ? hi : a + b - c;
-}
-
-static void code_residual(vg_pixmodel *m, residuals *r, int *v)
-{
-	uint32_t cum = 0, f;
-	int g, i;
-
-	if (!m->decoding) {
-		for (g = 0; g < *v / 16; g++)
-			cum += r->group[g];
-		for (i = g * 16; i < *v; i++)
-			cum += r->count[i];
-		put(m, cum, r->count[*v], r->total);
-	} else {
-		f = peek(m, r->total);
-		for (g = 0; g < 15 && f >= cum + r->group[g]; g++)
-			cum += r->group[g];
-		for (i = g * 16; i < g * 16 + 15 && f >= cum + r->count[i]; i++)
-			cum += r->count[i];
-		if (f >= cum + r->count[i])
-			m->corrupt = true;
-		vg_rc_decode(&m->dec, cum, r->count[i]);
-		*v = i;
-	}
-	r->count[*v] += RES_INC;
-	r->group[*v / 16] += RES_INC;
-	r->total += RES_INC;
-	if (r->total > RES_TOTAL_MAX) {
-		r->total = 0;
-		memset(r->group, 0, sizeof r->group);
-		for (i = 0; i < 256; i++) {
-			r->count[i] = (uint16_t)((r->count[i] + 1) / 2);
-			r->group[i / 16] += r->count[i];
-			r->total += r->count[i];
-		}
-	}
 }
 
 /* Codes (or decodes) a block as each channel's difference from its

@@ -1,8 +1,8 @@
 /* The pixel model: literal segments coded pixel by pixel, each colour
  * predicted from the colours around it and range-coded (vg_rangecoder.h).
  * Screens repeat small patterns everywhere: glyph strokes, cell borders,
- * anti-aliasing ramps. Under the contexts of the six neighbours already
- * coded (then four, then two, then none), the next colour is nearly
+ * anti-aliasing ramps. Under the contexts of the ten neighbours already
+ * coded (then six, four, two, then none), the next colour is nearly
  * certain, which a coder that finds repeated strings (zstd over the
  * literal methods of vg_literal.h) sees only where whole rows repeat.
  * Blocks of many colours (photographs, gradients) go instead as the
@@ -25,7 +25,7 @@
 
 typedef struct vg_pixmodel vg_pixmodel;
 
-/* About 9 MB of tables, learning from nothing. */
+/* About 14 MB of tables, learning from nothing. */
 int vg_pixmodel_new(vg_pixmodel **out);
 void vg_pixmodel_free(vg_pixmodel *m);
 
