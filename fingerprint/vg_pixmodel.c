@@ -147,6 +147,9 @@ void vg_pixmodel_free(vg_pixmodel *m)
 	g_free(m);
 }
 
+/* Half of vg_seghash_fmix (one multiply, not two): four a pixel, and the
+ * slot's index and tag need only their bits spread, not a hash that names
+ * content. */
 static inline uint64_t mix(uint64_t h)
 {
 	h ^= h >> 31;
