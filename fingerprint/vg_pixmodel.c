@@ -45,6 +45,16 @@ static const unsigned slot_bits[ORDERS] = { 17, 17, 16, 14 };
 
 enum { MODE_CONTEXT, MODE_PREDICT, MODES };
 
+/* Flat areas: where the four nearest neighbours are one colour, first
+ * whether the pixel is that colour too: a yes or no whose 15-bit
+ * probability moves a 64th of the way to each answer, one for each of 5
+ * bits of which farther neighbours agree and 8 lengths of the run so far.
+ * Most of a screen's pixels go so, one step each, without the contexts. */
+#define FLAT_BITS 15
+#define FLAT_ONE (1u << FLAT_BITS)
+#define FLAT_RATE 6
+#define FLAT_CTX 256
+
 typedef struct {
 	uint32_t colour[K];
 	uint16_t count[K];
@@ -68,6 +78,7 @@ struct vg_pixmodel {
 	uint32_t o0_total;
 	uint8_t o0_hint[O0_HINTS]; /* by a colour's hash: where it was last found */
 	uint16_t mode_count[MODES];
+	uint16_t flat[FLAT_CTX];
 	/* By the pattern of equal neighbours alone: which neighbour's colour
 	 * comes next (or none). Where the colour contexts know nothing (a
 	 * heat map's cells, colours seen side by side for the first time),
@@ -110,6 +121,8 @@ int vg_pixmodel_new(vg_pixmodel **out)
 	for (i = 0; i < ORDERS; i++)
 		m->ctx[i] = g_new0(slot, SLOTS(i));
 	m->mode_count[0] = m->mode_count[1] = 1;
+	for (i = 0; i < FLAT_CTX; i++)
+		m->flat[i] = FLAT_ONE / 2;
 	m->done = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	{
 		uint16_t *e = &m->see[0][0][0][0][0];
@@ -528,12 +541,45 @@ static uint16_t *see_of(vg_pixmodel *m, unsigned o, const slot *s, const uint32_
 	return m->see[o][b][s->n - 1][s->colour[top] == nb[0]];
 }
 
-/* Codes (or decodes) every pixel of a w x h block in px by its contexts. */
+/* Codes *yes (decodes into it), of probability *p / FLAT_ONE, and moves *p
+ * towards the answer. */
+static void code_flat(vg_pixmodel *m, uint16_t *p, bool *yes)
+{
+	if (!m->decoding) {
+		if (*yes)
+			put(m, 0, *p, FLAT_ONE);
+		else
+			put(m, *p, FLAT_ONE - *p, FLAT_ONE);
+	} else {
+		*yes = peek(m, FLAT_ONE) < *p;
+		vg_rc_decode(&m->dec, *yes ? 0 : *p, *yes ? *p : FLAT_ONE - *p);
+	}
+	if (*yes)
+		*p = (uint16_t)(*p + ((FLAT_ONE - *p) >> FLAT_RATE));
+	else
+		*p = (uint16_t)(*p - (*p >> FLAT_RATE));
+}
+
+/* Which probability a flat pixel's yes or no takes. */
+static inline unsigned flat_context(uint64_t W, uint64_t WW, uint64_t NN, uint64_t NWW, uint64_t NNW,
+				    uint64_t NNE, unsigned run)
+{
+	/* The run's length in powers of two: 0, 1, 2-3, 4-7, ..., 64 and more. */
+	unsigned len = run == 0 ? 0 : MIN(7u, 32u - (unsigned)__builtin_clz(run));
+
+	return (unsigned)(WW == W) | (unsigned)(NN == W) << 1 | (unsigned)(NWW == W) << 2 |
+	       (unsigned)(NNW == W) << 3 | (unsigned)(NNE == W) << 4 | len << 5;
+}
+
+/* Codes (or decodes) every pixel of a w x h block in px: a flat pixel's
+ * yes or no first, then its contexts. */
 static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 {
 	int32_t x, y, st = w + BORDER_L + BORDER_R;
 
-	for (y = 0; y < h && !m->corrupt; y++)
+	for (y = 0; y < h && !m->corrupt; y++) {
+		unsigned run = 0;
+
 		for (x = 0; x < w; x++) {
 			uint64_t W = at(px, st, x - 1, y), N = at(px, st, x, y - 1);
 			uint64_t NW = at(px, st, x - 1, y - 1), NE = at(px, st, x + 1, y - 1);
@@ -545,6 +591,25 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			uint32_t c = m->decoding ? 0 : at(px, st, x, y);
 			unsigned n_excl = 0, o;
 			bool found = false;
+
+			if (W == N && W == NW && W == NE && W != NONE) {
+				bool same = c == W;
+
+				code_flat(m, &m->flat[flat_context(W, WW, NN, NWW, NNW, NNE, run)],
+					  &same);
+				if (m->corrupt)
+					return;
+				/* The contexts learn from the pixels they code, not
+				 * from the flat ones, which they would predict well
+				 * but slowly. */
+				if (same) {
+					px[(ptrdiff_t)y * st + x] = (uint32_t)W;
+					run++;
+					continue;
+				}
+				excl[n_excl++] = (uint32_t)W;
+			}
+			run = 0;
 
 			hash[3] = mix(W * UINT64_C(0x100000001b3) ^ N << 25);
 			hash[2] = mix(hash[3] ^ NW * UINT64_C(0xff51afd7ed558ccd) ^ NE << 27);
@@ -576,6 +641,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				learn_slot(&m->ctx[o][hash[o] & (SLOTS(o) - 1)], (uint16_t)(hash[o] >> 48), c);
 			learn_o0(m, c);
 		}
+	}
 }
 
 /* The median edge detector of LOCO-I: a good guess at smooth content. */
