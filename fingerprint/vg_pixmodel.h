@@ -1,8 +1,9 @@
 /* The pixel model: literal segments coded pixel by pixel, each colour
  * predicted from the colours around it and range-coded (vg_rangecoder.h).
  * Screens repeat small patterns everywhere: glyph strokes, cell borders,
- * anti-aliasing ramps. Under the contexts of the ten neighbours already
- * coded (then six, four, two, then none), the next colour is nearly
+ * anti-aliasing ramps. Inside a flat area one yes or no says whether the
+ * colour goes on; elsewhere, under the contexts of the ten neighbours
+ * already coded (then six, four, two, then none), the next colour is nearly
  * certain, which a coder that finds repeated strings (zstd over the
  * literal methods of vg_literal.h) sees only where whole rows repeat.
  * Blocks of many colours (photographs, gradients) go instead as the
