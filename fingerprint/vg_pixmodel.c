@@ -122,7 +122,7 @@ int vg_pixmodel_new(vg_pixmodel **out)
 		m->ctx[i] = g_new0(slot, SLOTS(i));
 	m->mode_count[0] = m->mode_count[1] = 1;
 	for (i = 0; i < FLAT_CTX; i++)
-		m->flat[i] = FLAT_ONE / 2;
+		m->flat[i] = FLAT_ONE - FLAT_ONE / 64; /* screens are mostly flat */
 	m->done = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	{
 		uint16_t *e = &m->see[0][0][0][0][0];

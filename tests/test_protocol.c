@@ -69,6 +69,47 @@ static void pair_init_group(pair *p, int w, int h, unsigned fp_bits, unsigned gr
 	vg_writer_reset(&p->reply);
 }
 
+/* Where the flags sit: in a HELLO as the sender writes it, and in a
+ * VIEWER HELLO after its type, u16 length, kind, version, identity (16)
+ * and capacity (8). */
+#define HELLO_FLAGS_AT 20
+#define VHELLO_FLAGS_AT (3 + 2 + 16 + 8)
+
+/* A sender set as scfg says HELLO to a new viewer set as rcfg, which
+ * answers in reply; the sender stays, for the caller to go on with. */
+typedef struct {
+	vg_sender *s;
+	vg_writer reply;
+	guint8 hello_flags, viewer_flags;
+} greeting;
+
+static void greet(greeting *g, const vg_sender_config *scfg, const vg_receiver_config *rcfg)
+{
+	vg_receiver *r;
+	vg_pixbuf *fb = vg_pixbuf_new(64, 64);
+	vg_writer hello;
+
+	g_assert_cmpint(vg_sender_new(scfg, &g->s), ==, 0);
+	g_assert_cmpint(vg_receiver_new(rcfg, &r), ==, 0);
+	vg_writer_init(&hello);
+	vg_writer_init(&g->reply);
+	vg_sender_hello(g->s, &hello);
+	g_assert_cmpuint(hello.len, >, HELLO_FLAGS_AT);
+	g->hello_flags = hello.data[HELLO_FLAGS_AT];
+	g_assert_cmpint(vg_receiver_handle(r, hello.data, hello.len, fb, &g->reply), ==, 0);
+	g_assert_cmpuint(g->reply.len, >, VHELLO_FLAGS_AT);
+	g->viewer_flags = g->reply.data[VHELLO_FLAGS_AT];
+	vg_writer_clear(&hello);
+	vg_receiver_free(r);
+	vg_pixbuf_free(fb);
+}
+
+static void greeting_clear(greeting *g)
+{
+	vg_writer_clear(&g->reply);
+	vg_sender_free(g->s);
+}
+
 static void pair_init_bits(pair *p, int w, int h, unsigned fp_bits)
 {
 	pair_init_group(p, w, h, fp_bits, VG_GROUP_DEFAULT);
@@ -820,8 +861,8 @@ static void test_repeat_recent(void)
 			g_assert_cmpint(vg_receiver_new(&rcfg, &p.r), ==, 0);
 			vg_writer_init(&hello);
 			vg_sender_hello(p.s, &hello);
-			g_assert_true(hello.data[20] & VG_HELLO_RECENT);
-			hello.data[20] &= (guint8)~VG_HELLO_RECENT;
+			g_assert_true(hello.data[HELLO_FLAGS_AT] & VG_HELLO_RECENT);
+			hello.data[HELLO_FLAGS_AT] &= (guint8)~VG_HELLO_RECENT;
 			g_assert_cmpint(vg_receiver_handle(p.r, hello.data, hello.len, p.viewer_fb,
 							   &p.reply), ==, 0);
 			vg_writer_clear(&hello);
@@ -861,41 +902,22 @@ static void test_repeat_recent_negotiation(void)
 		guint32 heights[61], patterns[61];
 		vg_segdesc segs[2048];
 		vg_sender_stats ss;
-		vg_writer hello;
+		vg_sender_config cfg;
 		vg_receiver_config rcfg;
+		greeting g;
 		pair p;
 		int update;
 
 		make_document(rng, heights, patterns, G_N_ELEMENTS(heights));
 		pair_init_without(&p, 64, 128, recent ? NULL : &test_no_repeat_recent);
-		/* pair_init swallowed the VIEWER HELLO: another sender says
-		 * HELLO to a viewer set alike, to read its flags. */
+		/* pair_init swallowed the VIEWER HELLO: a viewer set alike says
+		 * its flags to another sender. */
+		vg_sender_config_init(&cfg);
 		vg_receiver_config_init(&rcfg);
 		rcfg.repeat_recent = recent;
-		{
-			vg_sender_config cfg;
-			vg_sender *s;
-			vg_receiver *r;
-			vg_pixbuf *fb = vg_pixbuf_new(64, 128);
-			vg_writer reply;
-
-			vg_sender_config_init(&cfg);
-			g_assert_cmpint(vg_sender_new(&cfg, &s), ==, 0);
-			g_assert_cmpint(vg_receiver_new(&rcfg, &r), ==, 0);
-			vg_writer_init(&hello);
-			vg_writer_init(&reply);
-			vg_sender_hello(s, &hello);
-			g_assert_cmpint(vg_receiver_handle(r, hello.data, hello.len, fb, &reply), ==, 0);
-			/* type, u16 length, kind, version, identity (16), capacity (8): flags. */
-			g_assert_cmpuint(reply.len, >, 3 + 2 + 16 + 8);
-			g_assert_cmpuint(!!(reply.data[3 + 2 + 16 + 8] & VG_VHELLO_REPEAT_RECENT), ==,
-					 recent);
-			vg_writer_clear(&reply);
-			vg_writer_clear(&hello);
-			vg_pixbuf_free(fb);
-			vg_receiver_free(r);
-			vg_sender_free(s);
-		}
+		greet(&g, &cfg, &rcfg);
+		g_assert_cmpuint(!!(g.viewer_flags & VG_VHELLO_REPEAT_RECENT), ==, recent);
+		greeting_clear(&g);
 		for (update = 0; update < 60; update++) {
 			size_t n = scroll_update(&p, heights, patterns, G_N_ELEMENTS(heights), update, segs);
 
@@ -1484,10 +1506,7 @@ static void test_pixmodel_negotiation(void)
 		vg_receiver_config rcfg;
 		vg_sender_stats ss;
 		vg_segdesc segs[4096];
-		vg_writer hello, reply;
-		vg_sender *s;
-		vg_receiver *r;
-		vg_pixbuf *fb = vg_pixbuf_new(64, 64);
+		greeting g;
 		pair p;
 		int update;
 
@@ -1495,26 +1514,16 @@ static void test_pixmodel_negotiation(void)
 		cfg.pixmodel = k != 2;
 		vg_receiver_config_init(&rcfg);
 		rcfg.pixmodel = k != 1;
-		g_assert_cmpint(vg_sender_new(&cfg, &s), ==, 0);
-		g_assert_cmpint(vg_receiver_new(&rcfg, &r), ==, 0);
-		vg_writer_init(&hello);
-		vg_writer_init(&reply);
-		vg_sender_hello(s, &hello);
-		g_assert_cmpuint(!!(hello.data[20] & VG_HELLO_PIXMODEL), ==, k != 2);
-		g_assert_cmpint(vg_receiver_handle(r, hello.data, hello.len, fb, &reply), ==, 0);
-		/* type, u16 length, kind, version, identity (16), capacity (8): flags. */
-		g_assert_cmpuint(!!(reply.data[3 + 2 + 16 + 8] & VG_VHELLO_PIXMODEL), ==, k == 0);
+		greet(&g, &cfg, &rcfg);
+		g_assert_cmpuint(!!(g.hello_flags & VG_HELLO_PIXMODEL), ==, k != 2);
+		g_assert_cmpuint(!!(g.viewer_flags & VG_VHELLO_PIXMODEL), ==, k == 0);
 		if (k == 2) {
 			/* Taking what was not offered: refused. */
-			reply.data[3 + 2 + 16 + 8] |= VG_VHELLO_PIXMODEL;
-			g_assert_cmpint(vg_sender_handle(s, reply.data + 3, reply.len - 3, 64, 64, NULL),
-					==, VG_EPROTO);
+			g.reply.data[VHELLO_FLAGS_AT] |= VG_VHELLO_PIXMODEL;
+			g_assert_cmpint(vg_sender_handle(g.s, g.reply.data + 3, g.reply.len - 3, 64, 64,
+							 NULL), ==, VG_EPROTO);
 		}
-		vg_writer_clear(&hello);
-		vg_writer_clear(&reply);
-		vg_receiver_free(r);
-		vg_sender_free(s);
-		vg_pixbuf_free(fb);
+		greeting_clear(&g);
 
 		test_pixmodel = k != 2;
 		pair_init_without(&p, 96, 80, k == 1 ? &test_no_pixmodel : NULL);

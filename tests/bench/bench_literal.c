@@ -4,9 +4,13 @@
  * through a stream that lives for the whole session as a connection's
  * does: vg_literal then zlib (what older viewers get), vg_literal then
  * zstd with a 16 MiB window (the default now), and for comparison the
- * plain 3-byte pixels through zlib and through zstd; and, when libwebp is
- * there, each rectangle as a lossless WebP image of its own (the usual
- * yardstick for lossless screen images). Prints bytes,
+ * plain 3-byte pixels through zlib and through zstd; the pixel model
+ * (vg_pixmodel, each pixel predicted from its neighbours, one model for
+ * the session; it keeps no whole rows, so the scrolled content that Varg
+ * sends as fingerprints and zstd's window finds again costs it more
+ * here than zstd); and, when libwebp is there, each rectangle as a lossless
+ * WebP image of its own (the usual yardstick for lossless screen images).
+ * Prints bytes,
  * encode and decode MB/s (of 3-byte pixels) and, as the yardstick,
  * memcpy of as many bytes. `bench <name> <value> <unit>` lines. */
 #include "config.h"
@@ -23,6 +27,7 @@
 #include "common/vg_reader.h"
 #include "common/vg_time.h"
 #include "fingerprint/vg_literal.h"
+#include "fingerprint/vg_pixmodel.h"
 #include "fingerprint/vg_zstream.h"
 #include "traces/vg_trace.h"
 
@@ -57,6 +62,7 @@ typedef struct {
 	int level;
 	bool webp;      /* instead: lossless WebP, one image per rectangle */
 	bool table;     /* vg_literal with the connection's colour table */
+	bool model;     /* instead: the pixel model */
 } method;
 
 typedef struct {
@@ -113,6 +119,7 @@ static int run(const method *m, const char *path, result *res)
 	vg_trace_reader *tr = NULL;
 	vg_trace_record rec;
 	vg_literal *lit = NULL;
+	vg_pixmodel *pm_enc = NULL, *pm_dec = NULL;
 	vg_zout *zo = NULL;
 	vg_zin *zi = NULL;
 	vg_writer plain, wire;
@@ -129,7 +136,8 @@ static int run(const method *m, const char *path, result *res)
 	vg_writer_init(&wire);
 	if ((err = vg_trace_reader_open(path, &tr)) || (err = vg_literal_new(&lit)) ||
 	    (err = vg_zout_new(m->coder, m->level, VG_ZSTD_WINDOW_LOG_DEFAULT, &zo)) ||
-	    (err = vg_zin_new(m->coder, VG_ZSTD_WINDOW_LOG_DEFAULT, &zi)))
+	    (err = vg_zin_new(m->coder, VG_ZSTD_WINDOW_LOG_DEFAULT, &zi)) ||
+	    (m->model && ((err = vg_pixmodel_new(&pm_enc)) || (err = vg_pixmodel_new(&pm_dec)))))
 		goto out;
 	vg_literal_set_indexed(lit, m->table);
 	vg_lit_table_init(&table);
@@ -158,6 +166,28 @@ static int run(const method *m, const char *path, result *res)
 #endif
 		vg_writer_reset(&plain);
 		vg_writer_reset(&wire);
+		if (m->model) {
+			t0 = vg_time_ns();
+			if ((err = vg_pixmodel_encode(pm_enc, fb, rec.rects, rec.n_rects, &wire)))
+				goto out;
+			res->enc_ns += vg_time_ns() - t0;
+			res->bytes += wire.len;
+			t0 = vg_time_ns();
+			vg_pixmodel_decode_begin(pm_dec, wire.data, wire.len);
+			for (i = 0; i < rec.n_rects && !err; i++)
+				err = vg_pixmodel_decode_rect(pm_dec, out, rec.rects[i]);
+			if (err || (err = vg_pixmodel_decode_end(pm_dec)))
+				goto out;
+			res->dec_ns += vg_time_ns() - t0;
+			for (i = 0; i < rec.n_rects; i++) {
+				vg_pixbuf a = vg_pixbuf_view(out, rec.rects[i]);
+				vg_pixbuf b = vg_pixbuf_view(fb, rec.rects[i]);
+
+				res->px_bytes += (uint64_t)rec.rects[i].w * (uint64_t)rec.rects[i].h * 3;
+				res->exact = res->exact && vg_pixbuf_equal(&a, &b);
+			}
+			continue;
+		}
 		t0 = vg_time_ns();
 		if (m->literal)
 			err = vg_literal_encode_list(lit, fb, rec.rects, rec.n_rects, &plain);
@@ -197,6 +227,8 @@ out:
 	vg_zin_free(zi);
 	vg_zout_free(zo);
 	vg_literal_free(lit);
+	vg_pixmodel_free(pm_enc);
+	vg_pixmodel_free(pm_dec);
 	vg_writer_clear(&plain);
 	vg_writer_clear(&wire);
 	vg_pixbuf_free(fb);
@@ -208,15 +240,16 @@ out:
 int main(int argc, char **argv)
 {
 	static const method methods[] = {
-		{ "literal+zlib6", true, VG_CODER_ZLIB, 6, false, false },
-		{ "literal+zstd3", true, VG_CODER_ZSTD, 3, false, false },
-		{ "literal+zstd9", true, VG_CODER_ZSTD, 9, false, false },
-		{ "literal+table+zstd9", true, VG_CODER_ZSTD, 9, false, true },
-		{ "literal+zstd19", true, VG_CODER_ZSTD, 19, false, false },
-		{ "plain+zlib6", false, VG_CODER_ZLIB, 6, false, false },
-		{ "plain+zstd9", false, VG_CODER_ZSTD, 9, false, false },
+		{ "literal+zlib6", true, VG_CODER_ZLIB, 6, false, false, false },
+		{ "literal+zstd3", true, VG_CODER_ZSTD, 3, false, false, false },
+		{ "literal+zstd9", true, VG_CODER_ZSTD, 9, false, false, false },
+		{ "literal+table+zstd9", true, VG_CODER_ZSTD, 9, false, true, false },
+		{ "literal+zstd19", true, VG_CODER_ZSTD, 19, false, false, false },
+		{ "plain+zlib6", false, VG_CODER_ZLIB, 6, false, false, false },
+		{ "plain+zstd9", false, VG_CODER_ZSTD, 9, false, false, false },
+		{ "pixmodel", false, VG_CODER_ZLIB, 6, false, false, true },
 #ifdef HAVE_WEBP
-		{ "webp-lossless", false, VG_CODER_ZLIB, 6, true, false },
+		{ "webp-lossless", false, VG_CODER_ZLIB, 6, true, false, false },
 #endif
 	};
 	const char *path = argc > 1 ? argv[1] : NULL;
