@@ -587,7 +587,9 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			uint64_t NWW = at(px, st, x - 2, y - 1), NNW = at(px, st, x - 1, y - 2);
 			uint64_t NNE = at(px, st, x + 1, y - 2), NNWW = at(px, st, x - 2, y - 2);
 			uint64_t hash[ORDERS];
-			uint32_t excl[ORDERS * K + NEIGHBOURS], nb[NEIGHBOURS];
+			/* The flat colour, each list's colours, the neighbours: at
+			 * most one of each colour, so never more than these. */
+			uint32_t excl[1 + ORDERS * K + NEIGHBOURS], nb[NEIGHBOURS];
 			uint32_t c = m->decoding ? 0 : at(px, st, x, y);
 			unsigned n_excl = 0, o;
 			bool found = false;
