@@ -55,6 +55,12 @@ static inline vg_rect vg_pixbuf_rect(const vg_pixbuf *pb)
 	return vg_rect_make(0, 0, pb->width, pb->height);
 }
 
+/* Whether r is a rectangle of pixels inside pb: not empty, not outside. */
+static inline bool vg_pixbuf_holds(const vg_pixbuf *pb, vg_rect r)
+{
+	return !vg_rect_is_empty(r) && vg_rect_contains(vg_pixbuf_rect(pb), r);
+}
+
 /* Copies all of src into dst with its top-left corner at (dx, dy).
  * Returns VG_ERANGE, copying nothing, if it would not fit. */
 int vg_pixbuf_copy(vg_pixbuf *dst, int32_t dx, int32_t dy, const vg_pixbuf *src);

@@ -107,7 +107,7 @@ int vg_approx_encode(vg_approx *ax, vg_literal *lc, const vg_pixbuf *frame, cons
 	    n > VG_APPROX_MAX_RECTS)
 		return VG_EINVAL;
 	for (i = 0; i < n; i++)
-		if (vg_rect_is_empty(rects[i]) || !vg_rect_contains(vg_pixbuf_rect(frame), rects[i]))
+		if (!vg_pixbuf_holds(frame, rects[i]))
 			return VG_ERANGE;
 	vg_writer_u8(head, (uint8_t)factor);
 	vg_writer_uleb(head, n);
@@ -146,7 +146,7 @@ int vg_approx_read_head(vg_approx *ax, vg_reader *rd, const vg_pixbuf *fb)
 
 		if ((err = vg_reader_rect(rd, &r)))
 			return err;
-		if (vg_rect_is_empty(r) || !vg_rect_contains(vg_pixbuf_rect(fb), r))
+		if (!vg_pixbuf_holds(fb, r))
 			return VG_ERANGE;
 		g_array_append_val(ax->rects, r);
 	}

@@ -475,11 +475,6 @@ static void put_block(vg_literal *lc, const vg_pixbuf *f, vg_rect r, vg_lit_meth
 	count(lc, m, w->len - start, r);
 }
 
-static bool fits(const vg_pixbuf *f, vg_rect r)
-{
-	return !vg_rect_is_empty(r) && vg_rect_contains(vg_pixbuf_rect(f), r);
-}
-
 
 /* The palette coding measure_block() found worth it for the block just
  * measured, or VG_LIT_RAW when none is. */
@@ -539,7 +534,7 @@ int vg_literal_encode_list(vg_literal *lc, const vg_pixbuf *frame, const vg_rect
 	measure m;
 
 	for (i = 0; i < n; i++)
-		if (!fits(frame, rects[i]))
+		if (!vg_pixbuf_holds(frame, rects[i]))
 			return VG_ERANGE;
 	if (n > lc->plan_cap) {
 		lc->plan_cap = MAX(n, 2 * lc->plan_cap);
@@ -592,7 +587,7 @@ int vg_literal_encode_as(vg_literal *lc, const vg_pixbuf *frame, vg_rect rect,
 {
 	measure m;
 
-	if (!fits(frame, rect))
+	if (!vg_pixbuf_holds(frame, rect))
 		return VG_ERANGE;
 	if (method >= VG_LIT_METHODS)
 		return VG_EINVAL;
@@ -785,7 +780,7 @@ int vg_literal_decode(vg_reader *rd, vg_pixbuf *fb, vg_rect rect, vg_lit_table *
 	uint8_t method;
 	int err;
 
-	if (!fits(fb, rect))
+	if (!vg_pixbuf_holds(fb, rect))
 		return VG_ERANGE;
 	if (vg_reader_u8(rd, &method))
 		return VG_ETRUNC;

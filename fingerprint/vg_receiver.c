@@ -863,7 +863,7 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 
 		if ((err = read_run(r, rd, &rr, &prev)) || (err = vg_reader_u8(rd, &orient)))
 			return fail_run(r, err, run, "");
-		if (vg_rect_is_empty(rr) || !vg_rect_contains(vg_pixbuf_rect(fb), rr))
+		if (!vg_pixbuf_holds(fb, rr))
 			return fail_run(r, VG_ERANGE, run, "");
 		if (orient == VG_RUN_MOVE) {
 			/* Moves come before the segments, which draw over

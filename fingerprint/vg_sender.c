@@ -466,13 +466,11 @@ int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *
 	if (n_moves && !vg_sender_takes_moves(s))
 		return VG_EINVAL;
 	for (i = 0; i < n_moves; i++)
-		if (vg_rect_is_empty(moves[i].rect) ||
-		    !vg_rect_contains(vg_pixbuf_rect(frame), moves[i].rect) ||
+		if (!vg_pixbuf_holds(frame, moves[i].rect) ||
 		    !vg_rect_contains(vg_pixbuf_rect(frame), vg_move_source(&moves[i])))
 			return VG_ERANGE;
 	for (i = 0; i < n; i++) {
-		if (vg_rect_is_empty(segs[i].rect) ||
-		    !vg_rect_contains(vg_pixbuf_rect(frame), segs[i].rect) ||
+		if (!vg_pixbuf_holds(frame, segs[i].rect) ||
 		    segs[i].orient > VG_ORIENT_COLS)
 			return VG_ERANGE;
 		if (i == 0 || !continues(&segs[i - 1], &segs[i]))
@@ -592,8 +590,7 @@ int vg_sender_estimate(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rect
 	 * bytes a pixel so far stand for what these would cost. */
 	if (s->pm) {
 		for (i = 0; i < n; i++) {
-			if (vg_rect_is_empty(rects[i]) ||
-			    !vg_rect_contains(vg_pixbuf_rect(frame), rects[i]))
+			if (!vg_pixbuf_holds(frame, rects[i]))
 				return VG_ERANGE;
 			pixels += (uint64_t)rects[i].w * (uint64_t)rects[i].h;
 		}

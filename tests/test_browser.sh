@@ -13,9 +13,10 @@
 TRACE=$S/traces/samples/treeview-scroll.vtr
 browser="/usr/bin/python3 $S/tests/vg_browser.py"
 NOVNC=/usr/share/novnc
-tap_plan 31
+plan=31
+tap_plan $plan
 if [ "${VG_SKIP_BROWSER:-0}" = 1 ]; then
-	for i in $(seq 30); do tap_skip "VG_SKIP_BROWSER=1"; done
+	for i in $(seq $plan); do tap_skip "VG_SKIP_BROWSER=1"; done
 	exit 0
 fi
 for need in chromium curl vncpasswd Xvfb; do

@@ -112,6 +112,53 @@ static bool webp_rect(const vg_pixbuf *fb, vg_rect q, uint8_t *scratch, result *
 }
 #endif
 
+/* The bytes of rects' pixels at 3 a pixel. */
+static uint64_t pixel_bytes(const vg_rect *rects, size_t n)
+{
+	uint64_t b = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b += (uint64_t)rects[i].w * (uint64_t)rects[i].h * 3;
+	return b;
+}
+
+/* Whether a and b have the same pixels in every one of rects. */
+static bool same_rects(const vg_pixbuf *a, const vg_pixbuf *b, const vg_rect *rects, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		vg_pixbuf va = vg_pixbuf_view(a, rects[i]), vb = vg_pixbuf_view(b, rects[i]);
+
+		if (!vg_pixbuf_equal(&va, &vb))
+			return false;
+	}
+	return true;
+}
+
+/* One update by the pixel model: coded, timed, decoded into out. */
+static int model_round_trip(vg_pixmodel *enc, vg_pixmodel *dec, const vg_pixbuf *fb,
+			    const vg_trace_record *rec, vg_writer *wire, vg_pixbuf *out, result *res)
+{
+	uint64_t t0 = vg_time_ns();
+	size_t i;
+	int err;
+
+	if ((err = vg_pixmodel_encode(enc, fb, rec->rects, rec->n_rects, wire)))
+		return err;
+	res->enc_ns += vg_time_ns() - t0;
+	res->bytes += wire->len;
+	t0 = vg_time_ns();
+	vg_pixmodel_decode_begin(dec, wire->data, wire->len);
+	for (i = 0; i < rec->n_rects && !err; i++)
+		err = vg_pixmodel_decode_rect(dec, out, rec->rects[i]);
+	if (err || (err = vg_pixmodel_decode_end(dec)))
+		return err;
+	res->dec_ns += vg_time_ns() - t0;
+	return VG_OK;
+}
+
 /* Codes every update of the trace at path with m, decodes it again and
  * checks the pixels; the trace's own decoding is not timed. */
 static int run(const method *m, const char *path, result *res)
@@ -156,10 +203,9 @@ static int run(const method *m, const char *path, result *res)
 		if (m->webp) {
 			uint8_t *scratch = g_malloc((size_t)w * h * 4);
 
-			for (i = 0; i < rec.n_rects; i++) {
+			for (i = 0; i < rec.n_rects; i++)
 				res->exact = res->exact && webp_rect(fb, rec.rects[i], scratch, res);
-				res->px_bytes += (uint64_t)rec.rects[i].w * (uint64_t)rec.rects[i].h * 3;
-			}
+			res->px_bytes += pixel_bytes(rec.rects, rec.n_rects);
 			g_free(scratch);
 			continue;
 		}
@@ -167,25 +213,10 @@ static int run(const method *m, const char *path, result *res)
 		vg_writer_reset(&plain);
 		vg_writer_reset(&wire);
 		if (m->model) {
-			t0 = vg_time_ns();
-			if ((err = vg_pixmodel_encode(pm_enc, fb, rec.rects, rec.n_rects, &wire)))
+			if ((err = model_round_trip(pm_enc, pm_dec, fb, &rec, &wire, out, res)))
 				goto out;
-			res->enc_ns += vg_time_ns() - t0;
-			res->bytes += wire.len;
-			t0 = vg_time_ns();
-			vg_pixmodel_decode_begin(pm_dec, wire.data, wire.len);
-			for (i = 0; i < rec.n_rects && !err; i++)
-				err = vg_pixmodel_decode_rect(pm_dec, out, rec.rects[i]);
-			if (err || (err = vg_pixmodel_decode_end(pm_dec)))
-				goto out;
-			res->dec_ns += vg_time_ns() - t0;
-			for (i = 0; i < rec.n_rects; i++) {
-				vg_pixbuf a = vg_pixbuf_view(out, rec.rects[i]);
-				vg_pixbuf b = vg_pixbuf_view(fb, rec.rects[i]);
-
-				res->px_bytes += (uint64_t)rec.rects[i].w * (uint64_t)rec.rects[i].h * 3;
-				res->exact = res->exact && vg_pixbuf_equal(&a, &b);
-			}
+			res->px_bytes += pixel_bytes(rec.rects, rec.n_rects);
+			res->exact = res->exact && same_rects(fb, out, rec.rects, rec.n_rects);
 			continue;
 		}
 		t0 = vg_time_ns();
@@ -208,17 +239,11 @@ static int run(const method *m, const char *path, result *res)
 				goto out;
 		}
 		res->dec_ns += vg_time_ns() - t0;
-		for (i = 0; i < rec.n_rects; i++)
-			res->px_bytes += (uint64_t)rec.rects[i].w * (uint64_t)rec.rects[i].h * 3;
-		if (!m->literal) {
+		res->px_bytes += pixel_bytes(rec.rects, rec.n_rects);
+		if (m->literal)
+			res->exact = res->exact && same_rects(fb, out, rec.rects, rec.n_rects);
+		else
 			res->exact = res->exact && n == plain.len && memcmp(buf, plain.data, n) == 0;
-			continue;
-		}
-		for (i = 0; i < rec.n_rects; i++) {
-			vg_pixbuf a = vg_pixbuf_view(out, rec.rects[i]), b = vg_pixbuf_view(fb, rec.rects[i]);
-
-			res->exact = res->exact && vg_pixbuf_equal(&a, &b);
-		}
 	}
 	if (more < 0)
 		err = more;

@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			send_rects(s, frame, tiles, n, NULL);
 		rects = vg_region_rects(repair, &nr);
 		for (i = 0; i < nr; i++)
-			if (!vg_rect_contains(vg_pixbuf_rect(frame), rects[i]) || vg_rect_is_empty(rects[i]))
+			if (!vg_pixbuf_holds(frame, rects[i]))
 				abort();
 		if (nr)
 			send_rects(s, frame, rects, nr, repair);
