@@ -11,7 +11,7 @@
 #include "capture/vg_serverbook.h"
 #include "common/vg_error.h"
 #include "common/vg_id.h"
-#include "fingerprint/vg_segcache.h"
+#include "fingerprint/cache/vg_segcache.h"
 
 static GKeyFile *load(const char *cache_dir)
 {

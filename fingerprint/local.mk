@@ -1,23 +1,28 @@
-# fingerprint/: the Varg protocol (sender and receiver, sans-I/O) and the
-# segment cache. Depends on common/ only.
+# fingerprint/: the Varg protocol layer, one library in three folders whose
+# order goes one way (doc/architecture.md):
+#   proto/  the messages, sender and receiver (sans-I/O), history, beliefs
+#   codec/  pixel and stream coders, SHA-1        (common/ only)
+#   cache/  the segment cache and files on disk   (common/ only)
+# proto/ uses codec/ and cache/; codec/ and cache/ never use each other or
+# proto/. The whole depends on common/ only.
 noinst_LIBRARIES += fingerprint/libvgfp.a
 fingerprint_libvgfp_a_SOURCES = \
-	fingerprint/vg_proto.h \
-	fingerprint/vg_literal.c fingerprint/vg_literal.h \
-	fingerprint/vg_pixmodel.c fingerprint/vg_pixmodel.h \
-	fingerprint/vg_rangecoder.c fingerprint/vg_rangecoder.h \
-	fingerprint/vg_approx.c fingerprint/vg_approx.h \
-	fingerprint/vg_receiver.c fingerprint/vg_receiver.h \
-	fingerprint/vg_sender.c fingerprint/vg_sender.h \
-	fingerprint/vg_sha1.c fingerprint/vg_sha1_rect.c fingerprint/vg_sha1.h \
-	fingerprint/vg_bloom.c fingerprint/vg_bloom.h \
-	fingerprint/vg_container.c fingerprint/vg_container.h \
-	fingerprint/vg_segcache.c fingerprint/vg_segcache.h \
-	fingerprint/vg_beliefs.c fingerprint/vg_beliefs.h \
-	fingerprint/vg_beliefstore.c fingerprint/vg_beliefstore.h \
-	fingerprint/vg_cacheid.c fingerprint/vg_cacheid.h \
-	fingerprint/vg_history.c fingerprint/vg_history.h \
-	fingerprint/vg_zstream.c fingerprint/vg_zstream.h
+	fingerprint/proto/vg_proto.h \
+	fingerprint/proto/vg_sender.c fingerprint/proto/vg_sender.h \
+	fingerprint/proto/vg_receiver.c fingerprint/proto/vg_receiver.h \
+	fingerprint/proto/vg_history.c fingerprint/proto/vg_history.h \
+	fingerprint/proto/vg_beliefs.c fingerprint/proto/vg_beliefs.h \
+	fingerprint/codec/vg_literal.c fingerprint/codec/vg_literal.h \
+	fingerprint/codec/vg_pixmodel.c fingerprint/codec/vg_pixmodel.h \
+	fingerprint/codec/vg_rangecoder.c fingerprint/codec/vg_rangecoder.h \
+	fingerprint/codec/vg_approx.c fingerprint/codec/vg_approx.h \
+	fingerprint/codec/vg_zstream.c fingerprint/codec/vg_zstream.h \
+	fingerprint/codec/vg_sha1.c fingerprint/codec/vg_sha1_rect.c fingerprint/codec/vg_sha1.h \
+	fingerprint/cache/vg_segcache.c fingerprint/cache/vg_segcache.h \
+	fingerprint/cache/vg_container.c fingerprint/cache/vg_container.h \
+	fingerprint/cache/vg_bloom.c fingerprint/cache/vg_bloom.h \
+	fingerprint/cache/vg_cacheid.c fingerprint/cache/vg_cacheid.h \
+	fingerprint/cache/vg_beliefstore.c fingerprint/cache/vg_beliefstore.h
 fingerprint_libvgfp_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(CRYPTO_CFLAGS)
 
 VG_FP_LIBS = fingerprint/libvgfp.a $(VG_COMMON_LIBS) $(CRYPTO_LIBS) $(ZSTD_LIBS)

@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_approx.h"
+#include "fingerprint/codec/vg_approx.h"
 
 /* How long a delivered rate stays the estimate: a few large updates'
  * worth, so that the quiet moments between them do not count. */

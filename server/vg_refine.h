@@ -7,7 +7,7 @@
  * has been costing, over the rate the path delivered lately) and, beyond
  * the budget, picks the smallest shrink factor that brings the first
  * paint within it. The exact pixels then follow in the next updates, a
- * share each, as the queue leaves room (fingerprint/vg_approx.h). Plain arithmetic, no I/O but
+ * share each, as the queue leaves room (fingerprint/codec/vg_approx.h). Plain arithmetic, no I/O but
  * vg_refine_read_socket(); the path comes from the socket's TCP_INFO.
  */
 #ifndef VG_REFINE_H

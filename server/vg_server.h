@@ -32,7 +32,7 @@ typedef struct {
 #define VG_SERVER_ZSTD_AUTO (-1)
 #define VG_SERVER_FAR_RTT_US 5000
 
-/* The pixel model (fingerprint/vg_pixmodel.h) costs a few times the CPU
+/* The pixel model (fingerprint/codec/vg_pixmodel.h) costs a few times the CPU
  * of the literal methods and zstd at both ends and saves a third or more
  * of the pixel bytes: worth it on a slow link. The handshake measures
  * only the round trip, so by default a long one stands for a slow link. */

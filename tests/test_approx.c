@@ -1,10 +1,10 @@
-/* Approximations (fingerprint/vg_approx): the shrink's quantised averages
+/* Approximations (fingerprint/codec/vg_approx.c): the shrink's quantised averages
  * worked out by hand, clipped blocks at the edges, round trips through the literal
  * coder for every factor, and heads refused before any pixel is drawn. */
 #include <glib.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_approx.h"
+#include "fingerprint/codec/vg_approx.h"
 
 static void test_by_hand(void)
 {

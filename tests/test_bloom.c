@@ -3,7 +3,7 @@
 #include <glib.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_bloom.h"
+#include "fingerprint/cache/vg_bloom.h"
 #include "tests/vg_testutil.h"
 
 static double measure(vg_bloom_layout layout, unsigned bits, unsigned hashes, uint64_t n)

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_history.h"
-#include "fingerprint/vg_proto.h"
+#include "fingerprint/proto/vg_history.h"
+#include "fingerprint/proto/vg_proto.h"
 #include "tests/vg_testutil.h"
 
 /* Item number i of a long made-up sequence; keys repeat every 1000. */

@@ -1,11 +1,11 @@
-/* Literal segment coding (fingerprint/vg_literal): round trips of every
+/* Literal segment coding (fingerprint/codec/vg_literal.c): round trips of every
  * method on random and structured blocks, the encoder's choices, and
  * malformed input refused without drawing outside the block. */
 #include <glib.h>
 #include <string.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_literal.h"
+#include "fingerprint/codec/vg_literal.h"
 
 #define BORDER 0xdeadbeefu
 

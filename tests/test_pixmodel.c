@@ -6,8 +6,8 @@
 
 #include "common/vg_error.h"
 #include "common/vg_pixbuf.h"
-#include "fingerprint/vg_pixmodel.h"
-#include "fingerprint/vg_rangecoder.h"
+#include "fingerprint/codec/vg_pixmodel.h"
+#include "fingerprint/codec/vg_rangecoder.h"
 
 /* Symbols of random frequency tables come back as they went. */
 static void test_rangecoder_round_trip(void)

@@ -7,13 +7,13 @@
 #include "common/vg_reader.h"
 #include "common/vg_seghash.h"
 #include "segment2d/vg_moves.h"
-#include "fingerprint/vg_literal.h"
-#include "fingerprint/vg_proto.h"
-#include "fingerprint/vg_approx.h"
-#include "fingerprint/vg_receiver.h"
-#include "fingerprint/vg_sender.h"
-#include "fingerprint/vg_sha1.h"
-#include "fingerprint/vg_zstream.h"
+#include "fingerprint/codec/vg_literal.h"
+#include "fingerprint/proto/vg_proto.h"
+#include "fingerprint/codec/vg_approx.h"
+#include "fingerprint/proto/vg_receiver.h"
+#include "fingerprint/proto/vg_sender.h"
+#include "fingerprint/codec/vg_sha1.h"
+#include "fingerprint/codec/vg_zstream.h"
 
 /* The coder the pairs of a test agree on: every test runs with both. */
 static vg_coder test_coder = VG_CODER_ZSTD;

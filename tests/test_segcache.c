@@ -13,7 +13,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
-#include "fingerprint/vg_segcache.h"
+#include "fingerprint/cache/vg_segcache.h"
 #include "tests/vg_testutil.h"
 
 #define MAXV 4096

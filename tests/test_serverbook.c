@@ -4,7 +4,7 @@
 
 #include "capture/vg_serverbook.h"
 #include "common/vg_error.h"
-#include "fingerprint/vg_segcache.h"
+#include "fingerprint/cache/vg_segcache.h"
 #include "tests/vg_testutil.h"
 
 /* Makes the namespace directory of the server with identity id. */

@@ -1,12 +1,12 @@
 /* The plain-C SHA-1 of the WebAssembly build (viewer/web/vg_sha1_portable.c,
- * linked here instead of fingerprint/vg_sha1.c): the FIPS 180-1 vectors, and
+ * linked here instead of fingerprint/codec/vg_sha1.c): the FIPS 180-1 vectors, and
  * the same digests as OpenSSL's on random data fed in random pieces. */
 #include <glib.h>
 #include <openssl/evp.h>
 #include <string.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_sha1.h"
+#include "fingerprint/codec/vg_sha1.h"
 
 static void hex(const uint8_t d[VG_SHA1_LEN], char out[2 * VG_SHA1_LEN + 1])
 {

@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fingerprint/vg_proto.h"
+#include "fingerprint/proto/vg_proto.h"
 
 #include "tests/vg_fdio.h"
 

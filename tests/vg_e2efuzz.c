@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fingerprint/vg_proto.h"
+#include "fingerprint/proto/vg_proto.h"
 
 #include "tests/vg_fdio.h"
 

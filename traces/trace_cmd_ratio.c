@@ -11,7 +11,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
-#include "fingerprint/vg_zstream.h"
+#include "fingerprint/codec/vg_zstream.h"
 #include "traces/trace_cmd.h"
 #include "traces/vg_ratio.h"
 #include "traces/vg_wanmodel.h"

@@ -17,9 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fingerprint/vg_receiver.h"
-#include "fingerprint/vg_sender.h"
-#include "fingerprint/vg_zstream.h"
+#include "fingerprint/proto/vg_receiver.h"
+#include "fingerprint/proto/vg_sender.h"
+#include "fingerprint/codec/vg_zstream.h"
 #include "segment2d/vg_segmenter.h"
 #include "traces/vg_stockenc.h"
 

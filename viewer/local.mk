@@ -77,6 +77,6 @@ uninstall-local:
 check_PROGRAMS += tests/test_sha1_portable
 TESTS += tests/test_sha1_portable
 tests_test_sha1_portable_SOURCES = tests/test_sha1_portable.c viewer/web/vg_sha1_portable.c \
-	fingerprint/vg_sha1_rect.c
+	fingerprint/codec/vg_sha1_rect.c
 tests_test_sha1_portable_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
 tests_test_sha1_portable_LDADD = $(VG_COMMON_LIBS) $(CRYPTO_LIBS)

@@ -5,7 +5,7 @@
  *   sender and receiver throughput (segments/s, MB/s of segment pixels),
  *   the bytes of an update whose segments are all believed held, per
  *     segment (body plus 16 bytes of RFB rectangle header and length),
- *   SHA-1 throughput of fingerprint/vg_sha1.c over 64 MiB in 16 KiB
+ *   SHA-1 throughput of fingerprint/codec/vg_sha1.c over 64 MiB in 16 KiB
  *     calls, per CPU second, and its ratio to `openssl speed -evp sha1`
  *     on 16 KiB blocks on the same machine (also per CPU second; skipped
  *     when openssl is not installed).
@@ -18,10 +18,10 @@
 #include <time.h>
 
 #include "common/vg_time.h"
-#include "fingerprint/vg_proto.h"
-#include "fingerprint/vg_receiver.h"
-#include "fingerprint/vg_sender.h"
-#include "fingerprint/vg_sha1.h"
+#include "fingerprint/proto/vg_proto.h"
+#include "fingerprint/proto/vg_receiver.h"
+#include "fingerprint/proto/vg_sender.h"
+#include "fingerprint/codec/vg_sha1.h"
 #include "segment2d/vg_segmenter.h"
 #include "tests/vg_testscene.h"
 

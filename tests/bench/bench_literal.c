@@ -26,9 +26,9 @@
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
 #include "common/vg_time.h"
-#include "fingerprint/vg_literal.h"
-#include "fingerprint/vg_pixmodel.h"
-#include "fingerprint/vg_zstream.h"
+#include "fingerprint/codec/vg_literal.h"
+#include "fingerprint/codec/vg_pixmodel.h"
+#include "fingerprint/codec/vg_zstream.h"
 #include "traces/vg_trace.h"
 
 /* The update's pixels as plain B, G, R bytes, rectangle after rectangle. */

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "common/vg_time.h"
-#include "fingerprint/vg_segcache.h"
+#include "fingerprint/cache/vg_segcache.h"
 #include "tests/vg_testutil.h"
 
 #define KEY_MASK ((UINT64_C(1) << 40) - 1)

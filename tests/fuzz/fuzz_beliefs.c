@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_beliefs.h"
-#include "fingerprint/vg_proto.h"
+#include "fingerprint/proto/vg_beliefs.h"
+#include "fingerprint/proto/vg_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

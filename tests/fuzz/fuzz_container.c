@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_container.h"
+#include "fingerprint/cache/vg_container.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

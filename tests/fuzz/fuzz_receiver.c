@@ -23,9 +23,9 @@
 #include <string.h>
 
 #include "common/vg_pixbuf.h"
-#include "fingerprint/vg_proto.h"
-#include "fingerprint/vg_receiver.h"
-#include "fingerprint/vg_zstream.h"
+#include "fingerprint/proto/vg_proto.h"
+#include "fingerprint/proto/vg_receiver.h"
+#include "fingerprint/codec/vg_zstream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

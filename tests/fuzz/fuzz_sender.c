@@ -18,8 +18,8 @@
 #include "common/vg_segdesc.h"
 #include "common/vg_seghash.h"
 #include "common/vg_writer.h"
-#include "fingerprint/vg_proto.h"
-#include "fingerprint/vg_sender.h"
+#include "fingerprint/proto/vg_proto.h"
+#include "fingerprint/proto/vg_sender.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

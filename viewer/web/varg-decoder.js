@@ -1,5 +1,5 @@
 // Varg in the browser: the viewer side of the protocol, compiled to
-// WebAssembly (viewer/web/vg_webviewer.c over fingerprint/vg_receiver.c),
+// WebAssembly (viewer/web/vg_webviewer.c over fingerprint/proto/vg_receiver.c),
 // plugged into noVNC's RFB client as the decoder of the Varg encoding.
 //
 // noVNC reads each rectangle's header; for the Varg encoding this decoder

@@ -1,13 +1,13 @@
 /* SHA-1 (FIPS 180-1) in plain C, with the interface of
- * fingerprint/vg_sha1.h: what the WebAssembly build links instead of
- * fingerprint/vg_sha1.c, which goes through OpenSSL. Both hash the same
+ * fingerprint/codec/vg_sha1.h: what the WebAssembly build links instead of
+ * fingerprint/codec/vg_sha1.c, which goes through OpenSSL. Both hash the same
  * bytes (tests/test_sha1_portable.c compares them). */
 #include <string.h>
 
 #include <glib.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_sha1.h"
+#include "fingerprint/codec/vg_sha1.h"
 
 struct vg_sha1 {
 	uint32_t h[5];

@@ -30,7 +30,7 @@
 #include "common/vg_error.h"
 #include "common/vg_pixbuf.h"
 #include "common/vg_writer.h"
-#include "fingerprint/vg_receiver.h"
+#include "fingerprint/proto/vg_receiver.h"
 #include "viewer/web/vg_webviewer.h"
 
 /* Where a persistent cache lives in the page's file system. */

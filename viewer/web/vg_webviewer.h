@@ -46,7 +46,7 @@ const char *vgw_error(void);
 int vgw_resize(int width, int height);
 
 /* A field of the receiver's statistics by name: those of
- * vg_receiver_stats (fingerprint/vg_receiver.h; "persistent" is 0 or 1),
+ * vg_receiver_stats (fingerprint/proto/vg_receiver.h; "persistent" is 0 or 1),
  * and "approximate", 1 while some drawn pixels are approximations. NaN
  * for an unknown name or when no receiver is open. */
 double vgw_stat(const char *name);

@@ -1,7 +1,7 @@
 /* getrandom() for the WebAssembly build: Emscripten's C library declares
  * it but does not implement it (it has no getrandom system call); its
  * getentropy() takes bytes from the browser's crypto.getRandomValues().
- * fingerprint/vg_cacheid.c draws the cache identity from here. */
+ * fingerprint/cache/vg_cacheid.c draws the cache identity from here. */
 #include <errno.h>
 #include <stddef.h>
 #include <sys/random.h>

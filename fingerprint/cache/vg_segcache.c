@@ -17,9 +17,9 @@
 #include "common/vg_log.h"
 #include "common/vg_time.h"
 #include "common/vg_writer.h"
-#include "fingerprint/vg_bloom.h"
-#include "fingerprint/vg_container.h"
-#include "fingerprint/vg_segcache.h"
+#include "fingerprint/cache/vg_bloom.h"
+#include "fingerprint/cache/vg_container.h"
+#include "fingerprint/cache/vg_segcache.h"
 
 #define DEFAULT_CAPACITY (UINT64_C(20) * 1000 * 1000 * 1000)
 #define DEFAULT_BUDGET (UINT64_C(512) << 20)

@@ -4,7 +4,7 @@
 #include <glib.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_bloom.h"
+#include "fingerprint/cache/vg_bloom.h"
 
 /* One block is one cache line: 8 words, 512 bits, 9 bits per position. */
 #define BLOCK_WORDS 8

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_literal.h"
+#include "fingerprint/codec/vg_literal.h"
 
 /* Open-addressed colour table: twice the largest palette, so that a probe
  * always ends. A slot is in use when its stamp is the current one, which

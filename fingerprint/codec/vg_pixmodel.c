@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_pixmodel.h"
-#include "fingerprint/vg_rangecoder.h"
+#include "fingerprint/codec/vg_pixmodel.h"
+#include "fingerprint/codec/vg_rangecoder.h"
 
 /* Colour contexts: of ten, six, four and two neighbours, hashed into
  * 2^17, 2^17, 2^16 and 2^14 slots (fewer neighbours meet in fewer ways),

@@ -1,4 +1,4 @@
-#include "fingerprint/vg_approx.h"
+#include "fingerprint/codec/vg_approx.h"
 
 #include <glib.h>
 

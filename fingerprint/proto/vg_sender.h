@@ -22,7 +22,7 @@
 #include "common/vg_rect.h"
 #include "common/vg_segdesc.h"
 #include "common/vg_writer.h"
-#include "fingerprint/vg_literal.h"
+#include "fingerprint/codec/vg_literal.h"
 
 typedef struct vg_sender vg_sender;
 
@@ -40,7 +40,7 @@ typedef struct {
 	unsigned fp_bits;        /* optimistic fingerprint width, 8..64 */
 	unsigned group_size;     /* fingerprinted segments per SHA-1, 1..255 */
 	bool no_persist;         /* ask the viewer not to keep segments on disk */
-	bool pixmodel;           /* offer the pixel model (fingerprint/vg_pixmodel.h) */
+	bool pixmodel;           /* offer the pixel model (fingerprint/codec/vg_pixmodel.h) */
 	uint8_t server_id[16];   /* names the viewer's cache namespace */
 } vg_sender_config;
 
@@ -106,7 +106,7 @@ int vg_sender_estimate(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rect
 		       uint64_t *wire_bytes);
 
 /* Appends the body of an APPROX message: rects[0..n) of frame shrunk by
- * factor (fingerprint/vg_approx.h), their pixels through the connection's
+ * factor (fingerprint/codec/vg_approx.h), their pixels through the connection's
  * pixel stream. The caller must send the exact pixels of every rectangle
  * in a later UPDATE. Beliefs, window and history do not change. VG_EPROTO
  * if the viewer does not take approximations, VG_EINVAL / VG_ERANGE as

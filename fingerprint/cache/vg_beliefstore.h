@@ -2,7 +2,7 @@
  * one directory per server identity,
  *   <base>/<server-id-hex>/<cache-id-hex>.vgb
  * (directories created mode 0700, files 0600). Each file holds one image
- * of fingerprint/vg_beliefs.h. Writes are atomic (a temporary file, fsync,
+ * of fingerprint/proto/vg_beliefs.h. Writes are atomic (a temporary file, fsync,
  * rename), so a crash leaves the old file or the new one, never a mix; a
  * file is at most max_file_bytes long; once a directory holds more than
  * max_viewers files, the least recently written are deleted.

@@ -2,7 +2,7 @@
 #include <openssl/evp.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_sha1.h"
+#include "fingerprint/codec/vg_sha1.h"
 
 struct vg_sha1 {
 	EVP_MD_CTX *ctx;

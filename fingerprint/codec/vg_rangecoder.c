@@ -1,4 +1,4 @@
-#include "fingerprint/vg_rangecoder.h"
+#include "fingerprint/codec/vg_rangecoder.h"
 
 /* A byte leaves when the top byte of low is settled; when the range has
  * shrunk below BOT without settling, it is cut to what is left below the

@@ -9,7 +9,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
-#include "fingerprint/vg_cacheid.h"
+#include "fingerprint/cache/vg_cacheid.h"
 
 /* File: magic, u32 LE version, the identity, CRC-32 (LE) of the rest. */
 #define MAGIC "VARGCID1"

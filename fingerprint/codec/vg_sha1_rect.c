@@ -1,7 +1,7 @@
 /* vg_sha1_update_rect over vg_sha1_update, for both SHA-1s: OpenSSL's
  * (vg_sha1.c) and the WebAssembly build's (viewer/web/vg_sha1_portable.c). */
 #include "common/vg_error.h"
-#include "fingerprint/vg_sha1.h"
+#include "fingerprint/codec/vg_sha1.h"
 
 /* The pixels as they lie in memory: 4 little-endian bytes a pixel on the
  * little-endian hosts Varg runs on (WebAssembly is one). */

@@ -11,7 +11,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_id.h"
-#include "fingerprint/vg_beliefstore.h"
+#include "fingerprint/cache/vg_beliefstore.h"
 
 #define SUFFIX ".vgb"
 /* A temporary file older than this was left by a crash. */

@@ -4,7 +4,7 @@
 #include <zstd.h>
 
 #include "common/vg_error.h"
-#include "fingerprint/vg_zstream.h"
+#include "fingerprint/codec/vg_zstream.h"
 
 struct vg_zout {
 	vg_coder coder;

@@ -4,7 +4,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
-#include "fingerprint/vg_container.h"
+#include "fingerprint/cache/vg_container.h"
 
 static const uint8_t header_magic[8] = { 'V', 'A', 'R', 'G', 'S', 'E', 'G', 'C' };
 #define RECORD_MAGIC 0x52534756u  /* "VGSR" */

@@ -17,7 +17,7 @@
 
 #include "common/vg_pixbuf.h"
 #include "common/vg_writer.h"
-#include "fingerprint/vg_proto.h"
+#include "fingerprint/proto/vg_proto.h"
 
 typedef struct vg_receiver vg_receiver;
 
@@ -32,7 +32,7 @@ typedef struct {
 	 * default VG_ZSTD_WINDOW_LOG_DEFAULT); 0: speak zlib only. */
 	unsigned zstd_window_log;
 	/* Draw approximations of missed regions while their exact pixels are
-	 * on the way (fingerprint/vg_approx.h); false: exact pixels only. */
+	 * on the way (fingerprint/codec/vg_approx.h); false: exact pixels only. */
 	bool approx;
 	/* Take MOVE runs: pixels copied within the picture (default true;
 	 * false speaks as viewers did before them). */

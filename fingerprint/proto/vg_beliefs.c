@@ -4,8 +4,8 @@
 
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
-#include "fingerprint/vg_beliefs.h"
-#include "fingerprint/vg_proto.h"
+#include "fingerprint/proto/vg_beliefs.h"
+#include "fingerprint/proto/vg_proto.h"
 
 #define MAGIC "VARGBELF"
 #define VERSION 2 /* 2: the history follows the entries */

@@ -9,7 +9,7 @@
  * The table can be written to and read back from a byte image (the belief
  * file of doc/cache-format.md), so that a viewer that comes back with the
  * same cache identity starts warm. Sans-I/O: images are bytes in memory;
- * fingerprint/vg_beliefstore.h keeps them in files.
+ * fingerprint/cache/vg_beliefstore.h keeps them in files.
  *
  * Not thread-safe; one table belongs to one connection.
  */
@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "common/vg_writer.h"
-#include "fingerprint/vg_history.h"
+#include "fingerprint/proto/vg_history.h"
 
 typedef struct vg_beliefs vg_beliefs;
 

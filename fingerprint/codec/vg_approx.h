@@ -21,7 +21,7 @@
 #include "common/vg_reader.h"
 #include "common/vg_rect.h"
 #include "common/vg_writer.h"
-#include "fingerprint/vg_literal.h"
+#include "fingerprint/codec/vg_literal.h"
 
 #define VG_APPROX_FACTOR_MIN 2
 #define VG_APPROX_FACTOR_MAX 16

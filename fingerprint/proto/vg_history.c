@@ -1,4 +1,4 @@
-#include "fingerprint/vg_history.h"
+#include "fingerprint/proto/vg_history.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_seghash.h"
-#include "fingerprint/vg_proto.h"
+#include "fingerprint/proto/vg_proto.h"
 
 #define MAGIC "VGHISTRY"
 #define VERSION 1
