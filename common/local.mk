@@ -1,16 +1,20 @@
 # common/: what every module shares. Depends on nothing of ours.
 noinst_LIBRARIES += common/libvgcommon.a
 common_libvgcommon_a_SOURCES = \
+	common/vg_array.c common/vg_array.h \
 	common/vg_cmdline.c common/vg_cmdline.h \
 	common/vg_cursor.c common/vg_cursor.h \
 	common/vg_error.c common/vg_error.h \
+	common/vg_file.c common/vg_file.h \
 	common/vg_id.c common/vg_id.h \
 	common/vg_imgfile.c common/vg_imgfile.h \
 	common/vg_log.c common/vg_log.h \
+	common/vg_mem.c common/vg_mem.h common/vg_minmax.h \
 	common/vg_pixbuf.c common/vg_pixbuf.h \
 	common/vg_reader.c common/vg_reader.h \
 	common/vg_rect.c common/vg_rect.h \
 	common/vg_segdesc.h common/vg_seghash.c common/vg_seghash.h \
+	common/vg_sha256.c common/vg_sha256.h \
 	common/vg_time.c common/vg_time.h \
 	common/vg_writer.c common/vg_writer.h
 common_libvgcommon_a_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)

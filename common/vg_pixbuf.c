@@ -1,7 +1,8 @@
-#include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/vg_error.h"
+#include "common/vg_mem.h"
 #include "common/vg_pixbuf.h"
 
 vg_pixbuf *vg_pixbuf_new(int32_t width, int32_t height)
@@ -10,8 +11,8 @@ vg_pixbuf *vg_pixbuf_new(int32_t width, int32_t height)
 
 	if (width < 1 || height < 1 || width > VG_MAX_DIM || height > VG_MAX_DIM)
 		return NULL;
-	pb = g_new0(vg_pixbuf, 1);
-	pb->pixels = g_new0(uint32_t, (size_t)width * (size_t)height);
+	pb = VG_NEW0(vg_pixbuf, 1);
+	pb->pixels = VG_NEW0(uint32_t, (size_t)width * (size_t)height);
 	pb->width = width;
 	pb->height = height;
 	pb->stride = width;
@@ -24,8 +25,8 @@ void vg_pixbuf_free(vg_pixbuf *pb)
 	if (!pb)
 		return;
 	if (pb->owned)
-		g_free(pb->pixels);
-	g_free(pb);
+		free(pb->pixels);
+	free(pb);
 }
 
 vg_pixbuf vg_pixbuf_wrap(uint32_t *pixels, int32_t width, int32_t height, int32_t stride)

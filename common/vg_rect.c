@@ -1,6 +1,7 @@
-#include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/vg_mem.h"
 #include "common/vg_rect.h"
 
 struct vg_region {
@@ -53,15 +54,15 @@ bool vg_rect_equal(vg_rect a, vg_rect b)
 
 vg_region *vg_region_new(void)
 {
-	return g_new0(vg_region, 1);
+	return VG_NEW0(vg_region, 1);
 }
 
 void vg_region_free(vg_region *r)
 {
 	if (!r)
 		return;
-	g_free(r->rects);
-	g_free(r);
+	free(r->rects);
+	free(r);
 }
 
 void vg_region_clear(vg_region *r)
@@ -73,7 +74,7 @@ static void push(vg_region *r, vg_rect rect)
 {
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 8;
-		r->rects = g_renew(vg_rect, r->rects, r->cap);
+		r->rects = VG_RENEW(vg_rect, r->rects, r->cap);
 	}
 	r->rects[r->n++] = rect;
 }

@@ -1,7 +1,8 @@
 #include <assert.h>
-#include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/vg_mem.h"
 #include "common/vg_writer.h"
 
 void vg_writer_init(vg_writer *w)
@@ -13,7 +14,7 @@ void vg_writer_init(vg_writer *w)
 
 void vg_writer_clear(vg_writer *w)
 {
-	g_free(w->data);
+	free(w->data);
 	vg_writer_init(w);
 }
 
@@ -22,13 +23,13 @@ void vg_writer_ensure(vg_writer *w, size_t n)
 	size_t need = w->len + n;
 
 	if (need < w->len)
-		g_error("vg_writer: size overflow");
+		vg_mem_die("vg_writer: size overflow");
 	if (need <= w->cap)
 		return;
 	w->cap = w->cap ? w->cap : 64;
 	while (w->cap < need)
 		w->cap *= 2;
-	w->data = g_realloc(w->data, w->cap);
+	w->data = vg_mem_realloc_n(w->data, w->cap, 1);
 }
 
 uint8_t *vg_writer_reserve(vg_writer *w, size_t n)

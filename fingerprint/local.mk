@@ -12,11 +12,13 @@ fingerprint_libvgfp_a_SOURCES = \
 	fingerprint/proto/vg_receiver.c fingerprint/proto/vg_receiver.h \
 	fingerprint/proto/vg_history.c fingerprint/proto/vg_history.h \
 	fingerprint/proto/vg_beliefs.c fingerprint/proto/vg_beliefs.h \
-	fingerprint/codec/vg_literal.c fingerprint/codec/vg_literal.h \
+	fingerprint/codec/vg_literal.c fingerprint/codec/vg_literal_dec.c \
+	fingerprint/codec/vg_literal.h fingerprint/codec/vg_literalpriv.h \
 	fingerprint/codec/vg_pixmodel.c fingerprint/codec/vg_pixmodel.h \
 	fingerprint/codec/vg_rangecoder.c fingerprint/codec/vg_rangecoder.h \
-	fingerprint/codec/vg_approx.c fingerprint/codec/vg_approx.h \
-	fingerprint/codec/vg_zstream.c fingerprint/codec/vg_zstream.h \
+	fingerprint/codec/vg_approx.c fingerprint/codec/vg_approx_enc.c \
+	fingerprint/codec/vg_approx.h fingerprint/codec/vg_approxpriv.h \
+	fingerprint/codec/vg_zstream.c fingerprint/codec/vg_zstream_dec.c fingerprint/codec/vg_zstream.h \
 	fingerprint/codec/vg_sha1.c fingerprint/codec/vg_sha1_rect.c fingerprint/codec/vg_sha1.h \
 	fingerprint/cache/vg_segcache.c fingerprint/cache/vg_segcache.h \
 	fingerprint/cache/vg_container.c fingerprint/cache/vg_container.h \

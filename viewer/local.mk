@@ -45,9 +45,7 @@ tests_test_recorder_LDADD = traces/libvgtrace.a $(VG_COMMON_LIBS) $(ZLIB_LIBS)
 # builds it when configure found emcc (tests/test_browser.sh needs it), and
 # `make install` installs it when it was built.
 EXTRA_DIST += viewer/web/vg_webviewer.c viewer/web/vg_webviewer.h \
-	viewer/web/vg_sha1_portable.c \
-	viewer/web/compat/glib.h viewer/web/compat/glib/gstdio.h \
-	viewer/web/compat/glib.c viewer/web/compat/getrandom.c
+	viewer/web/vg_sha1_portable.c viewer/web/compat/getrandom.c
 CLEANFILES += viewer/web/varg-wasm.js viewer/web/varg-wasm.wasm
 
 web:

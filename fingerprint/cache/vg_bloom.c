@@ -1,9 +1,9 @@
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <glib.h>
-
 #include "common/vg_error.h"
+#include "common/vg_mem.h"
 #include "fingerprint/cache/vg_bloom.h"
 
 /* One block is one cache line: 8 words, 512 bits, 9 bits per position. */
@@ -59,7 +59,7 @@ int vg_bloom_new(uint64_t entries, unsigned bits_per_entry, unsigned hashes,
 	if (entries > (UINT64_C(1) << 40))
 		return VG_EINVAL;
 	bits = entries * bits_per_entry;
-	b = g_new0(vg_bloom, 1);
+	b = VG_NEW0(vg_bloom, 1);
 	b->nblocks = (bits + BLOCK_BITS - 1) / BLOCK_BITS;
 	b->nwords = b->nblocks * BLOCK_WORDS;
 	b->nbits = b->nwords * 64;
@@ -68,7 +68,7 @@ int vg_bloom_new(uint64_t entries, unsigned bits_per_entry, unsigned hashes,
 	/* Cache-line aligned so that a block never straddles two lines. */
 	b->words = aligned_alloc(64, b->nwords * sizeof(uint64_t));
 	if (!b->words)
-		g_error("bloom: out of memory for %" G_GUINT64_FORMAT " bytes",
+		vg_mem_die("bloom: out of memory for %" PRIu64 " bytes",
 			b->nwords * 8);
 	memset(b->words, 0, b->nwords * sizeof(uint64_t));
 	*out = b;
@@ -80,7 +80,7 @@ void vg_bloom_free(vg_bloom *b)
 	if (!b)
 		return;
 	free(b->words);
-	g_free(b);
+	free(b);
 }
 
 void vg_bloom_add(vg_bloom *b, uint64_t h)

@@ -1,14 +1,15 @@
 #include <errno.h>
-#include <fcntl.h>
-#include <glib.h>
-#include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "common/vg_error.h"
+#include "common/vg_file.h"
 #include "common/vg_log.h"
+#include "common/vg_mem.h"
 #include "fingerprint/cache/vg_cacheid.h"
 
 /* File: magic, u32 LE version, the identity, CRC-32 (LE) of the rest. */
@@ -71,20 +72,20 @@ static bool parse(const uint8_t *buf, size_t len, uint8_t id[VG_CACHEID_BYTES])
 static int write_file(const char *path, const uint8_t id[VG_CACHEID_BYTES])
 {
 	uint8_t buf[FILE_BYTES];
-	g_autofree char *tmp = g_strconcat(path, ".tmp-XXXXXX", NULL);
+	VG_AUTOFREE char *tmp = vg_mem_printf("%s.tmp-XXXXXX", path);
 	int fd, ok;
 
 	memcpy(buf, MAGIC, 8);
 	put_le32(buf + 8, 1);
 	memcpy(buf + 12, id, VG_CACHEID_BYTES);
 	put_le32(buf + FILE_BYTES - 4, (uint32_t)crc32(0L, buf, FILE_BYTES - 4));
-	fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0600);
+	fd = vg_file_temp(tmp);
 	if (fd < 0)
 		return VG_EIO;
 	ok = write(fd, buf, sizeof buf) == (ssize_t)sizeof buf && fsync(fd) == 0;
 	ok = close(fd) == 0 && ok;
 	if (!ok || rename(tmp, path) != 0) {
-		g_unlink(tmp);
+		unlink(tmp);
 		return VG_EIO;
 	}
 	return VG_OK;
@@ -92,15 +93,15 @@ static int write_file(const char *path, const uint8_t id[VG_CACHEID_BYTES])
 
 int vg_cacheid_load(const char *dir, bool renew, uint8_t id[VG_CACHEID_BYTES], bool *created)
 {
-	g_autofree char *path = g_build_filename(dir, VG_CACHEID_FILE, NULL);
-	g_autofree gchar *buf = NULL;
-	gsize len = 0;
+	VG_AUTOFREE char *path = vg_file_path(dir, VG_CACHEID_FILE, NULL);
+	VG_AUTOFREE char *buf = NULL;
+	size_t len = 0;
 	uint8_t fresh[VG_CACHEID_BYTES];
 	int err;
 
 	if (created)
 		*created = false;
-	if (!renew && g_file_get_contents(path, &buf, &len, NULL)) {
+	if (!renew && vg_file_read(path, &buf, &len) == 0) {
 		if (parse((const uint8_t *)buf, len, id))
 			return VG_OK;
 		vg_warn("segment cache: %s is damaged; starting a new cache identity", path);

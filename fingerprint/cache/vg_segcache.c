@@ -5,16 +5,20 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <glib.h>
-#include <glib/gstdio.h>
-
+#include "common/vg_array.h"
 #include "common/vg_error.h"
+#include "common/vg_file.h"
+#include "common/vg_id.h"
 #include "common/vg_log.h"
+#include "common/vg_mem.h"
+#include "common/vg_minmax.h"
+#include "common/vg_sha256.h"
 #include "common/vg_time.h"
 #include "common/vg_writer.h"
 #include "fingerprint/cache/vg_bloom.h"
@@ -102,7 +106,7 @@ struct vg_segcache {
 	unsigned key_bits;
 	uint32_t max_seg;
 	uint32_t area;         /* header + record area of new containers */
-	GPtrArray *ctrs;       /* oldest first */
+	vg_array *ctrs;        /* ctr *: oldest first */
 	ctr *cur;              /* the container being written, or NULL */
 	uint64_t next_seq;
 	vg_bloom *bloom;
@@ -121,6 +125,19 @@ struct vg_segcache {
 	uint8_t *scratch;      /* max_seg bytes, for views of records that
 	                        * straddle two chunks; allocated on first use */
 };
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* ASCII letters and digits, whatever the locale. */
+static bool is_alnum(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 static inline uint64_t mix(uint64_t k)
 {
@@ -204,8 +221,8 @@ static void chunk_free(vg_segcache *c, chunk *k)
 	lru_unlink(&k->lru);
 	t->chunks[k->index] = NULL;
 	c->mem_used -= k->size;
-	g_free(k->data);
-	g_free(k);
+	free(k->data);
+	free(k);
 	/* Bytes read back from the file later must be checked again. */
 	if (t->verified)
 		memset(t->verified, 0, t->slots / 8);
@@ -217,9 +234,12 @@ static void table_free(vg_segcache *c, ctr *t)
 		return;
 	c->mem_used -= table_mem(t);
 	lru_unlink(&t->lru);
-	g_clear_pointer(&t->table, g_free);
-	g_clear_pointer(&t->keys, g_free);
-	g_clear_pointer(&t->verified, g_free);
+	free(t->table);
+	t->table = NULL;
+	free(t->keys);
+	t->keys = NULL;
+	free(t->verified);
+	t->verified = NULL;
 	if (t != c->cur && t->fd >= 0) {
 		close(t->fd);
 		t->fd = -1;
@@ -265,14 +285,14 @@ static chunk *chunk_new(vg_segcache *c, ctr *t, uint32_t index)
 	uint64_t start = (uint64_t)index * CHUNK_BYTES;
 	chunk *k;
 
-	k = g_new0(chunk, 1);
+	k = VG_NEW0(chunk, 1);
 	k->lru.is_chunk = true;
 	c->gen++;
 	k->owner = t;
 	k->index = index;
 	k->size = t->area - start < CHUNK_BYTES ? (uint32_t)(t->area - start) : CHUNK_BYTES;
 	make_room(c, k->size);
-	k->data = g_malloc(k->size);
+	k->data = vg_mem_alloc(k->size);
 	t->chunks[index] = k;
 	c->mem_used += k->size;
 	lru_touch(c, &k->lru);
@@ -283,7 +303,7 @@ static chunk *chunk_new(vg_segcache *c, ctr *t, uint32_t index)
 
 static char *ctr_path(const vg_segcache *c, uint64_t seq)
 {
-	return g_strdup_printf("%s/%016" PRIx64 ".vgc", c->dir, seq);
+	return vg_mem_printf("%s/%016" PRIx64 ".vgc", c->dir, seq);
 }
 
 static int ctr_fd(vg_segcache *c, ctr *t)
@@ -294,7 +314,7 @@ static int ctr_fd(vg_segcache *c, ctr *t)
 		return 0;
 	path = ctr_path(c, t->seq);
 	t->fd = open(path, O_RDWR | O_CLOEXEC);
-	g_free(path);
+	free(path);
 	return t->fd >= 0 ? 0 : VG_EIO;
 }
 
@@ -367,24 +387,24 @@ static int ctr_flush(vg_segcache *c, ctr *t)
 
 static ctr *ctr_alloc(uint64_t seq, uint32_t area)
 {
-	ctr *t = g_new0(ctr, 1);
+	ctr *t = VG_NEW0(ctr, 1);
 
 	t->seq = seq;
 	t->area = area;
 	t->slots = slots_for_area(area);
 	t->fd = -1;
 	t->n_chunks = (area + CHUNK_BYTES - 1) / CHUNK_BYTES;
-	t->chunks = g_new0(chunk *, t->n_chunks);
+	t->chunks = VG_NEW0(chunk *, t->n_chunks);
 	return t;
 }
 
 static void table_alloc(vg_segcache *c, ctr *t, bool with_keys)
 {
 	make_room(c, (uint64_t)t->slots * (with_keys ? 16 : 8) + t->slots / 8);
-	t->table = g_new0(uint64_t, t->slots);
-	t->verified = g_new0(uint64_t, t->slots / 64);
+	t->table = VG_NEW0(uint64_t, t->slots);
+	t->verified = VG_NEW0(uint64_t, t->slots / 64);
 	if (with_keys)
-		t->keys = g_new0(uint64_t, t->slots);
+		t->keys = VG_NEW0(uint64_t, t->slots);
 	c->mem_used += table_mem(t);
 	c->gen++;
 	t->table_gen = ++c->tables_made;
@@ -401,14 +421,14 @@ static void ctr_free(vg_segcache *c, ctr *t)
 	table_free(c, t);
 	if (t->fd >= 0)
 		close(t->fd);
-	g_free(t->chunks);
-	g_free(t);
+	free(t->chunks);
+	free(t);
 }
 
 /* Removes container i from the cache and deletes its file. */
-static void ctr_drop(vg_segcache *c, guint i, bool damaged)
+static void ctr_drop(vg_segcache *c, unsigned i, bool damaged)
 {
-	ctr *t = g_ptr_array_index(c->ctrs, i);
+	ctr *t = VG_ARRAY_AT(c->ctrs, ctr *, i);
 
 	if (damaged)
 		c->st.containers_damaged++;
@@ -416,9 +436,9 @@ static void ctr_drop(vg_segcache *c, guint i, bool damaged)
 		c->st.containers_evicted++;
 	if (c->persistent) {
 		char *path = ctr_path(c, t->seq);
-		if (g_unlink(path) != 0 && errno != ENOENT)
-			vg_warn("segment cache: cannot delete %s: %s", path, g_strerror(errno));
-		g_free(path);
+		if (unlink(path) != 0 && errno != ENOENT)
+			vg_warn("segment cache: cannot delete %s: %s", path, strerror(errno));
+		free(path);
 	}
 	c->st.bytes_on_disk -= t->file_bytes;
 	c->st.entries -= t->n_entries;
@@ -428,18 +448,18 @@ static void ctr_drop(vg_segcache *c, guint i, bool damaged)
 		c->cur = NULL;
 	if (t == c->busy)
 		c->busy = NULL;
-	g_ptr_array_remove_index(c->ctrs, i);
+	vg_array_remove(c->ctrs, i, 1);
 	ctr_free(c, t);
 }
 
-static guint ctr_index(const vg_segcache *c, const ctr *t)
+static unsigned ctr_index(const vg_segcache *c, const ctr *t)
 {
-	guint i;
+	unsigned i;
 
 	for (i = c->ctrs->len; i-- > 0;)
-		if (g_ptr_array_index(c->ctrs, i) == t)
+		if (VG_ARRAY_AT(c->ctrs, ctr *, i) == t)
 			return i;
-	g_assert_not_reached();
+	abort();
 }
 
 static void ctr_damaged(vg_segcache *c, ctr *t, const char *what)
@@ -496,7 +516,7 @@ static int read_trailer(vg_segcache *c, ctr *t, vg_container_entry_cb cb, void *
 {
 	vg_container_header h = { .key_bits = c->key_bits, .seq = t->seq, .area_bytes = t->area };
 	size_t n = (size_t)t->n_entries * VG_CONTAINER_ENTRY_BYTES + VG_CONTAINER_FOOTER_BYTES;
-	uint8_t *buf = g_malloc(n);
+	uint8_t *buf = vg_mem_alloc(n);
 	int err;
 
 	err = ctr_fd(c, t);
@@ -505,7 +525,7 @@ static int read_trailer(vg_segcache *c, ctr *t, vg_container_entry_cb cb, void *
 	if (!err)
 		err = vg_container_table_parse(buf, n, &h, t->records_end, VG_CONTAINER_MAX_DATA, cb, ud);
 	c->st.disk_reads++;
-	g_free(buf);
+	free(buf);
 	return err;
 }
 
@@ -591,7 +611,7 @@ static int ctr_borrow(vg_segcache *c, ctr *t, uint64_t off, size_t n, uint32_t *
 		return 0;
 	}
 	if (!c->scratch) {
-		c->scratch = g_malloc(c->max_seg);
+		c->scratch = vg_mem_alloc(c->max_seg);
 		c->mem_used += c->max_seg;
 	}
 	if (n > c->max_seg)
@@ -643,7 +663,7 @@ static int ctr_seal(vg_segcache *c, ctr *t)
 	err = ctr_flush(c, t);
 	if (err)
 		return err;
-	e = g_new(vg_container_entry, t->n_entries ? t->n_entries : 1);
+	e = VG_NEW(vg_container_entry, t->n_entries ? t->n_entries : 1);
 	for (i = 0; i < t->slots; i++) {
 		if (!t->table[i])
 			continue;
@@ -663,10 +683,11 @@ static int ctr_seal(vg_segcache *c, ctr *t)
 		c->st.bytes_on_disk += t->records_end + w.len - t->file_bytes;
 		t->file_bytes = t->records_end + w.len;
 		c->mem_used -= (uint64_t)t->slots * 8;
-		g_clear_pointer(&t->keys, g_free);
+		free(t->keys);
+	t->keys = NULL;
 	}
 	vg_writer_clear(&w);
-	g_free(e);
+	free(e);
 	return err;
 }
 
@@ -675,7 +696,7 @@ static int ctr_seal(vg_segcache *c, ctr *t)
  * container about to be started. */
 static void enforce_bounds(vg_segcache *c, uint64_t room)
 {
-	while (c->ctrs->len > 0 && g_ptr_array_index(c->ctrs, 0) != c->cur) {
+	while (c->ctrs->len > 0 && VG_ARRAY_AT(c->ctrs, ctr *, 0) != c->cur) {
 		bool over;
 
 		if (c->persistent)
@@ -709,13 +730,13 @@ static int ctr_start(vg_segcache *c)
 	if (c->persistent) {
 		char *path = ctr_path(c, t->seq);
 		t->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		g_free(path);
+		free(path);
 		if (t->fd < 0) {
 			ctr_free(c, t);
 			return VG_EIO;
 		}
 	}
-	g_ptr_array_add(c->ctrs, t);
+	vg_array_append(c->ctrs, &t, 1);
 	c->cur = t;
 	table_alloc(c, t, true);
 	vg_container_header_encode(&h, hdr);
@@ -735,11 +756,11 @@ static int ctr_start(vg_segcache *c)
  * keys (their trailers on disk, or keys[] in memory). */
 static void bloom_rebuild(vg_segcache *c)
 {
-	guint i;
+	unsigned i;
 
 	vg_bloom_clear(c->bloom);
 	for (i = c->ctrs->len; i-- > 0;) {
-		ctr *t = g_ptr_array_index(c->ctrs, i);
+		ctr *t = VG_ARRAY_AT(c->ctrs, ctr *, i);
 		uint32_t s;
 
 		if (t->keys) {
@@ -822,11 +843,11 @@ damaged:
 
 static ctr *ctr_by_seq(const vg_segcache *c, uint64_t seq)
 {
-	guint lo = 0, hi = c->ctrs->len;
+	unsigned lo = 0, hi = c->ctrs->len;
 
 	while (lo < hi) {
-		guint mid = (lo + hi) / 2;
-		ctr *t = g_ptr_array_index(c->ctrs, mid);
+		unsigned mid = (lo + hi) / 2;
+		ctr *t = VG_ARRAY_AT(c->ctrs, ctr *, mid);
 
 		if (t->seq == seq)
 			return t;
@@ -881,7 +902,7 @@ static int hint_find(vg_segcache *c, ctr *t, uint64_t key, const hint *ht, found
 static int locate(vg_segcache *c, uint64_t key, uint64_t h, found *f, ctr **where)
 {
 	hint *ht = &c->hints[h >> c->hint_shift];
-	guint i;
+	unsigned i;
 	int err;
 
 	if (ht->seq && ht->key == key) {
@@ -900,7 +921,7 @@ static int locate(vg_segcache *c, uint64_t key, uint64_t h, found *f, ctr **wher
 		}
 	}
 	for (i = c->ctrs->len; i-- > 0;) {
-		ctr *t = g_ptr_array_index(c->ctrs, i);
+		ctr *t = VG_ARRAY_AT(c->ctrs, ctr *, i);
 
 		err = ctr_find(c, t, key, h, f);
 		if (err == VG_ENOENT)
@@ -1104,7 +1125,7 @@ static int recover_unsealed(vg_segcache *c, ctr *t, const vg_container_header *h
 {
 	scan_ctx s = { c, t };
 	uint64_t want = size < t->area ? size : t->area, end;
-	uint8_t *img = g_malloc(want ? want : 1);
+	uint8_t *img = vg_mem_alloc(want ? want : 1);
 	int err;
 
 	err = pread_full(t->fd, img, (size_t)want, 0, NULL);
@@ -1113,7 +1134,7 @@ static int recover_unsealed(vg_segcache *c, ctr *t, const vg_container_header *h
 		table_alloc(c, t, true);
 		err = vg_container_scan(img, (size_t)want, h, VG_CONTAINER_MAX_DATA, scan_entry, &s, &end);
 	}
-	g_free(img);
+	free(img);
 	if (err)
 		return err;
 	if (end != size) {
@@ -1147,8 +1168,8 @@ static int load_ctr(vg_segcache *c, uint64_t seq, bool *key_bits_differ)
 	if ((uint64_t)sb.st_size < sizeof hdrbuf) {
 		/* A crash right after the file was created: nothing lost. */
 		char *path = ctr_path(c, seq);
-		g_unlink(path);
-		g_free(path);
+		unlink(path);
+		free(path);
 		ctr_free(c, t);
 		return VG_ENOENT;
 	}
@@ -1165,11 +1186,11 @@ static int load_ctr(vg_segcache *c, uint64_t seq, bool *key_bits_differ)
 	if (err)
 		goto out;
 	/* The table depends on the area size the file was made with. */
-	g_free(t->chunks);
+	free(t->chunks);
 	t->area = h.area_bytes;
 	t->slots = slots_for_area(t->area);
 	t->n_chunks = (t->area + CHUNK_BYTES - 1) / CHUNK_BYTES;
-	t->chunks = g_new0(chunk *, t->n_chunks);
+	t->chunks = VG_NEW0(chunk *, t->n_chunks);
 	err = VG_ENOENT;
 	if ((uint64_t)sb.st_size >= VG_CONTAINER_HEADER_BYTES + VG_CONTAINER_FOOTER_BYTES &&
 	    pread_full(t->fd, tail, sizeof tail, (uint64_t)sb.st_size - sizeof tail, NULL) == 0)
@@ -1205,8 +1226,8 @@ out:
 			char *path = ctr_path(c, seq);
 			vg_warn("segment cache: container %016" PRIx64 " is damaged (%s); dropped",
 				seq, vg_strerror(err));
-			g_unlink(path);
-			g_free(path);
+			unlink(path);
+			free(path);
 			c->st.containers_damaged++;
 		}
 		ctr_free(c, t);
@@ -1218,11 +1239,11 @@ out:
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = -1;
-	g_ptr_array_add(c->ctrs, t);
+	vg_array_append(c->ctrs, &t, 1);
 	return 0;
 }
 
-static gint cmp_u64(gconstpointer a, gconstpointer b)
+static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
@@ -1230,15 +1251,15 @@ static gint cmp_u64(gconstpointer a, gconstpointer b)
 
 static int load_dir(vg_segcache *c)
 {
-	GArray *seqs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	vg_array *seqs = vg_array_new(sizeof(uint64_t));
 	bool differ = false;
 	struct dirent *de;
 	DIR *d;
-	guint i;
+	unsigned i;
 
 	d = opendir(c->dir);
 	if (!d) {
-		g_array_free(seqs, TRUE);
+		vg_array_free(seqs);
 		return VG_EIO;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -1248,47 +1269,49 @@ static int load_dir(vg_segcache *c)
 		/* A save killed between its temporary file and the rename
 		 * leaves name.tmp-XXXXXX; whoever holds the lock owns them. */
 		if (strstr(de->d_name, ".tmp-")) {
-			char *path = g_build_filename(c->dir, de->d_name, NULL);
-			g_unlink(path);
-			g_free(path);
+			char *path = vg_file_path(c->dir, de->d_name, NULL);
+			unlink(path);
+			free(path);
 			continue;
 		}
 		if (strlen(de->d_name) == 20 &&
 		    sscanf(de->d_name, "%16" SCNx64 "%7s", &seq, tail) == 2 &&
 		    strcmp(tail, ".vgc") == 0 && seq > 0)
-			g_array_append_val(seqs, seq);
+			vg_array_append(seqs, &seq, 1);
 	}
 	closedir(d);
-	g_array_sort(seqs, cmp_u64);
+	vg_array_sort(seqs, cmp_u64);
 	for (i = 0; i < seqs->len; i++) {
-		uint64_t seq = g_array_index(seqs, uint64_t, i);
+		uint64_t seq = VG_ARRAY_AT(seqs, uint64_t, i);
 
 		if (seq >= c->next_seq)
 			c->next_seq = seq + 1;
 		(void)load_ctr(c, seq, &differ);
 	}
-	g_array_free(seqs, TRUE);
+	vg_array_free(seqs);
 	if (differ) {
 		/* Keys of another width would never match: start afresh. */
 		vg_info("segment cache: %s was written with another key width; cleared", c->dir);
 		for (i = 0; i < c->ctrs->len; i++) {
-			ctr *t = g_ptr_array_index(c->ctrs, i);
+			ctr *t = VG_ARRAY_AT(c->ctrs, ctr *, i);
 			char *path = ctr_path(c, t->seq);
-			g_unlink(path);
-			g_free(path);
+			unlink(path);
+			free(path);
 		}
 		d = opendir(c->dir);
 		while (d && (de = readdir(d)) != NULL) {
-			if (g_str_has_suffix(de->d_name, ".vgc")) {
-				char *path = g_build_filename(c->dir, de->d_name, NULL);
-				g_unlink(path);
-				g_free(path);
+			if (has_suffix(de->d_name, ".vgc")) {
+				char *path = vg_file_path(c->dir, de->d_name, NULL);
+				unlink(path);
+				free(path);
 			}
 		}
 		if (d)
 			closedir(d);
 		while (c->ctrs->len > 0) {
-			ctr *t = g_ptr_array_steal_index(c->ctrs, c->ctrs->len - 1);
+			ctr *t;
+
+			vg_array_pop(c->ctrs, &t);
 			ctr_free(c, t);
 		}
 		c->st.bytes_on_disk = c->st.entries = c->stored = 0;
@@ -1301,11 +1324,11 @@ static int lock_dir(vg_segcache *c)
 {
 	char *path;
 
-	if (g_mkdir_with_parents(c->dir, 0700) != 0)
+	if (vg_file_mkdirs(c->dir, 0700) != 0)
 		return VG_EIO;
-	path = g_build_filename(c->dir, "lock", NULL);
+	path = vg_file_path(c->dir, "lock", NULL);
 	c->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	g_free(path);
+	free(path);
 	if (c->lock_fd < 0)
 		return VG_EIO;
 	if (flock(c->lock_fd, LOCK_EX | LOCK_NB) != 0)
@@ -1321,14 +1344,14 @@ int vg_segcache_open(const vg_segcache_config *cfg, vg_segcache **out)
 	int err;
 
 	*out = NULL;
-	c = g_new0(vg_segcache, 1);
+	c = VG_NEW0(vg_segcache, 1);
 	c->lock_fd = -1;
 	c->lru.next = c->lru.prev = &c->lru;
 	c->gen = 1;
-	c->ctrs = g_ptr_array_new();
+	c->ctrs = vg_array_new(sizeof(ctr *));
 	c->next_seq = 1;
 	c->persistent = cfg->dir != NULL;
-	c->dir = g_strdup(cfg->dir);
+	c->dir = vg_mem_strdup(cfg->dir);
 	c->capacity = cfg->capacity_bytes ? cfg->capacity_bytes : DEFAULT_CAPACITY;
 	c->budget = cfg->memory_budget ? cfg->memory_budget : DEFAULT_BUDGET;
 	c->key_bits = cfg->key_bits ? cfg->key_bits : DEFAULT_KEY_BITS;
@@ -1358,10 +1381,10 @@ int vg_segcache_open(const vg_segcache_config *cfg, vg_segcache **out)
 		hints *= 2;
 	c->n_hints = (size_t)hints;
 	c->hint_shift = 64 - (unsigned)__builtin_ctzll(hints);
-	c->hints = g_new0(hint, c->n_hints);
+	c->hints = VG_NEW0(hint, c->n_hints);
 	c->mem_used = hints * sizeof(hint);
 
-	c->bloom_entries = (c->persistent ? c->capacity : MIN(c->capacity, c->budget)) / avg;
+	c->bloom_entries = (c->persistent ? c->capacity : VG_MIN(c->capacity, c->budget)) / avg;
 	if (c->bloom_entries < 1024)
 		c->bloom_entries = 1024;
 	err = vg_bloom_new(c->bloom_entries, BLOOM_BITS, BLOOM_HASHES, VG_BLOOM_BLOCKED, &c->bloom);
@@ -1395,23 +1418,27 @@ void vg_segcache_close(vg_segcache *c)
 	if (c->cur && c->cur->records_end == VG_CONTAINER_HEADER_BYTES && c->persistent) {
 		/* Nothing was written since the open: leave no empty file. */
 		char *path = ctr_path(c, c->cur->seq);
-		g_unlink(path);
-		g_free(path);
+		unlink(path);
+		free(path);
 	} else if (c->cur) {
 		err = ctr_seal(c, c->cur);
 		if (err)
 			vg_warn("segment cache: cannot write %s: %s", c->dir, vg_strerror(err));
 	}
-	while (c->ctrs->len > 0)
-		ctr_free(c, g_ptr_array_steal_index(c->ctrs, c->ctrs->len - 1));
-	g_ptr_array_free(c->ctrs, TRUE);
+	while (c->ctrs->len > 0) {
+		ctr *t;
+
+		vg_array_pop(c->ctrs, &t);
+		ctr_free(c, t);
+	}
+	vg_array_free(c->ctrs);
 	vg_bloom_free(c->bloom);
-	g_free(c->hints);
-	g_free(c->scratch);
+	free(c->hints);
+	free(c->scratch);
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);
-	g_free(c->dir);
-	g_free(c);
+	free(c->dir);
+	free(c);
 }
 
 void vg_segcache_stats_get(const vg_segcache *c, vg_segcache_stats *st)
@@ -1425,7 +1452,9 @@ void vg_segcache_stats_get(const vg_segcache *c, vg_segcache_stats *st)
 
 char *vg_segcache_default_base_dir(void)
 {
-	return g_build_filename(g_get_user_cache_dir(), "varg", NULL);
+	VG_AUTOFREE char *cache = vg_file_user_cache_dir();
+
+	return vg_file_path(cache, "varg", NULL);
 }
 
 int vg_segcache_namespace_dir(const char *base, const char *server_id, char **out)
@@ -1438,18 +1467,23 @@ int vg_segcache_namespace_dir(const char *base, const char *server_id, char **ou
 		return VG_EINVAL;
 	n = strlen(server_id);
 	for (i = 0; i < n; i++)
-		if (!g_ascii_isalnum(server_id[i]) && server_id[i] != '-' && server_id[i] != '_')
+		if (!is_alnum(server_id[i]) && server_id[i] != '-' && server_id[i] != '_')
 			plain = false;
 	if (plain && n <= 64) {
-		char *name = g_strconcat("id-", server_id, NULL);
-		*out = g_build_filename(base, name, NULL);
-		g_free(name);
+		char *name = vg_mem_printf("id-%s", server_id);
+		*out = vg_file_path(base, name, NULL);
+		free(name);
 	} else {
-		char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, server_id, -1);
-		char *name = g_strdup_printf("h-%.32s", sum);
-		*out = g_build_filename(base, name, NULL);
-		g_free(name);
-		g_free(sum);
+		/* The first half of the digest's hex, as a 16-byte id's. */
+		uint8_t sum[VG_SHA256_LEN];
+		char hex[VG_ID_HEX_LEN + 1];
+		char *name;
+
+		vg_sha256(server_id, n, sum);
+		vg_id_to_hex(sum, hex);
+		name = vg_mem_printf("h-%s", hex);
+		*out = vg_file_path(base, name, NULL);
+		free(name);
 	}
 	return 0;
 }

@@ -1,9 +1,12 @@
-#include <glib.h>
+/* The coding half of vg_literal.h; the decoding half is vg_literal_dec.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/vg_error.h"
+#include "common/vg_mem.h"
+#include "common/vg_minmax.h"
 #include "fingerprint/codec/vg_literal.h"
+#include "fingerprint/codec/vg_literalpriv.h"
 
 /* Open-addressed colour table: twice the largest palette, so that a probe
  * always ends. A slot is in use when its stamp is the current one, which
@@ -38,14 +41,9 @@ struct vg_literal {
 	uint16_t remap[VG_LIT_PALETTE_MAX];   /* block palette index -> slot */
 };
 
-void vg_lit_table_init(vg_lit_table *t)
-{
-	memset(t, 0, sizeof *t);
-}
-
 int vg_literal_new(vg_literal **out)
 {
-	*out = g_new0(vg_literal, 1);
+	*out = VG_NEW0(vg_literal, 1);
 	return VG_OK;
 }
 
@@ -59,8 +57,8 @@ void vg_literal_set_indexed(vg_literal *lc, bool on)
 void vg_literal_free(vg_literal *lc)
 {
 	if (lc)
-		g_free(lc->plan);
-	g_free(lc);
+		free(lc->plan);
+	free(lc);
 }
 
 void vg_literal_get_stats(const vg_literal *lc, vg_literal_stats *st)
@@ -116,11 +114,6 @@ static void new_palette(vg_literal *lc)
 static size_t run_cost(uint64_t len)
 {
 	return len == 1 ? 1 : 1 + vg_writer_uleb_size(len - 2);
-}
-
-static unsigned index_bits(unsigned n)
-{
-	return n <= 2 ? 1 : n <= 4 ? 2 : n <= 16 ? 4 : 8;
 }
 
 /* What one measuring pass finds out about a block. */
@@ -368,27 +361,6 @@ static void put_indexed(vg_literal *lc, const vg_pixbuf *f, vg_rect r, vg_writer
 	w->len = start + (size_t)(q - p);
 }
 
-/* The median edge detector of LOCO-I: left, above, or their gradient. */
-static inline int med(int a, int b, int c)
-{
-	int lo = a < b ? a : b, hi = a < b ? b : a;
-
-	return c >= hi ? lo : c <= lo ? hi : a + b - c;
-}
-
-/* Predicts channel shift of pixel x of row from its neighbours inside the
- * block: the left one on the first row, the one above in the first
- * column, else the median edge detector. */
-static inline int predict(const uint32_t *row, const uint32_t *up, int32_t x, unsigned shift)
-{
-	if (!up)
-		return x ? (int)(row[x - 1] >> shift & 0xff) : 0;
-	if (!x)
-		return (int)(up[0] >> shift & 0xff);
-	return med((int)(row[x - 1] >> shift & 0xff), (int)(up[x] >> shift & 0xff),
-		   (int)(up[x - 1] >> shift & 0xff));
-}
-
 /* Writes 3 bytes a pixel: the residuals of green, then of blue and red
  * minus green's (neighbouring channels move together on anti-aliased and
  * smooth content). */
@@ -475,7 +447,6 @@ static void put_block(vg_literal *lc, const vg_pixbuf *f, vg_rect r, vg_lit_meth
 	count(lc, m, w->len - start, r);
 }
 
-
 /* The palette coding measure_block() found worth it for the block just
  * measured, or VG_LIT_RAW when none is. */
 static vg_lit_method palette_choice(const vg_literal *lc, const measure *m, vg_rect r)
@@ -537,8 +508,8 @@ int vg_literal_encode_list(vg_literal *lc, const vg_pixbuf *frame, const vg_rect
 		if (!vg_pixbuf_holds(frame, rects[i]))
 			return VG_ERANGE;
 	if (n > lc->plan_cap) {
-		lc->plan_cap = MAX(n, 2 * lc->plan_cap);
-		lc->plan = g_renew(uint8_t, lc->plan, lc->plan_cap);
+		lc->plan_cap = VG_MAX(n, 2 * lc->plan_cap);
+		lc->plan = VG_RENEW(uint8_t, lc->plan, lc->plan_cap);
 	}
 	for (i = 0; i < n; i++) {
 		uint64_t px = (uint64_t)rects[i].w * (uint64_t)rects[i].h;
@@ -548,7 +519,7 @@ int vg_literal_encode_list(vg_literal *lc, const vg_pixbuf *frame, const vg_rect
 		c = palette_choice(lc, &m, rects[i]);
 		lc->plan[i] = (uint8_t)(c | (wants_table(lc, &m, c, rects[i]) ? PLAN_TABLE : 0));
 		if (c == VG_LIT_RAW) {
-			rich += m.palette_ok ? MIN(lc->n_colours, px) : px;
+			rich += m.palette_ok ? VG_MIN(lc->n_colours, px) : px;
 			many_px += px;
 			same += m.same;
 		}
@@ -602,204 +573,4 @@ int vg_literal_encode_as(vg_literal *lc, const vg_pixbuf *frame, vg_rect rect,
 	}
 	put_block(lc, frame, rect, method, out);
 	return VG_OK;
-}
-
-/* --- Decoding ------------------------------------------------------------ */
-
-static int read_palette(vg_reader *rd, uint32_t *colours, unsigned max, unsigned *n)
-{
-	const uint8_t *p;
-	uint8_t count;
-	unsigned i;
-
-	if (vg_reader_u8(rd, &count))
-		return VG_ETRUNC;
-	*n = (unsigned)count + 1;
-	if (*n > max)
-		return VG_ECORRUPT;
-	if (vg_reader_ptr(rd, 3 * (size_t)*n, &p))
-		return VG_ETRUNC;
-	for (i = 0; i < *n; i++, p += 3)
-		colours[i] = VG_RGB(p[2], p[1], p[0]);
-	return VG_OK;
-}
-
-static int get_packed(vg_reader *rd, vg_pixbuf *fb, vg_rect r, const uint32_t *colours,
-		      unsigned n)
-{
-	unsigned bits = index_bits(n), mask = (1u << bits) - 1;
-	size_t row_bytes = ((size_t)r.w * bits + 7) / 8;
-	const uint8_t *p;
-	int32_t x, y;
-
-	if (n == 1) {
-		vg_pixbuf_fill(fb, r, colours[0]);
-		return VG_OK;
-	}
-	if (vg_reader_ptr(rd, row_bytes * (size_t)r.h, &p))
-		return VG_ETRUNC;
-	for (y = r.y; y < r.y + r.h; y++, p += row_bytes) {
-		uint32_t *row = vg_pixbuf_row(fb, y) + r.x;
-		unsigned at = 0;
-
-		for (x = 0; x < r.w; x++, at += bits) {
-			unsigned i = (unsigned)p[at / 8] >> (8 - bits - at % 8) & mask;
-
-			if (i >= n)
-				return VG_ECORRUPT;
-			row[x] = colours[i];
-		}
-	}
-	return VG_OK;
-}
-
-static int get_runs(vg_reader *rd, vg_pixbuf *fb, vg_rect r, const uint32_t *colours,
-		    unsigned n)
-{
-	uint64_t left = (uint64_t)r.w * (uint64_t)r.h;
-	int32_t x = 0, y = r.y;
-
-	while (left > 0) {
-		uint64_t len = 1;
-		uint8_t b;
-		uint32_t c;
-
-		if (vg_reader_u8(rd, &b))
-			return VG_ETRUNC;
-		if ((b & 0x7f) >= n)
-			return VG_ECORRUPT;
-		if (b & 0x80) {
-			if (vg_reader_uleb(rd, &len))
-				return VG_ETRUNC;
-			if (left < 2 || len > left - 2)
-				return VG_ECORRUPT;
-			len += 2;
-		}
-		c = colours[b & 0x7f];
-		left -= len;
-		while (len > 0) {
-			uint32_t *row = vg_pixbuf_row(fb, y) + r.x;
-			int32_t k = (int32_t)MIN(len, (uint64_t)(r.w - x)), e = x + k;
-
-			for (; x < e; x++)
-				row[x] = c;
-			len -= (uint64_t)k;
-			if (x == r.w) {
-				x = 0;
-				y++;
-			}
-		}
-	}
-	return VG_OK;
-}
-
-static int get_predicted(vg_reader *rd, vg_pixbuf *fb, vg_rect r)
-{
-	const uint8_t *p;
-	int32_t x, y;
-
-	if (vg_reader_ptr(rd, (size_t)r.w * (size_t)r.h * 3, &p))
-		return VG_ETRUNC;
-	for (y = r.y; y < r.y + r.h; y++) {
-		uint32_t *row = vg_pixbuf_row(fb, y) + r.x;
-		const uint32_t *up = y > r.y ? vg_pixbuf_row(fb, y - 1) + r.x : NULL;
-
-		for (x = 0; x < r.w; x++, p += 3) {
-			uint8_t g = (uint8_t)(predict(row, up, x, 8) + p[0]);
-			uint8_t b = (uint8_t)(predict(row, up, x, 0) + (uint8_t)(p[1] + p[0]));
-			uint8_t rd_ = (uint8_t)(predict(row, up, x, 16) + (uint8_t)(p[2] + p[0]));
-
-			row[x] = VG_RGB(rd_, g, b);
-		}
-	}
-	return VG_OK;
-}
-
-static int get_indexed(vg_reader *rd, vg_pixbuf *fb, vg_rect r, vg_lit_table *t)
-{
-	const uint8_t *p, *end;
-	uint64_t n;
-	int32_t x, y;
-
-	if (!t)
-		return VG_ECORRUPT;
-	if (vg_reader_uleb(rd, &n))
-		return VG_ETRUNC;
-	if (n > VG_LIT_TABLE_SIZE - t->filled)
-		return VG_ECORRUPT;
-	if (vg_reader_ptr(rd, 3 * (size_t)n, &p))
-		return VG_ETRUNC;
-	for (; n > 0; n--, p += 3)
-		t->colour[t->filled++] = VG_RGB(p[2], p[1], p[0]);
-	/* The slots' length is known only as they are read. */
-	p = rd->data + rd->pos;
-	end = rd->data + rd->len;
-	for (y = r.y; y < r.y + r.h; y++) {
-		uint32_t *row = vg_pixbuf_row(fb, y) + r.x;
-
-		for (x = 0; x < r.w; x++) {
-			unsigned slot;
-
-			if (p == end)
-				return VG_ETRUNC;
-			slot = *p++;
-			if (slot >= VG_LIT_SHORT_SLOTS) {
-				if (p == end)
-					return VG_ETRUNC;
-				slot = VG_LIT_SHORT_SLOTS + ((slot - VG_LIT_SHORT_SLOTS) << 8 | *p++);
-			}
-			if (slot >= t->filled)
-				return VG_ECORRUPT;
-			row[x] = t->colour[slot];
-		}
-	}
-	rd->pos = (size_t)(p - rd->data);
-	return VG_OK;
-}
-
-static int get_raw(vg_reader *rd, vg_pixbuf *fb, vg_rect r)
-{
-	const uint8_t *p;
-	int32_t x, y;
-
-	if (vg_reader_ptr(rd, (size_t)r.w * (size_t)r.h * 3, &p))
-		return VG_ETRUNC;
-	for (y = r.y; y < r.y + r.h; y++) {
-		uint32_t *row = vg_pixbuf_row(fb, y) + r.x;
-
-		for (x = 0; x < r.w; x++, p += 3)
-			row[x] = VG_RGB(p[2], p[1], p[0]);
-	}
-	return VG_OK;
-}
-
-int vg_literal_decode(vg_reader *rd, vg_pixbuf *fb, vg_rect rect, vg_lit_table *table)
-{
-	uint32_t colours[VG_LIT_PALETTE_MAX];
-	unsigned n;
-	uint8_t method;
-	int err;
-
-	if (!vg_pixbuf_holds(fb, rect))
-		return VG_ERANGE;
-	if (vg_reader_u8(rd, &method))
-		return VG_ETRUNC;
-	switch (method) {
-	case VG_LIT_RAW:
-		return get_raw(rd, fb, rect);
-	case VG_LIT_PREDICT:
-		return get_predicted(rd, fb, rect);
-	case VG_LIT_PALETTE:
-		if ((err = read_palette(rd, colours, VG_LIT_PALETTE_MAX, &n)))
-			return err;
-		return get_packed(rd, fb, rect, colours, n);
-	case VG_LIT_PALETTE_RLE:
-		if ((err = read_palette(rd, colours, VG_LIT_RLE_PALETTE_MAX, &n)))
-			return err;
-		return get_runs(rd, fb, rect, colours, n);
-	case VG_LIT_INDEXED:
-		return get_indexed(rd, fb, rect, table);
-	default:
-		return VG_ECORRUPT;
-	}
 }

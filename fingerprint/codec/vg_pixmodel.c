@@ -1,7 +1,10 @@
-#include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/vg_array.h"
 #include "common/vg_error.h"
+#include "common/vg_mem.h"
+#include "common/vg_minmax.h"
 #include "fingerprint/codec/vg_pixmodel.h"
 #include "fingerprint/codec/vg_rangecoder.h"
 
@@ -95,7 +98,7 @@ struct vg_pixmodel {
 	bool corrupt;
 	uint32_t *scratch;    /* the block's pixels with a border (see block_for) */
 	size_t scratch_cap;
-	GArray *done;         /* vg_rect: the chunk's blocks coded so far */
+	vg_array *done;       /* vg_rect: the chunk's blocks coded so far */
 	/* Secondary escape estimation: how often contexts of each order,
 	 * count, size and agreement with the left neighbour have escaped
 	 * ([0]) or not ([1]). */
@@ -115,15 +118,15 @@ static void residuals_init(residuals *r)
 
 int vg_pixmodel_new(vg_pixmodel **out)
 {
-	vg_pixmodel *m = g_new0(vg_pixmodel, 1);
+	vg_pixmodel *m = VG_NEW0(vg_pixmodel, 1);
 	int i;
 
 	for (i = 0; i < ORDERS; i++)
-		m->ctx[i] = g_new0(slot, SLOTS(i));
+		m->ctx[i] = VG_NEW0(slot, SLOTS(i));
 	m->mode_count[0] = m->mode_count[1] = 1;
 	for (i = 0; i < FLAT_CTX; i++)
 		m->flat[i] = FLAT_ONE - FLAT_ONE / 64; /* screens are mostly flat */
-	m->done = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	m->done = vg_array_new(sizeof(vg_rect));
 	{
 		uint16_t *e = &m->see[0][0][0][0][0];
 		size_t j;
@@ -154,10 +157,10 @@ void vg_pixmodel_free(vg_pixmodel *m)
 	if (!m)
 		return;
 	for (i = 0; i < ORDERS; i++)
-		g_free(m->ctx[i]);
-	g_free(m->scratch);
-	g_array_free(m->done, TRUE);
-	g_free(m);
+		free(m->ctx[i]);
+	free(m->scratch);
+	vg_array_free(m->done);
+	free(m);
 }
 
 /* Half of vg_seghash_fmix (one multiply, not two): four a pixel, and the
@@ -265,7 +268,7 @@ static bool code_in_list(vg_pixmodel *m, const uint32_t *colour, const uint16_t 
 	}
 	if (offered == 0)
 		return false;
-	esc = MIN(MAX(total * see[0] / see[1], 1u), SEE_ESC_MAX);
+	esc = VG_MIN(VG_MAX(total * see[0] / see[1], 1u), SEE_ESC_MAX);
 	total += esc;
 	hit = code_among(m, count, n, &skip, total, esc, &at);
 	if (hit)
@@ -445,7 +448,6 @@ static void learn_o0(vg_pixmodel *m, uint32_t c)
 	}
 }
 
-
 /* The pixel at (x, y) of a block, whose rows are stride apart; x from
  * -2 to its width, y from -2 (block_for's border). */
 static inline uint32_t at(const uint32_t *px, int32_t stride, int32_t x, int32_t y)
@@ -568,7 +570,7 @@ static inline unsigned flat_context(uint64_t W, uint64_t WW, uint64_t NN, uint64
 				    uint64_t NNE, unsigned run)
 {
 	/* The run's length in powers of two: 0, 1, 2-3, 4-7, ..., 64 and more. */
-	unsigned len = run == 0 ? 0 : MIN(7u, 32u - (unsigned)__builtin_clz(run));
+	unsigned len = run == 0 ? 0 : VG_MIN(7u, 32u - (unsigned)__builtin_clz(run));
 
 	return (unsigned)(WW == W) | (unsigned)(NN == W) << 1 | (unsigned)(NWW == W) << 2 |
 	       (unsigned)(NNW == W) << 3 | (unsigned)(NNE == W) << 4 | len << 5;
@@ -653,7 +655,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 /* The median edge detector of LOCO-I: a good guess at smooth content. */
 static inline int med(int a, int b, int c)
 {
-	int lo = MIN(a, b), hi = MAX(a, b);
+	int lo = VG_MIN(a, b), hi = VG_MAX(a, b);
 
 	return c >= hi ? lo : c <= lo ? hi : a + b - c;
 }
@@ -735,8 +737,8 @@ static uint32_t *block_for(vg_pixmodel *m, const vg_pixbuf *src, vg_rect r)
 	uint32_t *base;
 
 	if (n > m->scratch_cap) {
-		g_free(m->scratch);
-		m->scratch = g_new(uint32_t, n);
+		free(m->scratch);
+		m->scratch = VG_NEW(uint32_t, n);
 		m->scratch_cap = n;
 	}
 	base = m->scratch;
@@ -751,7 +753,7 @@ static uint32_t *block_for(vg_pixmodel *m, const vg_pixbuf *src, vg_rect r)
 		row[st - 1] = NONE;
 	}
 	for (i = 0; i < m->done->len; i++) {
-		vg_rect d = g_array_index(m->done, vg_rect, i), e;
+		vg_rect d = VG_ARRAY_AT(m->done, vg_rect, i), e;
 
 		/* Most earlier blocks are far away: leave them quickly. */
 		if (d.x >= outer.x + outer.w || d.x + d.w <= outer.x || d.y >= outer.y + outer.h ||
@@ -777,7 +779,7 @@ int vg_pixmodel_encode(vg_pixmodel *m, const vg_pixbuf *frame, const vg_rect *re
 		if (!vg_pixbuf_holds(frame, rects[i]))
 			return VG_ERANGE;
 	m->decoding = false;
-	g_array_set_size(m->done, 0);
+	vg_array_set_len(m->done, 0);
 	vg_rc_encoder_init(&m->enc, out);
 	for (i = 0; i < n; i++) {
 		vg_rect r = rects[i];
@@ -794,7 +796,7 @@ int vg_pixmodel_encode(vg_pixmodel *m, const vg_pixbuf *frame, const vg_rect *re
 			code_predicted(m, px, r.w, r.h);
 		else
 			code_contexts(m, px, r.w, r.h);
-		g_array_append_val(m->done, r);
+		vg_array_append(m->done, &r, 1);
 	}
 	vg_rc_encoder_finish(&m->enc);
 	return VG_OK;
@@ -804,7 +806,7 @@ void vg_pixmodel_decode_begin(vg_pixmodel *m, const uint8_t *in, size_t len)
 {
 	m->decoding = true;
 	m->corrupt = false;
-	g_array_set_size(m->done, 0);
+	vg_array_set_len(m->done, 0);
 	vg_rc_decoder_init(&m->dec, in, len);
 }
 
@@ -831,7 +833,7 @@ int vg_pixmodel_decode_rect(vg_pixmodel *m, vg_pixbuf *fb, vg_rect r)
 	for (y = 0; y < r.h; y++)
 		memcpy(vg_pixbuf_row(fb, r.y + y) + r.x, px + (ptrdiff_t)y * (r.w + BORDER_L + BORDER_R),
 		       (size_t)r.w * 4);
-	g_array_append_val(m->done, r);
+	vg_array_append(m->done, &r, 1);
 	return VG_OK;
 }
 

@@ -1,7 +1,8 @@
-#include <glib.h>
 #include <openssl/evp.h>
+#include <stdlib.h>
 
 #include "common/vg_error.h"
+#include "common/vg_mem.h"
 #include "fingerprint/codec/vg_sha1.h"
 
 struct vg_sha1 {
@@ -10,7 +11,7 @@ struct vg_sha1 {
 
 int vg_sha1_new(vg_sha1 **out)
 {
-	vg_sha1 *h = g_new0(vg_sha1, 1);
+	vg_sha1 *h = VG_NEW0(vg_sha1, 1);
 
 	h->ctx = EVP_MD_CTX_new();
 	if (!h->ctx || vg_sha1_reset(h)) {
@@ -26,7 +27,7 @@ void vg_sha1_free(vg_sha1 *h)
 	if (!h)
 		return;
 	EVP_MD_CTX_free(h->ctx);
-	g_free(h);
+	free(h);
 }
 
 int vg_sha1_reset(vg_sha1 *h)

@@ -1,22 +1,18 @@
-#include <glib.h>
-#include <string.h>
+/* The compressing half of vg_zstream.h (vg_zout); the decompressing half
+ * is vg_zstream_dec.c. */
+#include <stdlib.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include "common/vg_error.h"
+#include "common/vg_mem.h"
+#include "common/vg_minmax.h"
 #include "fingerprint/codec/vg_zstream.h"
 
 struct vg_zout {
 	vg_coder coder;
 	z_stream zs;
 	ZSTD_CCtx *cc;
-};
-
-struct vg_zin {
-	vg_coder coder;
-	z_stream zs;
-	ZSTD_DCtx *dc;
-	bool failed;
 };
 
 int vg_zout_new(vg_coder coder, int level, unsigned window_log, vg_zout **out)
@@ -32,11 +28,11 @@ int vg_zout_new(vg_coder coder, int level, unsigned window_log, vg_zout **out)
 		return VG_EINVAL;
 	if (coder != VG_CODER_ZLIB && coder != VG_CODER_ZSTD)
 		return VG_EINVAL;
-	z = g_new0(vg_zout, 1);
+	z = VG_NEW0(vg_zout, 1);
 	z->coder = coder;
 	if (coder == VG_CODER_ZLIB) {
 		if (deflateInit(&z->zs, level) != Z_OK) {
-			g_free(z);
+			free(z);
 			return VG_EZLIB;
 		}
 	} else {
@@ -45,7 +41,7 @@ int vg_zout_new(vg_coder coder, int level, unsigned window_log, vg_zout **out)
 		 * stream of a connection's first update. Tables sized to the
 		 * window cost under 1 % of the bytes (doc/results.md); lower
 		 * levels keep smaller ones of their own. */
-		int tables = (int)MIN(VG_ZSTD_TABLE_LOG_MAX, window_log - 3);
+		int tables = (int)VG_MIN(VG_ZSTD_TABLE_LOG_MAX, window_log - 3);
 
 		z->cc = ZSTD_createCCtx();
 		if (!z->cc ||
@@ -55,7 +51,7 @@ int vg_zout_new(vg_coder coder, int level, unsigned window_log, vg_zout **out)
 		     (ZSTD_isError(ZSTD_CCtx_setParameter(z->cc, ZSTD_c_hashLog, tables)) ||
 		      ZSTD_isError(ZSTD_CCtx_setParameter(z->cc, ZSTD_c_chainLog, tables))))) {
 			ZSTD_freeCCtx(z->cc);
-			g_free(z);
+			free(z);
 			return VG_EZLIB;
 		}
 	}
@@ -71,7 +67,7 @@ void vg_zout_free(vg_zout *z)
 		deflateEnd(&z->zs);
 	else
 		ZSTD_freeCCtx(z->cc);
-	g_free(z);
+	free(z);
 }
 
 vg_coder vg_zout_coder(const vg_zout *z)
@@ -122,127 +118,4 @@ int vg_zout_put(vg_zout *z, const uint8_t *in, size_t len, vg_writer *out)
 {
 	return z->coder == VG_CODER_ZLIB ? deflate_put(&z->zs, in, len, out)
 					 : zstd_put(z->cc, in, len, out);
-}
-
-int vg_zin_new(vg_coder coder, unsigned window_log, vg_zin **out)
-{
-	vg_zin *z;
-
-	*out = NULL;
-	if (coder != VG_CODER_ZLIB && coder != VG_CODER_ZSTD)
-		return VG_EINVAL;
-	if (coder == VG_CODER_ZSTD &&
-	    (window_log < VG_ZSTD_WINDOW_LOG_MIN || window_log > VG_ZSTD_WINDOW_LOG_MAX))
-		return VG_EINVAL;
-	z = g_new0(vg_zin, 1);
-	z->coder = coder;
-	if (coder == VG_CODER_ZLIB) {
-		if (inflateInit(&z->zs) != Z_OK) {
-			g_free(z);
-			return VG_EZLIB;
-		}
-	} else {
-		/* The window the viewer announced bounds its memory: a frame
-		 * that asks for more is refused, not honoured. */
-		z->dc = ZSTD_createDCtx();
-		if (!z->dc ||
-		    ZSTD_isError(ZSTD_DCtx_setParameter(z->dc, ZSTD_d_windowLogMax, (int)window_log))) {
-			ZSTD_freeDCtx(z->dc);
-			g_free(z);
-			return VG_EZLIB;
-		}
-	}
-	*out = z;
-	return VG_OK;
-}
-
-void vg_zin_free(vg_zin *z)
-{
-	if (!z)
-		return;
-	if (z->coder == VG_CODER_ZLIB)
-		inflateEnd(&z->zs);
-	else
-		ZSTD_freeDCtx(z->dc);
-	g_free(z);
-}
-
-/* Doubles *buf up to max; false when it is already that large. */
-static bool grow(uint8_t **buf, size_t *buf_cap, size_t max)
-{
-	if (*buf_cap >= max)
-		return false;
-	*buf_cap = *buf_cap ? *buf_cap * 2 : 65536;
-	if (*buf_cap > max)
-		*buf_cap = max;
-	*buf = g_realloc(*buf, *buf_cap);
-	return true;
-}
-
-static int inflate_get(z_stream *zs, const uint8_t *in, size_t len, uint8_t **buf,
-		       size_t *buf_cap, size_t max, size_t *out_len)
-{
-	size_t have = 0;
-	int ret;
-
-	zs->next_in = (Bytef *)in;
-	zs->avail_in = (uInt)len;
-	for (;;) {
-		if (have == *buf_cap && !grow(buf, buf_cap, max))
-			return VG_ERANGE;
-		zs->next_out = *buf + have;
-		zs->avail_out = (uInt)(*buf_cap - have);
-		ret = inflate(zs, Z_SYNC_FLUSH);
-		have = *buf_cap - zs->avail_out;
-		if (ret == Z_STREAM_END || ret == Z_NEED_DICT || ret == Z_DATA_ERROR ||
-		    ret == Z_MEM_ERROR || ret == Z_STREAM_ERROR)
-			return VG_EZLIB;
-		if (zs->avail_in == 0 && zs->avail_out > 0)
-			break;
-	}
-	*out_len = have;
-	return VG_OK;
-}
-
-static int zstd_get(ZSTD_DCtx *dc, const uint8_t *in, size_t len, uint8_t **buf,
-		    size_t *buf_cap, size_t max, size_t *out_len)
-{
-	ZSTD_inBuffer src = { in, len, 0 };
-	size_t have = 0;
-
-	for (;;) {
-		ZSTD_outBuffer dst;
-		size_t ret;
-
-		if (have == *buf_cap && !grow(buf, buf_cap, max))
-			return VG_ERANGE;
-		dst = (ZSTD_outBuffer){ *buf, *buf_cap, have };
-		ret = ZSTD_decompressStream(dc, &dst, &src);
-		have = dst.pos;
-		if (ZSTD_isError(ret))
-			return VG_EZLIB;
-		/* A flushed chunk is all there once the input is used up and
-		 * the decoder stopped with room to spare. */
-		if (src.pos == src.size && dst.pos < dst.size)
-			break;
-	}
-	*out_len = have;
-	return VG_OK;
-}
-
-int vg_zin_get(vg_zin *z, const uint8_t *in, size_t len, uint8_t **buf, size_t *buf_cap,
-	       size_t max, size_t *out_len)
-{
-	int err;
-
-	*out_len = 0;
-	if (z->failed)
-		return VG_EZLIB;
-	if (len == 0)
-		return VG_OK;
-	err = z->coder == VG_CODER_ZLIB ? inflate_get(&z->zs, in, len, buf, buf_cap, max, out_len)
-					: zstd_get(z->dc, in, len, buf, buf_cap, max, out_len);
-	if (err)
-		z->failed = true;
-	return err;
 }

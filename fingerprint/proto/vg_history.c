@@ -1,14 +1,16 @@
 #include "fingerprint/proto/vg_history.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <glib.h>
-#include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/vg_array.h"
 #include "common/vg_error.h"
+#include "common/vg_file.h"
+#include "common/vg_mem.h"
 #include "common/vg_seghash.h"
 #include "fingerprint/proto/vg_proto.h"
 
@@ -20,7 +22,7 @@
  * append costs O(1) amortised. The map (open addressing, physical index +
  * 1) finds the newest item of a key; entries below base are stale. */
 struct vg_history {
-	GArray *items;   /* vg_repeat_item */
+	vg_array *items; /* vg_repeat_item */
 	size_t base;     /* the oldest live item */
 	uint32_t *map;
 	size_t map_cap;  /* a power of two, at least twice the items */
@@ -30,11 +32,11 @@ struct vg_history {
 
 vg_history *vg_history_new(size_t max, bool indexed)
 {
-	vg_history *h = g_new0(vg_history, 1);
+	vg_history *h = VG_NEW0(vg_history, 1);
 
 	h->max = max;
 	h->indexed = indexed;
-	h->items = g_array_new(FALSE, FALSE, sizeof(vg_repeat_item));
+	h->items = vg_array_new(sizeof(vg_repeat_item));
 	return h;
 }
 
@@ -42,9 +44,9 @@ void vg_history_free(vg_history *h)
 {
 	if (!h)
 		return;
-	g_array_free(h->items, TRUE);
-	g_free(h->map);
-	g_free(h);
+	vg_array_free(h->items);
+	free(h->map);
+	free(h);
 }
 
 size_t vg_history_len(const vg_history *h)
@@ -54,7 +56,7 @@ size_t vg_history_len(const vg_history *h)
 
 const vg_repeat_item *vg_history_at(const vg_history *h, size_t i)
 {
-	return &g_array_index(h->items, vg_repeat_item, h->base + i);
+	return &VG_ARRAY_AT(h->items, vg_repeat_item, h->base + i);
 }
 
 static size_t slot_of(uint64_t key, size_t cap)
@@ -64,14 +66,14 @@ static size_t slot_of(uint64_t key, size_t cap)
 
 static void map_put(vg_history *h, size_t phys)
 {
-	const vg_repeat_item *it = &g_array_index(h->items, vg_repeat_item, phys);
+	const vg_repeat_item *it = &VG_ARRAY_AT(h->items, vg_repeat_item, phys);
 	uint64_t key = it->key;
 	size_t s;
 
 	if (!it->keyed)
 		return;
 	for (s = slot_of(key, h->map_cap); h->map[s]; s = (s + 1) & (h->map_cap - 1))
-		if (g_array_index(h->items, vg_repeat_item, h->map[s] - 1).key == key)
+		if (VG_ARRAY_AT(h->items, vg_repeat_item, h->map[s] - 1).key == key)
 			break;
 	h->map[s] = (uint32_t)phys + 1;
 }
@@ -85,8 +87,8 @@ static void map_rebuild(vg_history *h)
 	while (cap < 2 * (size_t)h->items->len)
 		cap *= 2;
 	if (cap != h->map_cap) {
-		g_free(h->map);
-		h->map = g_new(uint32_t, cap);
+		free(h->map);
+		h->map = VG_NEW(uint32_t, cap);
 		h->map_cap = cap;
 	}
 	memset(h->map, 0, cap * sizeof *h->map);
@@ -100,11 +102,11 @@ void vg_history_append(vg_history *h, const vg_repeat_item *items, size_t n)
 
 	if (n == 0)
 		return;
-	g_array_append_vals(h->items, items, (guint)n);
+	vg_array_append(h->items, items, n);
 	if (vg_history_len(h) > h->max)
 		h->base = h->items->len - h->max;
 	if (h->base > h->items->len / 2) {
-		g_array_remove_range(h->items, 0, (guint)h->base);
+		vg_array_remove(h->items, 0, h->base);
 		h->base = 0;
 		map_rebuild(h);
 	} else if (!h->indexed) {
@@ -126,7 +128,7 @@ bool vg_history_find(const vg_history *h, uint64_t key, size_t *index)
 	for (s = slot_of(key, h->map_cap); h->map[s]; s = (s + 1) & (h->map_cap - 1)) {
 		size_t phys = h->map[s] - 1;
 
-		if (g_array_index(h->items, vg_repeat_item, phys).key != key)
+		if (VG_ARRAY_AT(h->items, vg_repeat_item, phys).key != key)
 			continue;
 		if (phys < h->base)
 			return false;
@@ -138,7 +140,7 @@ bool vg_history_find(const vg_history *h, uint64_t key, size_t *index)
 
 void vg_history_clear(vg_history *h)
 {
-	g_array_set_size(h->items, 0);
+	vg_array_set_len(h->items, 0);
 	h->base = 0;
 	if (h->map)
 		memset(h->map, 0, h->map_cap * sizeof *h->map);
@@ -196,9 +198,9 @@ int vg_history_read(vg_reader *r, vg_history *h)
 		return VG_ECORRUPT;
 	if (vg_reader_remaining(r) < (size_t)n * VG_HISTORY_ITEM_BYTES)
 		return VG_ETRUNC;
-	g_array_set_size(h->items, n);
+	vg_array_set_len(h->items, n);
 	for (i = 0; i < n; i++) {
-		vg_repeat_item *it = &g_array_index(h->items, vg_repeat_item, i);
+		vg_repeat_item *it = &VG_ARRAY_AT(h->items, vg_repeat_item, i);
 		uint8_t keyed;
 
 		/* Cannot fail: the length was checked above. */
@@ -218,8 +220,8 @@ int vg_history_read(vg_reader *r, vg_history *h)
 
 int vg_history_save(const char *dir, unsigned fp_bits, const vg_history *h)
 {
-	g_autofree char *path = g_build_filename(dir, VG_HISTORY_FILE, NULL);
-	g_autofree char *tmp = g_strconcat(path, ".tmp-XXXXXX", NULL);
+	VG_AUTOFREE char *path = vg_file_path(dir, VG_HISTORY_FILE, NULL);
+	VG_AUTOFREE char *tmp = vg_mem_printf("%s.tmp-XXXXXX", path);
 	vg_writer w;
 	int fd, ok;
 
@@ -229,7 +231,7 @@ int vg_history_save(const char *dir, unsigned fp_bits, const vg_history *h)
 	vg_writer_u8(&w, (uint8_t)fp_bits);
 	vg_history_write(h, &w);
 	vg_writer_u32le(&w, (uint32_t)crc32(0L, w.data, (uInt)w.len));
-	fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0600);
+	fd = vg_file_temp(tmp);
 	if (fd < 0) {
 		vg_writer_clear(&w);
 		return VG_EIO;
@@ -238,7 +240,7 @@ int vg_history_save(const char *dir, unsigned fp_bits, const vg_history *h)
 	ok = close(fd) == 0 && ok;
 	vg_writer_clear(&w);
 	if (!ok || rename(tmp, path) != 0) {
-		g_unlink(tmp);
+		unlink(tmp);
 		return VG_EIO;
 	}
 	return VG_OK;
@@ -246,9 +248,9 @@ int vg_history_save(const char *dir, unsigned fp_bits, const vg_history *h)
 
 int vg_history_load(const char *dir, unsigned *fp_bits, vg_history *h)
 {
-	g_autofree char *path = g_build_filename(dir, VG_HISTORY_FILE, NULL);
-	g_autofree gchar *buf = NULL;
-	gsize len = 0;
+	VG_AUTOFREE char *path = vg_file_path(dir, VG_HISTORY_FILE, NULL);
+	VG_AUTOFREE char *buf = NULL;
+	size_t len = 0;
 	const uint8_t *p;
 	vg_reader r;
 	uint32_t version, crc;
@@ -256,8 +258,8 @@ int vg_history_load(const char *dir, unsigned *fp_bits, vg_history *h)
 	int err;
 
 	vg_history_clear(h);
-	if (!g_file_get_contents(path, &buf, &len, NULL))
-		return g_file_test(path, G_FILE_TEST_EXISTS) ? VG_EIO : VG_ENOENT;
+	if (vg_file_read(path, &buf, &len) != 0)
+		return vg_file_exists(path) ? VG_EIO : VG_ENOENT;
 	p = (const uint8_t *)buf;
 	if (len < 8 || memcmp(p, MAGIC, 8) != 0)
 		return VG_EFORMAT;

@@ -1,13 +1,18 @@
 #include <assert.h>
-#include <glib.h>
-#include <glib/gstdio.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "common/vg_array.h"
 #include "common/vg_error.h"
+#include "common/vg_file.h"
 #include "common/vg_id.h"
 #include "common/vg_log.h"
+#include "common/vg_mem.h"
+#include "common/vg_minmax.h"
 #include "common/vg_reader.h"
 #include "common/vg_rect.h"
 #include "common/vg_segdesc.h"
@@ -63,19 +68,19 @@ struct vg_receiver {
 	uint64_t capacity;    /* what the cache may hold, announced to the server */
 	vg_segcache *cache;
 	vg_sha1 *sha1;
-	GArray *group;        /* pending */
-	GArray *repairs;      /* vg_rect */
+	vg_array *group;      /* pending */
+	vg_array *repairs;    /* vg_rect */
 	vg_region *owed;      /* asked for again and not yet received */
 	vg_region *approx;    /* drawn from an APPROX, exact pixels to come */
 	vg_approx *ax;        /* reads APPROX messages */
 	vg_history *win;      /* the window: earlier updates' segments */
 	vg_history *hist;     /* keyed literals from this server, across sessions */
-	GArray *cur_hist;     /* list_item: the update's keyed literals */
+	vg_array *cur_hist;   /* list_item: the update's keyed literals */
 	vg_history *saved;    /* the history saved by the last session */
 	uint64_t saved_digest; /* its digest, sent in the VIEWER HELLO; 0: none */
 	bool updated;         /* an UPDATE arrived: the saved history is out */
 	bool broken;          /* a message failed: the history is not the server's */
-	GArray *cur;          /* list_item: the segments of the update being read */
+	vg_array *cur;        /* list_item: the segments of the update being read */
 	uint64_t expect;      /* where the update's previous REPEAT ended */
 	uint8_t *seg;         /* one segment's pixels, VG_MAX_CACHED_SEGMENT */
 	uint8_t *plain;       /* an update's inflated structure, reused */
@@ -83,7 +88,7 @@ struct vg_receiver {
 	uint8_t *pix;         /* its inflated literal pixels, reused */
 	size_t pix_cap;
 	vg_lit_table table;   /* the colours INDEXED blocks refer to */
-	GArray *moves;        /* vg_move: the update's MOVE runs, not yet applied */
+	vg_array *moves;      /* vg_move: the update's MOVE runs, not yet applied */
 	uint32_t *moved;      /* their source pixels, gathered before drawing */
 	size_t moved_cap;     /* pixels */
 	char error[160];
@@ -104,11 +109,11 @@ void vg_receiver_config_init(vg_receiver_config *cfg)
 
 int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 {
-	vg_receiver *r = g_new0(vg_receiver, 1);
+	vg_receiver *r = VG_NEW0(vg_receiver, 1);
 	int err;
 
 	r->cfg = *cfg;
-	r->cache_dir = g_strdup(cfg->cache_dir);
+	r->cache_dir = vg_mem_strdup(cfg->cache_dir);
 	r->cfg.cache_dir = r->cache_dir;
 	if (cfg->zstd_window_log &&
 	    (cfg->zstd_window_log < VG_ZSTD_WINDOW_LOG_MIN || cfg->zstd_window_log > VG_ZSTD_WINDOW_LOG_MAX)) {
@@ -122,19 +127,19 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 		vg_receiver_free(r);
 		return err;
 	}
-	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
-	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
-	r->moves = g_array_new(FALSE, FALSE, sizeof(vg_move));
+	r->group = vg_array_new(sizeof(pending));
+	r->repairs = vg_array_new(sizeof(vg_rect));
+	r->moves = vg_array_new(sizeof(vg_move));
 	vg_lit_table_init(&r->table);
 	r->owed = vg_region_new();
 	r->approx = vg_region_new();
 	vg_approx_new(&r->ax);
 	r->win = vg_history_new(VG_REPEAT_WINDOW, false);
 	r->hist = vg_history_new(VG_HISTORY_MAX, false);
-	r->cur_hist = g_array_new(FALSE, FALSE, sizeof(list_item));
+	r->cur_hist = vg_array_new(sizeof(list_item));
 	r->saved = vg_history_new(VG_HISTORY_MAX, false);
-	r->cur = g_array_new(FALSE, FALSE, sizeof(list_item));
-	r->seg = g_malloc(VG_MAX_CACHED_SEGMENT);
+	r->cur = vg_array_new(sizeof(list_item));
+	r->seg = vg_mem_alloc(VG_MAX_CACHED_SEGMENT);
 	*out = r;
 	return VG_OK;
 }
@@ -149,39 +154,39 @@ void vg_receiver_free(vg_receiver *r)
 		int err = r->broken ? VG_EIO : vg_history_save(r->ns_dir, r->fp_bits, r->hist);
 
 		if (err) {
-			g_autofree char *path = g_build_filename(r->ns_dir, VG_HISTORY_FILE, NULL);
+			VG_AUTOFREE char *path = vg_file_path(r->ns_dir, VG_HISTORY_FILE, NULL);
 
-			g_unlink(path);
+			unlink(path);
 		}
 	}
 	vg_history_free(r->hist);
 	vg_history_free(r->saved);
 	if (r->cur_hist)
-		g_array_free(r->cur_hist, TRUE);
+		vg_array_free(r->cur_hist);
 	vg_zin_free(r->zs);
 	vg_zin_free(r->zpix);
 	vg_pixmodel_free(r->pm);
 	vg_segcache_close(r->cache);
 	vg_sha1_free(r->sha1);
 	if (r->group)
-		g_array_free(r->group, TRUE);
+		vg_array_free(r->group);
 	if (r->repairs)
-		g_array_free(r->repairs, TRUE);
+		vg_array_free(r->repairs);
 	if (r->moves)
-		g_array_free(r->moves, TRUE);
-	g_free(r->moved);
+		vg_array_free(r->moves);
+	free(r->moved);
 	vg_region_free(r->owed);
 	vg_region_free(r->approx);
 	vg_approx_free(r->ax);
 	vg_history_free(r->win);
 	if (r->cur)
-		g_array_free(r->cur, TRUE);
-	g_free(r->seg);
-	g_free(r->plain);
-	g_free(r->pix);
-	g_free(r->cache_dir);
-	g_free(r->ns_dir);
-	g_free(r);
+		vg_array_free(r->cur);
+	free(r->seg);
+	free(r->plain);
+	free(r->pix);
+	free(r->cache_dir);
+	free(r->ns_dir);
+	free(r);
 }
 
 const char *vg_receiver_error_text(const vg_receiver *r)
@@ -260,7 +265,7 @@ static uint64_t capacity_of(const vg_receiver *r, bool on_disk)
 {
 	if (on_disk)
 		return r->cfg.cache_capacity ? r->cfg.cache_capacity : UINT64_C(2) << 30;
-	return r->cfg.cache_capacity ? MIN(r->cfg.cache_capacity, memory_budget(r)) : memory_budget(r);
+	return r->cfg.cache_capacity ? VG_MIN(r->cfg.cache_capacity, memory_budget(r)) : memory_budget(r);
 }
 
 /* Opens this server's cache namespace; falls back to memory when the
@@ -269,7 +274,7 @@ static void open_cache(vg_receiver *r, bool no_persist)
 {
 	vg_segcache_config cc;
 	char hex[VG_ID_HEX_LEN + 1];
-	g_autofree char *dir = NULL;
+	VG_AUTOFREE char *dir = NULL;
 	int err = VG_EINVAL;
 
 	vg_id_to_hex(r->server_id, hex);
@@ -297,7 +302,7 @@ static void open_cache(vg_receiver *r, bool no_persist)
 	r->persistent = r->cache && cc.dir;
 	r->capacity = r->cache ? cc.capacity_bytes : 0;
 	if (r->persistent)
-		r->ns_dir = g_strdup(dir);
+		r->ns_dir = vg_mem_strdup(dir);
 	choose_identity(r);
 	load_history(r);
 }
@@ -492,11 +497,11 @@ static bool recall(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key, uint6
 static int check_group(vg_receiver *r, const vg_pixbuf *fb, const uint8_t *expect)
 {
 	uint8_t digest[VG_SHA1_LEN];
-	guint i;
+	unsigned i;
 	int err;
 
 	for (i = 0; i < r->group->len; i++) {
-		const pending *p = &g_array_index(r->group, pending, i);
+		const pending *p = &VG_ARRAY_AT(r->group, pending, i);
 		if ((err = vg_sha1_update_rect(r->sha1, fb, p->rect)))
 			return err;
 	}
@@ -506,8 +511,8 @@ static int check_group(vg_receiver *r, const vg_pixbuf *fb, const uint8_t *expec
 	if (memcmp(digest, expect, VG_SHA1_LEN) == 0) {
 		/* Verified: from now on a REPEAT may name them. */
 		for (i = 0; i < r->group->len; i++) {
-			list_item *it = &g_array_index(r->cur, list_item,
-						       g_array_index(r->group, pending, i).item);
+			list_item *it = &VG_ARRAY_AT(r->cur, list_item,
+						       VG_ARRAY_AT(r->group, pending, i).item);
 
 			if (it->keyed == UNCHECKED)
 				it->keyed = 1;
@@ -515,16 +520,16 @@ static int check_group(vg_receiver *r, const vg_pixbuf *fb, const uint8_t *expec
 	} else {
 		r->stats.check_failures++;
 		for (i = 0; i < r->group->len; i++) {
-			const pending *p = &g_array_index(r->group, pending, i);
+			const pending *p = &VG_ARRAY_AT(r->group, pending, i);
 			if (r->cache)
 				vg_segcache_drop(r->cache, p->key);
 			/* Not what the server meant: never repeated as such. */
-			g_array_index(r->cur, list_item, p->item).keyed = 0;
-			g_array_append_val(r->repairs, p->rect);
+			VG_ARRAY_AT(r->cur, list_item, p->item).keyed = 0;
+			vg_array_append(r->repairs, &p->rect, 1);
 			r->stats.corrections++;
 		}
 	}
-	g_array_set_size(r->group, 0);
+	vg_array_set_len(r->group, 0);
 	return VG_OK;
 }
 
@@ -545,27 +550,27 @@ static int read_check(vg_receiver *r, parts *in, const vg_pixbuf *fb)
 
 static void send_repairs(vg_receiver *r, vg_writer *reply)
 {
-	guint i = 0;
+	unsigned i = 0;
 
 	/* A viewer message holds at most 64 KB: split long lists. */
 	while (i < r->repairs->len) {
 		vg_writer body;
-		guint n = MIN(r->repairs->len - i, 2048u), k;
+		unsigned n = VG_MIN(r->repairs->len - i, 2048u), k;
 
 		vg_writer_init(&body);
 		vg_writer_u8(&body, VG_VMSG_REPAIR);
 		vg_writer_uleb(&body, n);
 		for (k = i; k < i + n; k++) {
-			vg_writer_rect(&body, g_array_index(r->repairs, vg_rect, k));
+			vg_writer_rect(&body, VG_ARRAY_AT(r->repairs, vg_rect, k));
 		}
 		put_viewer_msg(reply, body.data, body.len);
 		vg_writer_clear(&body);
 		for (k = i; k < i + n; k++)
-			vg_region_add(r->owed, g_array_index(r->repairs, vg_rect, k));
+			vg_region_add(r->owed, VG_ARRAY_AT(r->repairs, vg_rect, k));
 		r->stats.repairs_sent += n;
 		i += n;
 	}
-	g_array_set_size(r->repairs, 0);
+	vg_array_set_len(r->repairs, 0);
 }
 
 /* An item of cur: keyed only for content this viewer holds for sure
@@ -575,7 +580,7 @@ static void add_item(vg_receiver *r, uint64_t key, uint64_t hash, int32_t len, b
 	list_item it = { .key = keyed ? key : 0, .hash = keyed ? hash : 0, .len = (uint32_t)len,
 			 .keyed = keyed };
 
-	g_array_append_val(r->cur, it);
+	vg_array_append(r->cur, &it, 1);
 }
 
 /* A FINGERPRINT: drawn from the cache if there, and in the group either
@@ -589,8 +594,8 @@ static void fingerprinted(vg_receiver *r, vg_pixbuf *fb, vg_rect s, uint64_t key
 	add_item(r, key, hash, len, hit);
 	/* Not to be repeated before its group's check. */
 	if (hit)
-		g_array_index(r->cur, list_item, r->cur->len - 1).keyed = UNCHECKED;
-	g_array_append_val(r->group, p);
+		VG_ARRAY_AT(r->cur, list_item, r->cur->len - 1).keyed = UNCHECKED;
+	vg_array_append(r->group, &p, 1);
 }
 
 /* A repeated segment: the very content of an earlier item, which the
@@ -605,7 +610,7 @@ static void repeated(vg_receiver *r, vg_pixbuf *fb, vg_rect s, const list_item *
 	if (it->keyed != 1)
 		r->stats.cache_misses++;
 	if (!hit) {
-		g_array_append_val(r->repairs, s);
+		vg_array_append(r->repairs, &s, 1);
 		r->stats.corrections++;
 	}
 	add_item(r, it->key, it->hash, (int32_t)it->len, hit);
@@ -630,7 +635,7 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 		keyed = remember(r, fb, s, orient, &key, &hash);
 		add_item(r, key, hash, len, keyed);
 		if (keyed)
-			g_array_append_val(r->cur_hist, g_array_index(r->cur, list_item, r->cur->len - 1));
+			vg_array_append(r->cur_hist, &VG_ARRAY_AT(r->cur, list_item, r->cur->len - 1), 1);
 		r->stats.literal_segments++;
 		return VG_OK;
 	case VG_OP_FINGERPRINT:
@@ -680,7 +685,7 @@ static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr
 		size_t at = offset + m;
 		list_item it = at < w	 ? *vg_history_at(r->win, at)
 			       : at < wh ? *vg_history_at(r->hist, at - w)
-					 : g_array_index(r->cur, list_item, at - wh);
+					 : VG_ARRAY_AT(r->cur, list_item, at - wh);
 		vg_rect s;
 
 		if (it.len > (uint64_t)(end - *pos))
@@ -700,7 +705,7 @@ static int fail_run(vg_receiver *r, int err, uint64_t run, const char *part)
 {
 	char what[96];
 
-	snprintf(what, sizeof what, "update: run %" G_GUINT64_FORMAT "%s", run, part);
+	snprintf(what, sizeof what, "update: run %" PRIu64 "%s", run, part);
 	return fail(r, err, what);
 }
 
@@ -754,7 +759,7 @@ static int read_move(vg_receiver *r, vg_reader *rd, const vg_pixbuf *fb, vg_rect
 	m.dy = (int32_t)vg_zigzag_decode(uy);
 	if (!vg_rect_contains(vg_pixbuf_rect(fb), vg_move_source(&m)))
 		return VG_ERANGE;
-	g_array_append_val(r->moves, m);
+	vg_array_append(r->moves, &m, 1);
 	return VG_OK;
 }
 
@@ -774,7 +779,7 @@ static const uint32_t *scatter(vg_pixbuf *fb, vg_rect rect, const uint32_t *buf)
 }
 
 /* Where the moves' sources meet region rgn, moved along: appended to out. */
-static void moved_parts(const vg_receiver *r, const vg_region *rgn, GArray *out)
+static void moved_parts(const vg_receiver *r, const vg_region *rgn, vg_array *out)
 {
 	const vg_rect *rs;
 	size_t n, i, k;
@@ -783,7 +788,7 @@ static void moved_parts(const vg_receiver *r, const vg_region *rgn, GArray *out)
 		return;
 	rs = vg_region_rects(rgn, &n);
 	for (i = 0; i < r->moves->len; i++) {
-		const vg_move *m = &g_array_index(r->moves, vg_move, i);
+		const vg_move *m = &VG_ARRAY_AT(r->moves, vg_move, i);
 
 		for (k = 0; k < n; k++) {
 			vg_rect p = vg_rect_intersect(rs[k], vg_move_source(m));
@@ -792,7 +797,7 @@ static void moved_parts(const vg_receiver *r, const vg_region *rgn, GArray *out)
 				continue;
 			p.x += m->dx;
 			p.y += m->dy;
-			g_array_append_val(out, p);
+			vg_array_append(out, &p, 1);
 		}
 	}
 }
@@ -806,7 +811,7 @@ static int apply_moves(vg_receiver *r, vg_pixbuf *fb)
 	uint64_t total = 0;
 	uint32_t *p;
 	const uint32_t *q;
-	guint i;
+	unsigned i;
 
 	if (r->moves->len == 0)
 		return VG_OK;
@@ -816,8 +821,8 @@ static int apply_moves(vg_receiver *r, vg_pixbuf *fb)
 	if (total > (uint64_t)fb->width * (uint64_t)fb->height)
 		return VG_ECORRUPT;
 	if (total > r->moved_cap) {
-		g_free(r->moved);
-		r->moved = g_new(uint32_t, (gsize)total);
+		free(r->moved);
+		r->moved = VG_NEW(uint32_t, (size_t)total);
 		r->moved_cap = (size_t)total;
 	}
 	for (i = 0, p = r->moved; i < r->moves->len; i++)
@@ -829,18 +834,18 @@ static int apply_moves(vg_receiver *r, vg_pixbuf *fb)
 		vg_region_subtract(r->owed, ms[i].rect);
 	/* Rarely anything: refinement is on and a move took some of it. */
 	if (!vg_region_is_empty(r->approx)) {
-		GArray *approx = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+		vg_array *approx = vg_array_new(sizeof(vg_rect));
 
 		moved_parts(r, r->approx, approx);
 		for (i = 0; i < r->moves->len; i++)
 			vg_region_subtract(r->approx, ms[i].rect);
 		for (i = 0; i < approx->len; i++)
-			vg_region_add(r->approx, g_array_index(approx, vg_rect, i));
-		g_array_free(approx, TRUE);
+			vg_region_add(r->approx, VG_ARRAY_AT(approx, vg_rect, i));
+		vg_array_free(approx);
 	}
 	r->stats.moves += r->moves->len;
 	r->stats.moved_pixels += total;
-	g_array_set_size(r->moves, 0);
+	vg_array_set_len(r->moves, 0);
 	return VG_OK;
 }
 
@@ -852,7 +857,7 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 	bool segments_seen = false;
 	int err;
 
-	g_array_set_size(r->moves, 0);
+	vg_array_set_len(r->moves, 0);
 	if ((err = vg_reader_uleb(rd, &nruns)))
 		return fail(r, err, "update: run count");
 	prev = vg_rect_make(0, 0, 0, 0);
@@ -1044,10 +1049,10 @@ static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf
 		vg_reader_init(&in.s, r->plain, n);
 		vg_reader_init(&in.pix, r->pix, n_pix);
 		vg_reader_init(&in.checks, digests, (size_t)n_checks * VG_SHA1_LEN);
-		g_array_set_size(r->group, 0);
-		g_array_set_size(r->repairs, 0);
-		g_array_set_size(r->cur, 0);
-		g_array_set_size(r->cur_hist, 0);
+		vg_array_set_len(r->group, 0);
+		vg_array_set_len(r->repairs, 0);
+		vg_array_set_len(r->cur, 0);
+		vg_array_set_len(r->cur_hist, 0);
 		r->expect = 0;
 		if ((err = vg_sha1_reset(r->sha1)) || (err = parse_update(r, &in, fb)))
 			return err;

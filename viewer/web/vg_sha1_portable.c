@@ -2,11 +2,12 @@
  * fingerprint/codec/vg_sha1.h: what the WebAssembly build links instead of
  * fingerprint/codec/vg_sha1.c, which goes through OpenSSL. Both hash the same
  * bytes (tests/test_sha1_portable.c compares them). */
+#include <stdlib.h>
 #include <string.h>
 
-#include <glib.h>
-
 #include "common/vg_error.h"
+#include "common/vg_mem.h"
+#include "common/vg_minmax.h"
 #include "fingerprint/codec/vg_sha1.h"
 
 struct vg_sha1 {
@@ -51,7 +52,7 @@ static void sha1_block(vg_sha1 *c, const uint8_t *p)
 
 int vg_sha1_new(vg_sha1 **out)
 {
-	vg_sha1 *h = g_new0(vg_sha1, 1);
+	vg_sha1 *h = VG_NEW0(vg_sha1, 1);
 
 	vg_sha1_reset(h);
 	*out = h;
@@ -60,7 +61,7 @@ int vg_sha1_new(vg_sha1 **out)
 
 void vg_sha1_free(vg_sha1 *h)
 {
-	g_free(h);
+	free(h);
 }
 
 int vg_sha1_reset(vg_sha1 *h)
@@ -83,7 +84,7 @@ int vg_sha1_update(vg_sha1 *h, const void *data, size_t len)
 		return VG_OK;
 	h->bytes += len;
 	if (h->fill > 0) {
-		size_t k = MIN(len, sizeof h->block - h->fill);
+		size_t k = VG_MIN(len, sizeof h->block - h->fill);
 
 		memcpy(h->block + h->fill, p, k);
 		h->fill += k, p += k, len -= k;

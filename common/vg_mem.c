@@ -1,0 +1,106 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/vg_mem.h"
+
+void vg_mem_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fatal: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+static size_t product(size_t count, size_t size)
+{
+	if (size != 0 && count > (size_t)-1 / size)
+		vg_mem_die("allocation of %zu x %zu bytes overflows", count, size);
+	return count * size;
+}
+
+void *vg_mem_alloc(size_t n)
+{
+	void *p;
+
+	if (n == 0)
+		return NULL;
+	p = malloc(n);
+	if (!p)
+		vg_mem_die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *vg_mem_alloc_n(size_t count, size_t size)
+{
+	return vg_mem_alloc(product(count, size));
+}
+
+void *vg_mem_alloc0_n(size_t count, size_t size)
+{
+	size_t n = product(count, size);
+	void *p;
+
+	if (n == 0)
+		return NULL;
+	p = calloc(1, n);
+	if (!p)
+		vg_mem_die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *vg_mem_realloc_n(void *p, size_t count, size_t size)
+{
+	size_t n = product(count, size);
+	void *q;
+
+	if (n == 0) {
+		free(p);
+		return NULL;
+	}
+	q = realloc(p, n);
+	if (!q)
+		vg_mem_die("out of memory allocating %zu bytes", n);
+	return q;
+}
+
+char *vg_mem_strdup(const char *s)
+{
+	size_t n;
+	char *d;
+
+	if (!s)
+		return NULL;
+	n = strlen(s) + 1;
+	d = vg_mem_alloc(n);
+	memcpy(d, s, n);
+	return d;
+}
+
+char *vg_mem_printf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *s;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		vg_mem_die("vg_mem_printf: cannot format \"%s\"", fmt);
+	s = vg_mem_alloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void vg__mem_autofree(void *pp)
+{
+	free(*(void **)pp);
+}
