@@ -20,7 +20,7 @@ char *vg_file_path(const char *first, ...)
 {
 	va_list ap;
 	const char *p, *last = NULL;
-	size_t total = 1, at = 0, lead = 0, trail = 0;
+	size_t total = 1, at = 0, lead = 0, trail = 0, nonempty = 0;
 	bool any = false;
 	char *s;
 
@@ -33,8 +33,12 @@ char *vg_file_path(const char *first, ...)
 			while (p[lead] == '/')
 				lead++;
 		last = p;
+		nonempty++;
 	}
 	va_end(ap);
+	/* One element of separators only stays as it is. */
+	if (nonempty == 1 && last[lead] == '\0')
+		return vg_mem_strdup(last);
 	s = vg_mem_alloc(total);
 	memset(s, '/', lead);
 	at = lead;
@@ -57,7 +61,9 @@ char *vg_file_path(const char *first, ...)
 		any = true;
 	}
 	va_end(ap);
-	if (any) {
+	/* The last element's trailing separators (all of it when it has
+	 * nothing else). */
+	if (last) {
 		size_t n = strlen(last);
 
 		while (trail < n && last[n - 1 - trail] == '/')

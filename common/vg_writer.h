@@ -1,6 +1,6 @@
 /* A growable byte buffer for building messages and records.
  *
- * Writes cannot fail: memory comes from GLib, which aborts on exhaustion.
+ * Writes cannot fail: memory comes from vg_mem, which aborts on exhaustion.
  * The writer owns its bytes until vg_writer_steal() hands them over.
  */
 #ifndef VG_WRITER_H
@@ -62,7 +62,7 @@ void vg_writer_rect(vg_writer *w, vg_rect rect);
 void vg_writer_patch_u32be(vg_writer *w, size_t offset, uint32_t v);
 void vg_writer_patch_u32le(vg_writer *w, size_t offset, uint32_t v);
 
-/* Hands the bytes to the caller (free with g_free); *len receives their
+/* Hands the bytes to the caller (free with free()); *len receives their
  * count. The writer is left empty. */
 uint8_t *vg_writer_steal(vg_writer *w, size_t *len);
 

@@ -758,6 +758,19 @@ static void test_namespace(void)
 	g_assert_cmpint(vg_segcache_namespace_dir("/b", "..", &p), ==, 0);
 	g_assert_true(g_str_has_prefix(p, "/b/h-"));
 	g_free(p);
+	/* The hashed name is the first half of the identity's SHA-256 in
+	 * hex, as GLib computes it: directories made before stay found. */
+	{
+		const char *id = "a server identity with spaces, longer than sixty-four characters";
+		char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, id, -1);
+		char *want = g_strdup_printf("/b/h-%.32s", sum);
+
+		g_assert_cmpint(vg_segcache_namespace_dir("/b", id, &p), ==, 0);
+		g_assert_cmpstr(p, ==, want);
+		g_free(p);
+		g_free(want);
+		g_free(sum);
+	}
 	g_assert_cmpint(vg_segcache_namespace_dir("/b", "", &p), ==, VG_EINVAL);
 	g_assert_null(p);
 	g_free(base);

@@ -139,14 +139,14 @@ int vg_segcache_clear(vg_segcache *c);
 void vg_segcache_stats_get(const vg_segcache *c, vg_segcache_stats *st);
 
 /* The default base directory of persistent caches,
- * $XDG_CACHE_HOME/varg (g_get_user_cache_dir()/varg). Free with g_free. */
+ * vg_file_user_cache_dir()/varg ($XDG_CACHE_HOME/varg). Free with free(). */
 char *vg_segcache_default_base_dir(void);
 
 /* Maps a server identity (any non-empty string, e.g. the hex id the
  * server sends) to a cache directory base/<name>, where <name> is safe as
  * one path component whatever the identity holds: "id-" and the identity
  * itself if it is 1..64 characters of [0-9A-Za-z_-], else "h-" and 32 hex
- * digits of its SHA-256. *out (free with g_free) receives the path.
+ * digits of its SHA-256. *out (free with free()) receives the path.
  * VG_EINVAL for a NULL or empty identity or a NULL base. */
 int vg_segcache_namespace_dir(const char *base, const char *server_id, char **out);
 
