@@ -459,7 +459,7 @@ static unsigned ctr_index(const vg_segcache *c, const ctr *t)
 	for (i = c->ctrs->len; i-- > 0;)
 		if (VG_ARRAY_AT(c->ctrs, ctr *, i) == t)
 			return i;
-	abort();
+	abort(); /* t is always one of c->ctrs */
 }
 
 static void ctr_damaged(vg_segcache *c, ctr *t, const char *what)
