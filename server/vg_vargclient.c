@@ -8,9 +8,9 @@
  * movement estimation and segmentation (shared with viewers in step,
  * vg_segshare), then the client's vg_sender; this file adds what is the
  * server's own: the snapshot of the due pixels under the frame lock,
- * the share, progressive refinement, the framing and the socket. It also reads the viewer's Varg messages
- * (HELLO, REPAIR, PING), keeps its beliefs across sessions, and keeps the
- * update credits.
+ * the share, progressive refinement, the framing and the socket. It
+ * also reads the viewer's Varg messages (HELLO, REPAIR, PING), keeps its
+ * beliefs across sessions, and keeps the update credits.
  *
  * Update credits: a Varg viewer keeps several update requests in flight;
  * the request hook counts each as one credit and the server may send one
