@@ -79,6 +79,25 @@ static void rig_clear(rig *g)
 	vg_writer_clear(&g->reply);
 }
 
+/* Two views of one scene, the second scrolled down by dy rows. */
+typedef struct {
+	vg_pixbuf *doc, *f0, *f1;
+} scroll;
+
+static void scroll_init(scroll *sc, vg_scene_kind kind, uint32_t seed, int32_t dy)
+{
+	sc->doc = vg_testscene_new(kind, W, H + 64, seed);
+	sc->f0 = vg_testscene_frame(sc->doc, 0, 0, W, H);
+	sc->f1 = vg_testscene_frame(sc->doc, 0, dy, W, H);
+}
+
+static void scroll_clear(scroll *sc)
+{
+	vg_pixbuf_free(sc->f0);
+	vg_pixbuf_free(sc->f1);
+	vg_pixbuf_free(sc->doc);
+}
+
 /* One update of the whole picture through the three steps, delivered. */
 static void update(rig *g, const vg_pixbuf *pic)
 {
@@ -137,54 +156,49 @@ static void test_config(void)
  * along the movement found, and the viewer is exact after each. */
 static void test_scroll(void)
 {
-	vg_pixbuf *doc = vg_testscene_new(VG_SCENE_HEATMAP, W, H + 64, 7);
-	vg_pixbuf *f0 = vg_testscene_frame(doc, 0, 0, W, H);
-	vg_pixbuf *f1 = vg_testscene_frame(doc, 0, 32, W, H);
+	scroll sc;
 	const vg_pipeline_times *t;
 	const vg_rect *todo;
 	size_t n_todo, n_changed, first_bytes;
 	vg_rect b;
 	rig g;
 
+	scroll_init(&sc, VG_SCENE_HEATMAP, 7, 32);
 	rig_init(&g);
-	update(&g, f0);
+	update(&g, sc.f0);
 	todo = vg_pipeline_todo(g.p, &n_todo, &n_changed);
 	g_assert_nonnull(todo);
 	g_assert_cmpuint(n_changed, ==, n_todo);
-	g_assert_cmpint(covered(g.p, vg_pixbuf_rect(f0)), ==, (int64_t)W * H);
+	g_assert_cmpint(covered(g.p, vg_pixbuf_rect(sc.f0)), ==, (int64_t)W * H);
 	g_assert_cmpuint(vg_pipeline_n_moves(g.p), ==, 0);
-	g_assert_true(vg_pixbuf_equal(g.view, f0));
+	g_assert_true(vg_pixbuf_equal(g.view, sc.f0));
 	first_bytes = g.wire.len;
 	t = vg_pipeline_last_times(g.p);
 	g_assert_cmpuint(t->differ_ns + t->segmenter_ns + t->sender_ns, >, 0);
 
-	update(&g, f1);
+	update(&g, sc.f1);
 	g_assert_cmpint(vg_pipeline_dir(g.p), ==, VG_MOTION_VERTICAL);
 	g_assert_cmpuint(vg_pipeline_n_moves(g.p), >, 0);
-	g_assert_true(vg_pixbuf_equal(g.view, f1));
+	g_assert_true(vg_pixbuf_equal(g.view, sc.f1));
 	g_assert_cmpuint(g.wire.len, <, first_bytes / 4);
 	b = vg_pipeline_bounds(g.p);
 	g_assert_false(vg_rect_is_empty(b));
-	g_assert_true(vg_rect_equal(vg_rect_intersect(b, vg_pixbuf_rect(f1)), b));
+	g_assert_true(vg_rect_equal(vg_rect_intersect(b, vg_pixbuf_rect(sc.f1)), b));
 
 	/* Nothing changed: an empty update, no segments. */
-	update(&g, f1);
+	update(&g, sc.f1);
 	vg_pipeline_todo(g.p, &n_todo, &n_changed);
 	g_assert_cmpuint(n_todo, ==, 0);
 	g_assert_true(vg_rect_is_empty(vg_pipeline_bounds(g.p)));
 	rig_clear(&g);
-	vg_pixbuf_free(f0);
-	vg_pixbuf_free(f1);
-	vg_pixbuf_free(doc);
+	scroll_clear(&sc);
 }
 
 /* What the viewer asks for again is coded as it is, though nothing
  * changed there, as pixels, and the update has no moves. */
 static void test_again(void)
 {
-	vg_pixbuf *doc = vg_testscene_new(VG_SCENE_TEXT, W, H + 64, 3);
-	vg_pixbuf *f0 = vg_testscene_frame(doc, 0, 0, W, H);
-	vg_pixbuf *f1 = vg_testscene_frame(doc, 0, 28, W, H);
+	scroll sc;
 	const vg_rect damage = vg_rect_make(0, 0, W, H);
 	vg_rect lost = vg_rect_make(40, 100, 64, 30);
 	vg_sender_stats before, after;
@@ -192,47 +206,44 @@ static void test_again(void)
 	size_t n_todo, n_changed;
 	rig g;
 
+	scroll_init(&sc, VG_SCENE_TEXT, 3, 28);
 	rig_init(&g);
-	update(&g, f0);
+	update(&g, sc.f0);
 	vg_region_add(g.repair, lost);
 	vg_region_add(g.repair, vg_rect_make(W + 10, 0, 5, 5)); /* outside: dropped */
-	g_assert_cmpint(vg_pipeline_begin(g.p, f0, &damage, 1, g.repair), ==, 0);
+	g_assert_cmpint(vg_pipeline_begin(g.p, sc.f0, &damage, 1, g.repair), ==, 0);
 	todo = vg_pipeline_todo(g.p, &n_todo, &n_changed);
 	g_assert_cmpuint(n_changed, ==, 0);
 	g_assert_cmpuint(n_todo, ==, 1);
 	g_assert_true(vg_rect_equal(todo[0], lost));
-	g_assert_cmpint(vg_pipeline_segment(g.p, f0, false), ==, 0);
+	g_assert_cmpint(vg_pipeline_segment(g.p, sc.f0, false), ==, 0);
 	g_assert_cmpint(covered(g.p, lost), ==, vg_rect_area(lost));
 	vg_sender_get_stats(g.s, &before);
 	vg_writer_reset(&g.wire);
-	g_assert_cmpint(vg_pipeline_send(g.p, f0, g.repair, &g.wire), ==, 0);
+	g_assert_cmpint(vg_pipeline_send(g.p, sc.f0, g.repair, &g.wire), ==, 0);
 	vg_sender_get_stats(g.s, &after);
 	g_assert_cmpuint(after.fingerprint_segments, ==, before.fingerprint_segments);
 	g_assert_cmpuint(after.literal_segments, >, before.literal_segments);
 
 	/* A scroll while a repair is pending, or while pixels are owed: no
 	 * moves; the viewer still ends exact. */
-	g_assert_cmpint(vg_pipeline_begin(g.p, f1, &damage, 1, g.repair), ==, 0);
-	g_assert_cmpint(vg_pipeline_segment(g.p, f1, false), ==, 0);
+	g_assert_cmpint(vg_pipeline_begin(g.p, sc.f1, &damage, 1, g.repair), ==, 0);
+	g_assert_cmpint(vg_pipeline_segment(g.p, sc.f1, false), ==, 0);
 	g_assert_cmpuint(vg_pipeline_n_moves(g.p), ==, 0);
 	vg_region_clear(g.repair);
-	g_assert_cmpint(vg_pipeline_begin(g.p, f0, &damage, 1, NULL), ==, 0);
-	g_assert_cmpint(vg_pipeline_segment(g.p, f0, true), ==, 0);
+	g_assert_cmpint(vg_pipeline_begin(g.p, sc.f0, &damage, 1, NULL), ==, 0);
+	g_assert_cmpint(vg_pipeline_segment(g.p, sc.f0, true), ==, 0);
 	g_assert_cmpuint(vg_pipeline_n_moves(g.p), ==, 0);
 	g_assert_cmpint(vg_pipeline_dir(g.p), ==, VG_MOTION_VERTICAL);
 	rig_clear(&g);
-	vg_pixbuf_free(f0);
-	vg_pixbuf_free(f1);
-	vg_pixbuf_free(doc);
+	scroll_clear(&sc);
 }
 
 /* Two viewers in step: the second takes the first's estimator state and
  * segments instead of computing them, and is sent the same bytes. */
 static void test_take_shared(void)
 {
-	vg_pixbuf *doc = vg_testscene_new(VG_SCENE_HEATMAP, W, H + 64, 11);
-	vg_pixbuf *f0 = vg_testscene_frame(doc, 0, 0, W, H);
-	vg_pixbuf *f1 = vg_testscene_frame(doc, 0, 20, W, H);
+	scroll sc;
 	const vg_rect all = vg_rect_make(0, 0, W, H);
 	vg_pipeline_config cfg;
 	const vg_segdesc *segs;
@@ -240,29 +251,30 @@ static void test_take_shared(void)
 	size_t n, len;
 	rig a, b;
 
+	scroll_init(&sc, VG_SCENE_HEATMAP, 11, 20);
 	vg_pipeline_config_init(&cfg);
 	cfg.moves = false; /* results with moves are no one else's */
 	rig_init_cfg(&a, &cfg);
 	rig_init_cfg(&b, &cfg);
-	update(&a, f0);
-	update(&b, f0);
-	update(&a, f1);
+	update(&a, sc.f0);
+	update(&b, sc.f0);
+	update(&a, sc.f1);
 	len = vg_motion_state_size(vg_pipeline_motion(a.p));
 	state = g_malloc(len);
 	vg_motion_state_save(vg_pipeline_motion(a.p), state);
 
-	g_assert_cmpint(vg_pipeline_begin(b.p, f1, &all, 1, NULL), ==, 0);
+	g_assert_cmpint(vg_pipeline_begin(b.p, sc.f1, &all, 1, NULL), ==, 0);
 	g_assert_cmpint(vg_motion_state_load(vg_pipeline_motion(b.p), state, len), ==, 0);
 	segs = vg_pipeline_segments(a.p, &n);
 	g_assert_cmpuint(n, >, 0);
 	vg_pipeline_take(b.p, vg_pipeline_dir(a.p), segs, n);
 	g_assert_cmpint(vg_pipeline_last_times(b.p)->segmenter_ns, ==, 0);
 	vg_writer_reset(&b.wire);
-	g_assert_cmpint(vg_pipeline_send(b.p, f1, NULL, &b.wire), ==, 0);
+	g_assert_cmpint(vg_pipeline_send(b.p, sc.f1, NULL, &b.wire), ==, 0);
 	g_assert_cmpuint(b.wire.len, ==, a.wire.len);
 	g_assert_cmpmem(b.wire.data, b.wire.len, a.wire.data, a.wire.len);
 	g_assert_cmpint(vg_receiver_handle(b.r, b.wire.data, b.wire.len, b.view, &b.reply), ==, 0);
-	g_assert_true(vg_pixbuf_equal(b.view, f1));
+	g_assert_true(vg_pixbuf_equal(b.view, sc.f1));
 	/* Taking its own segments, a subset, keeps the rest unsent. */
 	segs = vg_pipeline_segments(b.p, &n);
 	vg_pipeline_take(b.p, VG_MOTION_NONE, segs, n / 2);
@@ -271,9 +283,7 @@ static void test_take_shared(void)
 	g_free(state);
 	rig_clear(&a);
 	rig_clear(&b);
-	vg_pixbuf_free(f0);
-	vg_pixbuf_free(f1);
-	vg_pixbuf_free(doc);
+	scroll_clear(&sc);
 }
 
 /* Karp-Rabin leaves gaps; the pipeline covers them with static tiles. */
