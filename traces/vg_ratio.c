@@ -49,7 +49,7 @@ struct vg_ratio_variant {
 	char name[32];
 	bool motion;              /* run movement estimation */
 	vg_sender *sender;
-	vg_pipeline *pipe;        /* its sender's, as the server's */
+	vg_pipeline *pipe;        /* differ to sender, as the server's per viewer */
 	vg_receiver *receiver;
 	vg_pixbuf *view;          /* what the viewer shows */
 	vg_writer out, reply;
