@@ -20,7 +20,7 @@ struct vg_pipeline {
 	int32_t width, height;
 	GArray *todo;             /* vg_rect: changed, then added as they are */
 	size_t n_changed;         /* of todo, the differ's */
-	bool again;               /* a repair is pending: no moves */
+	bool moving;              /* this update may have moves */
 	GArray *moves;            /* vg_move: what the viewer copies */
 	GArray *rest;             /* vg_rect: the todo the moves leave */
 	GArray *segs;             /* vg_segdesc: the update's segments */
@@ -130,6 +130,7 @@ int vg_pipeline_resize(vg_pipeline *p, int32_t width, int32_t height)
 	g_array_set_size(p->moves, 0);
 	g_array_set_size(p->segs, 0);
 	p->n_changed = 0;
+	p->moving = false;
 	return VG_OK;
 }
 
@@ -164,8 +165,10 @@ static void add_damaged_part(vg_pipeline *p, const vg_rect *damage, size_t n,
 int vg_pipeline_begin(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *damage,
 		      size_t n_damage, const vg_region *again)
 {
+	const vg_rect all = vg_pixbuf_rect(pic);
 	const vg_rect *changed;
 	size_t n_changed;
+	bool repairing = again && !vg_region_is_empty(again);
 	uint64_t t0;
 	int err;
 
@@ -175,11 +178,15 @@ int vg_pipeline_begin(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *damag
 	g_array_set_size(p->segs, 0);
 	p->n_changed = 0;
 	p->dir = VG_MOTION_NONE;
-	p->again = again && !vg_region_is_empty(again);
+	if (!damage && n_damage == 0) {
+		damage = &all;
+		n_damage = 1;
+	}
 	/* Moves are looked up in what the viewer had before this update;
 	 * the differ keeps it from the first update that may move on. */
 	if (may_move(p))
 		vg_differ_keep_previous(p->differ);
+	p->moving = may_move(p) && !repairing;
 	t0 = vg_time_ns();
 	err = vg_differ_update(p->differ, pic, damage, n_damage, &changed, &n_changed);
 	p->times.differ_ns = vg_time_ns() - t0;
@@ -191,7 +198,7 @@ int vg_pipeline_begin(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *damag
 	}
 	g_array_append_vals(p->todo, changed, (guint)n_changed);
 	p->n_changed = n_changed;
-	if (p->again)
+	if (repairing)
 		add_damaged_part(p, damage, n_damage, again);
 	return VG_OK;
 }
@@ -294,7 +301,7 @@ int vg_pipeline_segment(vg_pipeline *p, const vg_pixbuf *pic, bool owed)
 	t0 = vg_time_ns();
 	/* What moved the viewer copies from its own picture, unless some of
 	 * that picture is owed. */
-	if (may_move(p) && !p->again && !owed) {
+	if (p->moving && !owed) {
 		if ((err = vg_moves_split(vg_differ_previous(p->differ), pic, rects, n, &mr, p->moves,
 					  p->rest)))
 			return err;

@@ -83,11 +83,12 @@ int vg_pipeline_resize(vg_pipeline *p, int32_t width, int32_t height);
 const vg_segparams *vg_pipeline_params(const vg_pipeline *p);
 
 /* Starts an update of pic (the size of p; only the pixels around the
- * damage need be current: see VG_MOTION_STRIP) for damage[0..n_damage):
- * runs the differ, whose changed rectangles start the todo, then adds
- * what of again (may be NULL: the regions the viewer asked for again) lies
- * in the damage, as it is. While again is not empty, the update has no
- * moves. Errors: VG_EINVAL for a picture of another size. */
+ * damage need be current: see VG_MOTION_STRIP) for damage[0..n_damage)
+ * (NULL with 0: the whole picture): runs the differ, whose changed
+ * rectangles start the todo, then adds what of again (may be NULL: the
+ * regions the viewer asked for again) lies in the damage, as it is.
+ * While again is not empty, the update has no moves. Errors: VG_EINVAL
+ * for a picture of another size. */
 int vg_pipeline_begin(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *damage,
 		      size_t n_damage, const vg_region *again);
 

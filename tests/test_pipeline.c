@@ -211,6 +211,11 @@ static void test_again(void)
 	update(&g, sc.f0);
 	vg_region_add(g.repair, lost);
 	vg_region_add(g.repair, vg_rect_make(W + 10, 0, 5, 5)); /* outside: dropped */
+	/* No damage list: the whole picture is damaged. */
+	g_assert_cmpint(vg_pipeline_begin(g.p, sc.f0, NULL, 0, g.repair), ==, 0);
+	todo = vg_pipeline_todo(g.p, &n_todo, &n_changed);
+	g_assert_cmpuint(n_todo, ==, 1);
+	g_assert_true(vg_rect_equal(todo[0], lost));
 	g_assert_cmpint(vg_pipeline_begin(g.p, sc.f0, &damage, 1, g.repair), ==, 0);
 	todo = vg_pipeline_todo(g.p, &n_todo, &n_changed);
 	g_assert_cmpuint(n_changed, ==, 0);
