@@ -41,7 +41,7 @@ int vg_motion_new(int32_t width, int32_t height, int32_t strip, int32_t sample,
 
 	*out = NULL;
 	if (strip == 0)
-		strip = 64;
+		strip = VG_MOTION_STRIP;
 	if (sample == 0)
 		sample = 32;
 	if (strip < 16 || strip > 1024 || sample < 1 || sample > 256)

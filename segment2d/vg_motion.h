@@ -44,8 +44,13 @@ typedef struct {
 
 typedef struct vg_motion vg_motion;
 
+/* The strips' width and the bands' height by default. A caller that
+ * makes only part of a frame current (the server's snapshot of the due
+ * pixels) widens it to whole strips and bands, which the estimator reads. */
+#define VG_MOTION_STRIP 64
+
 /* Creates an estimator for width x height frames. strip: width of the row
- * strips and height of the column bands (16..1024; 0 = 64). sample: every
+ * strips and height of the column bands (16..1024; 0 = VG_MOTION_STRIP). sample: every
  * sample-th row and column is looked up (1..256; 0 = 32). VG_EINVAL (and
  * *out = NULL) for bad arguments. Free with vg_motion_free(). */
 int vg_motion_new(int32_t width, int32_t height, int32_t strip, int32_t sample,

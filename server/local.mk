@@ -17,7 +17,7 @@ server_libvgscreen_a_SOURCES = \
 server_libvgscreen_a_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) \
 	-DVG_WEB_DIR='"$(webdir)"' -DVG_WEB_SRCDIR='"$(abs_top_srcdir)/viewer/web"' \
 	-DVG_WEB_BUILDDIR='"$(abs_top_builddir)/viewer/web"'
-VG_SCREEN_LIBS = server/libvgscreen.a $(VG_CAPTURE_LIBS) $(VNCSERVER_LIBS) -lpthread
+VG_SCREEN_LIBS = server/libvgscreen.a pipeline/libvgpipe.a $(VG_CAPTURE_LIBS) $(VNCSERVER_LIBS) -lpthread
 
 bin_PROGRAMS += server/varg-server
 server_varg_server_SOURCES = \

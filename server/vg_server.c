@@ -30,9 +30,7 @@
 #include "fingerprint/cache/vg_beliefstore.h"
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_sender.h"
-#include "segment2d/vg_differ.h"
-#include "segment2d/vg_motion.h"
-#include "segment2d/vg_segmenter.h"
+#include "pipeline/vg_pipeline.h"
 #include "server/vg_authguard.h"
 #include "server/vg_monitor.h"
 #include "server/vg_segshare.h"
@@ -113,12 +111,7 @@ static void conn_free(vg_conn *c)
 	g_array_free(c->approx_rects, TRUE);
 	vg_region_free(c->refined);
 	g_array_free(c->rects, TRUE);
-	g_array_free(c->todo, TRUE);
-	g_array_free(c->moves, TRUE);
-	g_array_free(c->rest, TRUE);
-	vg_differ_free(c->differ);
-	vg_motion_free(c->motion);
-	vg_segmenter_free(c->segmenter);
+	vg_pipeline_free(c->pipe);
 	g_array_free(c->shared_segs, TRUE);
 	if (c->varg)
 		g_atomic_int_dec_and_test(&s->varg_now);
@@ -232,9 +225,6 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	pthread_mutex_init(&c->lock, NULL);
 	vg_writer_init(&c->out);
 	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
-	c->todo = g_array_new(FALSE, FALSE, sizeof(vg_rect));
-	c->moves = g_array_new(FALSE, FALSE, sizeof(vg_move));
-	c->rest = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->shared_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	c->repair = vg_region_new();
 	c->approximate = vg_region_new();

@@ -19,9 +19,7 @@
 #include "fingerprint/cache/vg_beliefstore.h"
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_sender.h"
-#include "segment2d/vg_differ.h"
-#include "segment2d/vg_motion.h"
-#include "segment2d/vg_segmenter.h"
+#include "pipeline/vg_pipeline.h"
 #include "server/vg_authguard.h"
 #include "server/vg_listener.h"
 #include "server/vg_monitor.h"
@@ -29,9 +27,6 @@
 #include "server/vg_segshare.h"
 #include "server/vg_server.h"
 #include "server/vg_serverkey.h"
-
-/* Movement estimation's strip width (its default, as in varg-trace ratio). */
-#define MOTION_STRIP 64
 
 /* Most updates a viewer may have in flight (doc/protocol.md): requests
  * beyond this are not counted, so a viewer cannot make us queue more. */
@@ -93,12 +88,7 @@ typedef struct {
 	vg_region *refined;       /* this pass's share of the refinement (under lock) */
 	bool refining;            /* this pass may approximate (under lock) */
 	GArray *rects;            /* vg_rect: the due region */
-	GArray *todo;             /* vg_rect: what changed in it, and repairs */
-	GArray *moves;            /* vg_move: what of it the viewer copies */
-	GArray *rest;             /* vg_rect: the part of todo the moves leave */
-	vg_differ *differ;        /* what the viewer was sent */
-	vg_motion *motion;
-	vg_segmenter *segmenter;
+	vg_pipeline *pipe;        /* differ (what the viewer was sent) to sender */
 	GArray *shared_segs;      /* vg_segdesc: segments taken from the share */
 	uint64_t snap_serial;     /* the frame the snapshot's due pixels come from */
 	uint64_t snap_frame_ns;   /* ... and when it changed */

@@ -3,12 +3,14 @@
  * thing in rfbSendFramebufferUpdate on the client's output thread, takes
  * the pending region, empties the client's requested region and writes a
  * Varg update itself (vg__varg_pass); LibVNCServer then finds nothing
- * requested and sends nothing. The pipeline is varg-trace ratio's:
- * snapshot of the due pixels, differencing, movement estimation and
- * segmentation (shared with viewers in step, vg_segshare), then the
- * client's vg_sender. This file also reads the viewer's Varg messages
- * (HELLO, REPAIR, PING), keeps its beliefs across sessions, and keeps the
- * update credits.
+ * requested and sends nothing. The update itself is the pipeline's
+ * (pipeline/vg_pipeline.h, the one varg-trace ratio measures): differ,
+ * movement estimation and segmentation (shared with viewers in step,
+ * vg_segshare), then the client's vg_sender; this file adds what is the
+ * server's own: the snapshot of the due pixels under the frame lock,
+ * the share, progressive refinement, the framing and the socket. It
+ * also reads the viewer's Varg messages (HELLO, REPAIR, PING), keeps its
+ * beliefs across sessions, and keeps the update credits.
  *
  * Update credits: a Varg viewer keeps several update requests in flight;
  * the request hook counts each as one credit and the server may send one
@@ -36,10 +38,7 @@
 #include "fingerprint/cache/vg_beliefstore.h"
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_sender.h"
-#include "segment2d/vg_differ.h"
-#include "segment2d/vg_motion.h"
-#include "segment2d/vg_moves.h"
-#include "segment2d/vg_segmenter.h"
+#include "pipeline/vg_pipeline.h"
 #include "server/vg_monitor.h"
 #include "server/vg_segshare.h"
 #include "server/vg_serverpriv.h"
@@ -156,7 +155,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	vg_conn *c = cl->clientData;
 	vg_server *s;
 	vg_sender_config cfg;
-	vg_segparams params;
+	vg_pipeline_config pcfg;
 	vg_path_sample path;
 
 	*data = NULL;
@@ -192,12 +191,11 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	cfg.group_size = s->cfg.group_size;
 	cfg.no_persist = s->cfg.no_persist;
 	memcpy(cfg.server_id, s->server_id, sizeof cfg.server_id);
+	vg_pipeline_config_init(&pcfg);
+	pcfg.moves = !s->cfg.no_moves;
 	pthread_mutex_lock(&c->lock);
-	vg_segparams_init(&params, VG_SEGMETHOD_VARG);
 	if (vg_sender_new(&cfg, &c->sender) == 0 &&
-	    vg_segmenter_new(&params, &c->segmenter) == 0 &&
-	    vg_differ_new(s->frame->width, s->frame->height, 0, &c->differ) == 0 &&
-	    vg_motion_new(s->frame->width, s->frame->height, MOTION_STRIP, 0, &c->motion) == 0) {
+	    vg_pipeline_new(&pcfg, s->frame->width, s->frame->height, c->sender, &c->pipe) == 0) {
 		vg_refine_config rcfg = { .budget_ms = s->cfg.refine_ms,
 					  .fixed_rate = s->test_link_rate };
 
@@ -444,7 +442,7 @@ static void snapshot_region(vg_conn *c, sraRegion *due)
 {
 	vg_server *s = c->server;
 	sraRectangleIterator *it = sraRgnGetIterator(due);
-	int32_t cw = vg_segmenter_params(c->segmenter)->column_width;
+	const int32_t cw = vg_pipeline_params(c->pipe)->column_width, ms = VG_MOTION_STRIP;
 	vg_rect bounds = vg_rect_make(0, 0, 0, 0);
 	int32_t x0, y0, x1, y1;
 	sraRect sr;
@@ -464,31 +462,15 @@ static void snapshot_region(vg_conn *c, sraRegion *due)
 	sraRgnReleaseIterator(it);
 	if (vg_rect_is_empty(bounds))
 		return;
-	x0 = bounds.x / MOTION_STRIP * MOTION_STRIP / cw * cw;
-	y0 = bounds.y / MOTION_STRIP * MOTION_STRIP / cw * cw;
+	x0 = bounds.x / ms * ms / cw * cw;
+	y0 = bounds.y / ms * ms / cw * cw;
 	x1 = bounds.x + bounds.w;
 	y1 = bounds.y + bounds.h;
-	x1 = ((x1 + MOTION_STRIP - 1) / MOTION_STRIP * MOTION_STRIP + cw - 1) / cw * cw;
-	y1 = ((y1 + MOTION_STRIP - 1) / MOTION_STRIP * MOTION_STRIP + cw - 1) / cw * cw;
+	x1 = ((x1 + ms - 1) / ms * ms + cw - 1) / cw * cw;
+	y1 = ((y1 + ms - 1) / ms * ms + cw - 1) / cw * cw;
 	vg_pixbuf_copy_rect(c->snapshot, s->frame,
 			    vg_rect_intersect(vg_rect_make(x0, y0, x1 - x0, y1 - y0),
 					      vg_pixbuf_rect(s->frame)));
-}
-
-/* Adds what of rgn is due to c->todo, as it is: repairs and refinements
- * are sent again though the differ saw no change there. */
-static void add_due_part(vg_conn *c, const vg_region *rgn)
-{
-	size_t i, k, n;
-	const vg_rect *rs = vg_region_rects(rgn, &n);
-
-	for (i = 0; i < c->rects->len; i++)
-		for (k = 0; k < n; k++) {
-			vg_rect r = vg_rect_intersect(g_array_index(c->rects, vg_rect, i), rs[k]);
-
-			if (!vg_rect_is_empty(r))
-				g_array_append_val(c->todo, r);
-		}
 }
 
 /* True when d must go exact: it covers a repair or this pass's refinement. */
@@ -506,7 +488,8 @@ static bool approximable(const vg_conn *c, const vg_segdesc *d)
 
 /* Takes this pass's share of what was shown approximately: at most max_px
  * pixels of it (the rest waits, so that a fresh change never queues
- * behind a whole screen of refinement), into c->refined and c->todo. */
+ * behind a whole screen of refinement), into c->refined and the
+ * pipeline's todo. */
 static void add_refinement(vg_conn *c, uint64_t max_px)
 {
 	size_t i, k, n;
@@ -526,24 +509,27 @@ static void add_refinement(vg_conn *c, uint64_t max_px)
 				r.h = (int32_t)rows;
 			max_px -= MIN(max_px, (uint64_t)r.w * (uint64_t)r.h);
 			vg_region_add(c->refined, r);
-			g_array_append_val(c->todo, r);
+			vg_pipeline_add(c->pipe, &r, 1);
 		}
 }
 
 /* Progressive refinement: when the viewer takes approximations and the
  * planner finds the update's missed pixels too slow for the link, splits
- * segs into c->exact_segs and c->approx_rects (merged) and returns the
- * shrink factor; else returns 0 and everything goes exact. Repairs and
- * this pass's refinement always go exact; a fresh change over an area
- * still approximate may be approximated again. Caller holds c->lock. */
-static unsigned plan_refinement(vg_conn *c, const vg_segdesc *segs, size_t n)
+ * the pipeline's segments into c->exact_segs, which the pipeline sends,
+ * and c->approx_rects (merged), and returns the shrink factor; else
+ * returns 0 and everything goes exact. Repairs and this pass's
+ * refinement always go exact; a fresh change over an area still
+ * approximate may be approximated again. Caller holds c->lock. */
+static unsigned plan_refinement(vg_conn *c)
 {
 	uint64_t exact_px = 0, approx_px = 0, approx_bytes;
 	vg_region *merged;
+	const vg_segdesc *segs;
 	const vg_rect *rs;
 	unsigned factor;
-	size_t i, k;
+	size_t i, k, n;
 
+	segs = vg_pipeline_segments(c->pipe, &n);
 	if (!c->refining || n == 0)
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -578,6 +564,10 @@ static unsigned plan_refinement(vg_conn *c, const vg_segdesc *segs, size_t n)
 			       c->approx_rects->len, &approx_bytes))
 		return 0;
 	factor = vg_refine_factor(c->refine, exact_px, approx_px, approx_bytes);
+	if (factor)
+		vg_pipeline_take(c->pipe, vg_pipeline_dir(c->pipe),
+				 (const vg_segdesc *)(const void *)c->exact_segs->data,
+				 c->exact_segs->len);
 	return factor;
 }
 
@@ -609,90 +599,75 @@ static int put_approx(vg_conn *c, unsigned factor, unsigned *n_msgs)
 	return VG_OK;
 }
 
-/* The pipeline of varg-trace ratio, on the snapshot: the differ keeps what
- * changed of the due rectangles (LibVNCServer's region is cut into bands,
- * and its damage is often wider than the change), repairs are added as
- * they are, movement estimation picks the orientation and the segmenter
- * cuts. With other Varg viewers connected, movement estimation and
- * segmentation are taken from the share when a viewer in step has done
- * them for the same input (vg_segshare.h), and published for the others
- * otherwise. Stage times go to u. Caller holds c->lock (for c->repair). */
-static int segment_due(vg_conn *c, vg_monitor_update *u, const vg_segdesc **segs,
-		       size_t *n_segs)
+/* Starts the pipeline on the snapshot: the differ keeps what changed of
+ * the due rectangles (LibVNCServer's region is cut into bands, and its
+ * damage is often wider than the change), the repairs in them are added
+ * as they are, and this pass's share of the refinement. Caller holds
+ * c->lock (for c->repair). */
+static int begin_pipeline(vg_conn *c, vg_monitor_update *u)
 {
-	vg_server *s = c->server;
-	const vg_rect *changed;
-	size_t n_changed;
-	vg_segshare_claim *claim = NULL;
-	vg_motion_result mr;
-	vg_motion_dir dir;
-	GArray *todo;
-	bool moves = !s->cfg.no_moves && vg_sender_takes_moves(c->sender);
-	uint64_t t0, t1;
-	int err;
+	int err = vg_pipeline_begin(c->pipe, c->snapshot, (const vg_rect *)(void *)c->rects->data,
+				    c->rects->len, c->repair);
 
-	*n_segs = 0;
-	*segs = NULL;
-	g_array_set_size(c->moves, 0);
-	/* Moves are looked up in what the viewer had before this pass; the
-	 * differ keeps it from the first pass that may move on. */
-	if (moves)
-		vg_differ_keep_previous(c->differ);
-	t0 = vg_time_ns();
-	if ((err = vg_differ_update(c->differ, c->snapshot, (const vg_rect *)c->rects->data,
-				    c->rects->len, &changed, &n_changed)))
+	u->ns[VG_STAGE_DIFFER] = vg_pipeline_last_times(c->pipe)->differ_ns;
+	if (err)
 		return err;
-	t1 = vg_time_ns();
-	u->ns[VG_STAGE_DIFFER] = t1 - t0;
-	g_array_set_size(c->todo, 0);
-	g_array_append_vals(c->todo, changed, (guint)n_changed);
-	add_due_part(c, c->repair);
 	vg_region_clear(c->refined);
 	if (c->refining && !vg_region_is_empty(c->approximate))
 		add_refinement(c, vg_refine_chunk_pixels(c->refine));
-	/* One viewer alone computes as it always did. A NULL list would
-	 * make the estimator read the whole frame, beyond the snapshot. */
-	if (s->share && changed && g_atomic_int_get(&s->varg_now) > 1) {
-		vg_segshare_input in = { .serial = c->snap_serial,
-					 .rects = (const vg_rect *)(void *)c->todo->data,
-					 .n_rects = c->todo->len,
-					 .n_changed = n_changed };
+	return VG_OK;
+}
 
-		if (vg_segshare_lookup(s->share, &in, c->motion, &dir, c->shared_segs, &claim) == VG_OK) {
-			u->shared = true;
-			*segs = (const vg_segdesc *)(void *)c->shared_segs->data;
-			*n_segs = c->shared_segs->len;
-			return VG_OK;
-		}
+/* Takes movement estimation and segmentation from the share when a viewer
+ * in step did them for the same input (vg_segshare.h): true on a hit, else
+ * *claim is the slot to publish in (NULL when not shared). One viewer
+ * alone computes as it always did. Caller holds c->lock. */
+static bool take_shared(vg_conn *c, vg_segshare_claim **claim)
+{
+	vg_server *s = c->server;
+	vg_segshare_input in = { .serial = c->snap_serial };
+	vg_motion_dir dir;
+
+	*claim = NULL;
+	if (!s->share || g_atomic_int_get(&s->varg_now) <= 1)
+		return false;
+	in.rects = vg_pipeline_todo(c->pipe, &in.n_rects, &in.n_changed);
+	if (vg_segshare_lookup(s->share, &in, vg_pipeline_motion(c->pipe), &dir, c->shared_segs,
+			       claim) != VG_OK)
+		return false;
+	vg_pipeline_take(c->pipe, dir, (const vg_segdesc *)(void *)c->shared_segs->data,
+			 c->shared_segs->len);
+	return true;
+}
+
+/* Movement estimation, moves and segmentation of the pipeline's todo,
+ * taken from viewers in step or computed and published for them. Moves
+ * wait while some of the viewer's picture is approximate. Caller holds
+ * c->lock. */
+static int segment_update(vg_conn *c, vg_monitor_update *u)
+{
+	vg_server *s = c->server;
+	vg_segshare_claim *claim;
+	const vg_pipeline_times *t = vg_pipeline_last_times(c->pipe);
+	const vg_segdesc *segs;
+	size_t n_segs;
+	int err;
+
+	if (take_shared(c, &claim)) {
+		u->shared = true;
+		return VG_OK;
 	}
-	t0 = vg_time_ns();
-	if ((err = vg_motion_estimate(c->motion, c->snapshot, changed, n_changed, &mr)))
-		goto out;
-	t1 = vg_time_ns();
-	u->ns[VG_STAGE_MOTION] = t1 - t0;
-	dir = mr.dir;
-	todo = c->todo;
-	/* What moved the viewer copies from its own picture, unless some of
-	 * that picture is owed or approximate. */
-	if (moves && vg_region_is_empty(c->repair) && vg_region_is_empty(c->approximate)) {
-		if ((err = vg_moves_split(vg_differ_previous(c->differ), c->snapshot,
-					  (const vg_rect *)(void *)c->todo->data, c->todo->len, &mr,
-					  c->moves, c->rest)))
-			goto out;
-		todo = c->rest;
-	}
-	if (todo->len > 0)
-		err = vg_segmenter_run(c->segmenter, c->snapshot,
-				       (const vg_rect *)(void *)todo->data, todo->len,
-				       dir == VG_MOTION_HORIZONTAL ? VG_ORIENT_COLS : VG_ORIENT_ROWS,
-				       segs, n_segs);
-	u->ns[VG_STAGE_SEGMENTER] = vg_time_ns() - t1;
-out:
+	err = vg_pipeline_segment(c->pipe, c->snapshot, !vg_region_is_empty(c->approximate));
+	u->ns[VG_STAGE_MOTION] = t->motion_ns;
+	u->ns[VG_STAGE_SEGMENTER] = t->segmenter_ns;
 	/* Segments that leave moved parts out are no one else's. */
-	if (claim && !err && c->moves->len == 0)
-		vg_segshare_publish(s->share, claim, c->motion, dir, *segs, *n_segs);
-	else
+	if (claim && !err && vg_pipeline_n_moves(c->pipe) == 0) {
+		segs = vg_pipeline_segments(c->pipe, &n_segs);
+		vg_segshare_publish(s->share, claim, vg_pipeline_motion(c->pipe),
+				    vg_pipeline_dir(c->pipe), segs, n_segs);
+	} else {
 		vg_segshare_abandon(s->share, claim);
+	}
 	return err;
 }
 
@@ -764,68 +739,53 @@ static bool hello_first(rfbClientPtr cl, vg_conn *c)
 	return true;
 }
 
-/* Writes one Varg update for what is due (first statement of
- * rfbSendFramebufferUpdate, on the output thread with sendMutex held). */
-void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
+/* Takes what is due and copies its pixels into the snapshot under the
+ * frame lock; false when nothing is due. */
+static bool take_snapshot(rfbClientPtr cl, vg_conn *c, vg_monitor_update *u)
 {
 	vg_server *s = c->server;
 	sraRegion *due;
-	vg_rect bounds = vg_rect_make(0, 0, 0, 0);
-	const vg_segdesc *segs;
-	vg_sender_stats before, after;
-	vg_monitor_update u;
-	size_t n_segs, len_at, body_at, i;
-	unsigned factor, n_approx = 0, n_rects = 0;
-	vg_path_sample path;
-	bool save;
-	uint64_t t0, t1;
-	int err;
+	uint64_t t0;
 
-	c->lib_sent = rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
-	/* LibVNCServer's pass that only carries a desktop-size marker. */
-	c->lib_pass = cl->useNewFBSize && cl->newFBSizePending;
-	if (c->lib_pass)
-		return;
-	if (hello_first(cl, c))
-		return;
-	memset(&u, 0, sizeof u);
 	pthread_rwlock_rdlock(&s->frame_lock);
 	due = take_due_region(cl, c);
 	if (!due) {
 		pthread_rwlock_unlock(&s->frame_lock);
-		return;
+		return false;
 	}
 	t0 = vg_time_ns();
 	snapshot_region(c, due);
-	u.ns[VG_STAGE_SNAPSHOT] = vg_time_ns() - t0;
+	u->ns[VG_STAGE_SNAPSHOT] = vg_time_ns() - t0;
 	pthread_rwlock_unlock(&s->frame_lock);
 	sraRgnDestroy(due);
+	return true;
+}
 
-	pthread_mutex_lock(&c->lock);
+/* Whether this pass may approximate, and what the link does now (for
+ * the refinement planner). Caller holds c->lock. */
+static void observe_link(rfbClientPtr cl, vg_conn *c)
+{
+	vg_path_sample path;
+
 	c->refining = c->refine && vg_sender_takes_approx(c->sender);
 	if (c->refining && vg_refine_read_socket(cl->sock, &path) == VG_OK)
 		vg_refine_observe(c->refine, vg_time_ns(), &path);
-	if ((err = segment_due(c, &u, &segs, &n_segs))) {
-		pthread_mutex_unlock(&c->lock);
-		vg_error("client %s: cannot segment update: %s", cl->host, vg_strerror(err));
-		rfbCloseClient(cl);
-		return;
-	}
-	factor = plan_refinement(c, segs, n_segs);
-	if (factor) {
-		segs = (const vg_segdesc *)(const void *)c->exact_segs->data;
-		n_segs = c->exact_segs->len;
-	}
-	/* An update with nothing changed still goes out (empty): the request
-	 * it answers is used up, and the viewer asks again on each update. */
-	for (i = 0; i < n_segs; i++)
-		bounds = vg_rect_bounds(bounds, segs[i].rect);
-	for (i = 0; i < c->moves->len; i++)
-		bounds = vg_rect_bounds(bounds, g_array_index(c->moves, vg_move, i).rect);
+}
+
+/* Codes one FramebufferUpdate into c->out: the HELLO when it rides ahead,
+ * the restored history (before the first UPDATE), the approximations
+ * (small, so the first paint comes soon), then the pipeline's UPDATE. An
+ * update with nothing changed still goes out (empty): the request it
+ * answers is used up, and the viewer asks again on each update. Caller
+ * holds c->lock. */
+static int code_update(vg_conn *c, unsigned factor, vg_monitor_update *u)
+{
+	size_t len_at, body_at;
+	unsigned n_approx = 0, n_rects = 0;
+	uint64_t t0;
+	int err;
+
 	vg_writer_reset(&c->out);
-	/* One FramebufferUpdate: the restored history (before the first
-	 * UPDATE), the approximations (small, so the first paint comes
-	 * soon), then the UPDATE. The count is patched in at the end. */
 	put_update_header(&c->out, 0);
 	if (c->hello_ahead) {
 		put_hello(c);
@@ -840,48 +800,148 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	} else {
 		c->out.len = body_at;
 	}
-	vg_sender_get_stats(c->sender, &before);
 	t0 = vg_time_ns();
 	err = factor ? put_approx(c, factor, &n_approx) : VG_OK;
 	n_rects += n_approx;
-	len_at = put_rect(&c->out, bounds);
+	len_at = put_rect(&c->out, vg_pipeline_bounds(c->pipe));
 	body_at = c->out.len;
 	if (!err)
-		err = vg_sender_update_moves(c->sender, c->snapshot,
-					     (const vg_move *)(void *)c->moves->data, c->moves->len,
-					     segs, n_segs, c->repair, &c->out);
-	u.ns[VG_STAGE_SENDER] = vg_time_ns() - t0;
-	if (err == 0) {
-		vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - body_at));
-		n_rects++;
-		c->out.data[2] = (uint8_t)(n_rects >> 8);
-		c->out.data[3] = (uint8_t)n_rects;
-		/* What this update covered is repaired; repairs that
-		 * arrived since the region was taken stay for the next one.
-		 * Every segment sent is exact on the viewer now; what was
-		 * approximated is owed. */
-		for (i = 0; i < c->rects->len; i++)
-			vg_region_subtract(c->repair, g_array_index(c->rects, vg_rect, i));
-		if (c->refining) {
-			const vg_rect *owed;
-			size_t n_owed;
+		err = vg_pipeline_send(c->pipe, c->snapshot, c->repair, &c->out);
+	u->ns[VG_STAGE_SENDER] = vg_time_ns() - t0;
+	if (err)
+		return err;
+	vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - body_at));
+	n_rects++;
+	c->out.data[2] = (uint8_t)(n_rects >> 8);
+	c->out.data[3] = (uint8_t)n_rects;
+	return VG_OK;
+}
 
-			for (i = 0; i < n_segs; i++)
-				vg_region_subtract(c->approximate, segs[i].rect);
-			for (i = 0; factor && i < c->approx_rects->len; i++)
-				vg_region_add(c->approximate, g_array_index(c->approx_rects, vg_rect, i));
-			/* The rest of the refinement comes in the next passes. */
-			owed = vg_region_rects(c->approximate, &n_owed);
-			if (n_owed)
-				mark_modified(cl, owed, n_owed);
-		}
-	}
-	vg_sender_get_stats(c->sender, &after);
-	vg_refine_coded(c->refine, (after.literal_bytes - before.literal_bytes) / 3,
-			after.literal_wire_bytes - before.literal_wire_bytes);
+/* After a coded update: what it covered is repaired (repairs that
+ * arrived since the region was taken stay for the next one); every
+ * segment sent is exact on the viewer now, what was approximated is
+ * owed, and marked modified again for the next passes. Caller holds
+ * c->lock. */
+static void settle_update(rfbClientPtr cl, vg_conn *c, unsigned factor)
+{
+	const vg_segdesc *segs;
+	const vg_rect *owed;
+	size_t i, n_segs, n_owed;
+
+	for (i = 0; i < c->rects->len; i++)
+		vg_region_subtract(c->repair, g_array_index(c->rects, vg_rect, i));
+	if (!c->refining)
+		return;
+	segs = vg_pipeline_segments(c->pipe, &n_segs);
+	for (i = 0; i < n_segs; i++)
+		vg_region_subtract(c->approximate, segs[i].rect);
+	for (i = 0; factor && i < c->approx_rects->len; i++)
+		vg_region_add(c->approximate, g_array_index(c->approx_rects, vg_rect, i));
+	owed = vg_region_rects(c->approximate, &n_owed);
+	if (n_owed)
+		mark_modified(cl, owed, n_owed);
+}
+
+/* Tells the refinement planner what the update's pixels cost. */
+static void tell_planner(vg_conn *c, unsigned factor, const vg_sender_stats *before,
+			 const vg_sender_stats *after)
+{
+	vg_refine_coded(c->refine, (after->literal_bytes - before->literal_bytes) / 3,
+			after->literal_wire_bytes - before->literal_wire_bytes);
 	if (factor)
-		vg_refine_approx_coded(c->refine, after.approx_pixels - before.approx_pixels, factor,
-				       after.approx_bytes - before.approx_bytes);
+		vg_refine_approx_coded(c->refine, after->approx_pixels - before->approx_pixels,
+				       factor, after->approx_bytes - before->approx_bytes);
+}
+
+/* Writes c->out to the socket and records its stages with the monitor;
+ * false (the client closed) when the write failed. Sets *done_ns. */
+static bool write_update(rfbClientPtr cl, vg_conn *c, vg_monitor_update *u, uint64_t *done_ns)
+{
+	vg_server *s = c->server;
+	uint64_t t0 = vg_time_ns(), t1;
+	size_t i;
+
+	if (rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0) {
+		rfbCloseClient(cl);
+		return false;
+	}
+	t1 = *done_ns = vg_time_ns();
+	if (!s->monitor)
+		return true;
+	u->ns[VG_STAGE_WRITE] = t1 - t0;
+	u->ns[VG_STAGE_LATENCY] = t1 > c->snap_frame_ns ? t1 - c->snap_frame_ns : 0;
+	u->sent_bytes = c->out.len;
+	for (i = 0; i < c->rects->len; i++) {
+		vg_rect r = g_array_index(c->rects, vg_rect, i);
+
+		u->raw_bytes += 4 * (uint64_t)r.w * (uint64_t)r.h;
+	}
+	vg_monitor_record(s->monitor, u);
+	return true;
+}
+
+/* Counts a written update in the server's statistics and its update log. */
+static void count_update(vg_conn *c, const vg_monitor_update *u, uint64_t done_ns,
+			 const vg_sender_stats *before, const vg_sender_stats *after)
+{
+	vg_server *s = c->server;
+
+	pthread_mutex_lock(&s->stats_lock);
+	if (s->cfg.update_log) {
+		fprintf(s->cfg.update_log, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %zu\n",
+			done_ns, after->updates, c->snap_frame_ns,
+			after->approx_pixels - before->approx_pixels, c->out.len);
+		/* Flushed per line: a benchmark stops the server with a signal. */
+		fflush(s->cfg.update_log);
+	}
+	c->sent_bytes += c->out.len;
+	c->sent_updates++;
+	if (u->shared)
+		s->stats.shared_updates++;
+	s->stats.varg_updates++;
+	s->stats.varg_bytes += c->out.len;
+	s->stats.fingerprints += after->fingerprint_segments - before->fingerprint_segments;
+	s->stats.literals += after->literal_segments - before->literal_segments;
+	pthread_mutex_unlock(&s->stats_lock);
+}
+
+/* Writes one Varg update for what is due (first statement of
+ * rfbSendFramebufferUpdate, on the output thread with sendMutex held):
+ * snapshot, pipeline (shared between viewers in step), refinement plan,
+ * coding, then the socket. */
+void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
+{
+	vg_server *s = c->server;
+	vg_sender_stats before, after;
+	vg_monitor_update u;
+	unsigned factor = 0;
+	uint64_t done_ns;
+	bool save;
+	int err;
+
+	c->lib_sent = rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
+	/* LibVNCServer's pass that only carries a desktop-size marker. */
+	c->lib_pass = cl->useNewFBSize && cl->newFBSizePending;
+	if (c->lib_pass || hello_first(cl, c))
+		return;
+	memset(&u, 0, sizeof u);
+	if (!take_snapshot(cl, c, &u))
+		return;
+
+	pthread_mutex_lock(&c->lock);
+	observe_link(cl, c);
+	if ((err = begin_pipeline(c, &u)) || (err = segment_update(c, &u))) {
+		pthread_mutex_unlock(&c->lock);
+		vg_error("client %s: cannot segment update: %s", cl->host, vg_strerror(err));
+		rfbCloseClient(cl);
+		return;
+	}
+	factor = plan_refinement(c);
+	vg_sender_get_stats(c->sender, &before);
+	if (!(err = code_update(c, factor, &u)))
+		settle_update(cl, c, factor);
+	vg_sender_get_stats(c->sender, &after);
+	tell_planner(c, factor, &before, &after);
 	/* Also while connected: a server that dies keeps most of what it knew. */
 	save = c->persist && vg_time_ns() - c->saved_ns > (uint64_t)s->cfg.beliefs_save_s * 1000000000u;
 	pthread_mutex_unlock(&c->lock);
@@ -890,40 +950,9 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 		rfbCloseClient(cl);
 		return;
 	}
-	t0 = vg_time_ns();
-	if (rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0) {
-		rfbCloseClient(cl);
+	if (!write_update(cl, c, &u, &done_ns))
 		return;
-	}
-	t1 = vg_time_ns();
-	if (s->monitor) {
-		u.ns[VG_STAGE_WRITE] = t1 - t0;
-		u.ns[VG_STAGE_LATENCY] = t1 > c->snap_frame_ns ? t1 - c->snap_frame_ns : 0;
-		u.sent_bytes = c->out.len;
-		for (i = 0; i < c->rects->len; i++) {
-			vg_rect r = g_array_index(c->rects, vg_rect, i);
-
-			u.raw_bytes += 4 * (uint64_t)r.w * (uint64_t)r.h;
-		}
-		vg_monitor_record(s->monitor, &u);
-	}
-	pthread_mutex_lock(&s->stats_lock);
-	if (s->cfg.update_log)
-		fprintf(s->cfg.update_log, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %zu\n", t1,
-			after.updates, c->snap_frame_ns, after.approx_pixels - before.approx_pixels,
-			c->out.len);
-	/* Flushed per line: a benchmark stops the server with a signal. */
-	if (s->cfg.update_log)
-		fflush(s->cfg.update_log);
-	c->sent_bytes += c->out.len;
-	c->sent_updates++;
-	if (u.shared)
-		s->stats.shared_updates++;
-	s->stats.varg_updates++;
-	s->stats.varg_bytes += c->out.len;
-	s->stats.fingerprints += after.fingerprint_segments - before.fingerprint_segments;
-	s->stats.literals += after.literal_segments - before.literal_segments;
-	pthread_mutex_unlock(&s->stats_lock);
+	count_update(c, &u, done_ns, &before, &after);
 	if (save)
 		vg__varg_save_beliefs(c, cl->host);
 	if (s->send_delay_ms)
@@ -960,25 +989,15 @@ void vg__varg_pass_end(rfbClientPtr cl, vg_conn *c)
  * sendMutex and frame_lock. */
 void vg__varg_resize(vg_conn *c, int32_t width, int32_t height)
 {
-	vg_differ *differ = NULL;
-	vg_motion *motion = NULL;
-
 	pthread_mutex_lock(&c->lock);
-	if (c->varg && vg_differ_new(width, height, 0, &differ) == 0 &&
-	    vg_motion_new(width, height, MOTION_STRIP, 0, &motion) == 0) {
-		vg_differ_free(c->differ);
-		vg_motion_free(c->motion);
+	if (c->varg && vg_pipeline_resize(c->pipe, width, height) == 0) {
 		vg_pixbuf_free(c->snapshot);
-		c->differ = differ;
-		c->motion = motion;
 		c->snapshot = vg_pixbuf_new(width, height);
 		vg_region_free(c->repair);
 		c->repair = vg_region_new();
 		vg_region_free(c->approximate);
 		c->approximate = vg_region_new();
 	} else if (c->varg) {
-		vg_differ_free(differ);
-		vg_motion_free(motion);
 		/* Without state at the new size the viewer gets stock
 		 * encodings from now on. */
 		c->varg = false;

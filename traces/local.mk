@@ -43,7 +43,7 @@ traces_varg_trace_SOURCES += traces/trace_cmd_ratio.c \
 	traces/vg_stockenc.c traces/vg_stockenc.h \
 	traces/vg_wanmodel.c traces/vg_wanmodel.h
 traces_varg_trace_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) $(ZLIB_CFLAGS)
-traces_varg_trace_LDADD += segment2d/libvgseg.a $(VG_FP_LIBS) $(VNCSERVER_LIBS) $(ZLIB_LIBS) -lpthread -lm
+traces_varg_trace_LDADD += pipeline/libvgpipe.a segment2d/libvgseg.a $(VG_FP_LIBS) $(VNCSERVER_LIBS) $(ZLIB_LIBS) -lpthread -lm
 
 check_PROGRAMS += tests/test_wanmodel
 TESTS += tests/test_wanmodel

@@ -1,14 +1,18 @@
 /* The measuring pipeline of varg-trace ratio: runs every frame update of a
- * trace through the real Varg pipeline (differ -> movement estimation -> segmenter -> vg_sender ->
- * vg_receiver, in-process) and through LibVNCServer's own encoders, and
- * prints the paper's tables (8, 9, 12) and Formula 1 over the WAN profiles
- * of Table 7. doc/json.md describes the numbers; doc/varg-trace.1 the
- * options.
+ * trace through the server's Varg pipeline (pipeline/vg_pipeline.h: differ
+ * -> movement estimation -> moves -> segmenter -> vg_sender), then the
+ * viewer's vg_receiver, in-process, and through LibVNCServer's own
+ * encoders, and prints the paper's tables (8, 9, 12) and Formula 1 over
+ * the WAN profiles of Table 7. doc/json.md describes the numbers;
+ * doc/varg-trace.1 the options.
  *
- * One update is one frame record whose pixels really changed: the differ,
+ * One update is one frame record whose pixels really changed: a differ,
  * given the record's rectangles as damage, reports the changed rectangles,
- * and every method (each segmenter variant and each stock encoding) sends
- * exactly those. */
+ * which the stock encodings send. Each Varg variant's pipeline is given
+ * the record's rectangles as the server's is given LibVNCServer's damage,
+ * and its own differ (against what its viewer was sent) finds the same
+ * changed rectangles. Repairs go as the server sends them: in a further
+ * update of their own, with the repairs as the pipeline's todo. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -24,10 +28,8 @@
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_receiver.h"
 #include "fingerprint/proto/vg_sender.h"
+#include "pipeline/vg_pipeline.h"
 #include "segment2d/vg_differ.h"
-#include "segment2d/vg_motion.h"
-#include "segment2d/vg_moves.h"
-#include "segment2d/vg_segmenter.h"
 #include "fingerprint/codec/vg_zstream.h"
 #include "traces/vg_ratio.h"
 #include "traces/vg_stockenc.h"
@@ -41,25 +43,18 @@
 #define RECT_HEADER 12
 #define BODY_LENGTH 4
 
-/* --- One segmenter variant: segmenter, sender and receiver ------------- */
+/* --- One segmenter variant: pipeline, sender and receiver ------------- */
 
 struct vg_ratio_variant {
 	char name[32];
-	vg_segparams params;
 	bool motion;              /* run movement estimation */
-	bool fill_gaps;           /* KARPRABIN: cover its gaps with tiles */
-	vg_segmenter *seg;
-	vg_segmenter *gap_seg;    /* static tiles for the gaps */
-	vg_motion *motion_est;
 	vg_sender *sender;
+	vg_pipeline *pipe;        /* differ to sender, as the server's per viewer */
 	vg_receiver *receiver;
 	vg_pixbuf *view;          /* what the viewer shows */
 	vg_writer out, reply;
-	GArray *segs;             /* vg_segdesc, with gap tiles */
-	GArray *moves;            /* vg_move: the update's moved rectangles */
-	GArray *rest;             /* vg_rect: what the moves leave to segment */
+	GArray *again;            /* vg_rect: a repair update's damage */
 	vg_region *repair;        /* asked for again by the receiver */
-	uint8_t *mask;            /* per pixel: 0 outside, 1 uncovered, 2 covered */
 	bool hello_sent;
 	double dec_ms;            /* the receiver's time in the current update */
 	vg_ratio_totals t;
@@ -69,22 +64,15 @@ static void variant_free(vg_ratio_variant *v)
 {
 	if (!v)
 		return;
-	vg_segmenter_free(v->seg);
-	vg_segmenter_free(v->gap_seg);
-	vg_motion_free(v->motion_est);
+	vg_pipeline_free(v->pipe);
 	vg_sender_free(v->sender);
 	vg_receiver_free(v->receiver);
 	vg_pixbuf_free(v->view);
 	vg_writer_clear(&v->out);
 	vg_writer_clear(&v->reply);
-	if (v->segs)
-		g_array_free(v->segs, TRUE);
-	if (v->moves)
-		g_array_free(v->moves, TRUE);
-	if (v->rest)
-		g_array_free(v->rest, TRUE);
+	if (v->again)
+		g_array_free(v->again, TRUE);
 	vg_region_free(v->repair);
-	g_free(v->mask);
 	if (v->t.upd_bytes)
 		g_array_free(v->t.upd_bytes, TRUE);
 	if (v->t.upd_ms)
@@ -106,17 +94,14 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	vg_ratio_variant *v = g_new0(vg_ratio_variant, 1);
 	vg_sender_config scfg;
 	vg_receiver_config rcfg;
+	vg_pipeline_config pcfg;
 	int err;
 
 	g_strlcpy(v->name, name, sizeof v->name);
-	v->params = *params;
 	v->motion = motion && params->method == VG_SEGMETHOD_VARG;
-	v->fill_gaps = params->method == VG_SEGMETHOD_KARPRABIN;
 	vg_writer_init(&v->out);
 	vg_writer_init(&v->reply);
-	v->segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
-	v->moves = g_array_new(FALSE, FALSE, sizeof(vg_move));
-	v->rest = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	v->again = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	v->t.upd_bytes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	v->t.upd_ms = g_array_new(FALSE, FALSE, sizeof(double));
 	v->t.seg_ms = g_array_new(FALSE, FALSE, sizeof(double));
@@ -144,19 +129,16 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	rcfg.repeat_within = !o->no_repeat_within;
 	rcfg.repeat_recent = !o->no_repeat_recent;
 	rcfg.pixmodel = !o->no_pixmodel;
+	vg_pipeline_config_init(&pcfg);
+	pcfg.params = *params;
+	pcfg.motion = v->motion;
+	pcfg.moves = !o->no_moves;
+	pcfg.trust_damage = o->trace_damage;
 	v->repair = vg_region_new();
-	if ((err = vg_segmenter_new(params, &v->seg)) ||
-	    (v->motion && (err = vg_motion_new(w, h, 0, 0, &v->motion_est))) ||
-	    (err = vg_sender_new(&scfg, &v->sender)) || (err = vg_receiver_new(&rcfg, &v->receiver)))
+	if ((err = vg_sender_new(&scfg, &v->sender)) ||
+	    (err = vg_pipeline_new(&pcfg, w, h, v->sender, &v->pipe)) ||
+	    (err = vg_receiver_new(&rcfg, &v->receiver)))
 		goto out;
-	if (v->fill_gaps) {
-		vg_segparams gp;
-
-		vg_segparams_init(&gp, VG_SEGMETHOD_STATIC);
-		if ((err = vg_segmenter_new(&gp, &v->gap_seg)))
-			goto out;
-		v->mask = g_malloc0((size_t)w * (size_t)h);
-	}
 	v->view = vg_pixbuf_new(w, h);
 out:
 	if (err) {
@@ -208,124 +190,55 @@ static int deliver(vg_ratio_variant *v, const uint8_t *body, size_t len, const c
 	return feed_replies(v);
 }
 
-/* Adds static tiles over whatever the Karp-Rabin windows left uncovered
- * inside rects, so the viewer ends exact. Returns the number added. */
-static size_t fill_gaps(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_rect *rects, size_t n)
+/* One pass as the server's for damage[0..n) of frame: the pipeline, with
+ * the repairs pending (as pixels), coded as one UPDATE whose wire bytes
+ * go to *wire, and delivered. What the update covered is repaired; what
+ * the viewer asks for now waits for the next pass. Stage times add to
+ * *stage_ms: differ, movement and segments, sender. */
+static int code_pass(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_rect *damage,
+		     size_t n, size_t *wire, double stage_ms[3])
 {
-	const int32_t W = frame->width;
-	const vg_segdesc *tiles;
-	size_t i, n_tiles, added = 0, n_segs = v->segs->len;
-	int32_t x, y;
-
-	for (i = 0; i < n; i++)
-		for (y = rects[i].y; y < rects[i].y + rects[i].h; y++)
-			memset(v->mask + (size_t)y * W + rects[i].x, 1, (size_t)rects[i].w);
-	for (i = 0; i < n_segs; i++) {
-		vg_rect r = g_array_index(v->segs, vg_segdesc, i).rect;
-		for (y = r.y; y < r.y + r.h; y++)
-			for (x = r.x; x < r.x + r.w; x++)
-				if (v->mask[(size_t)y * W + x])
-					v->mask[(size_t)y * W + x] = 2;
-	}
-	if (vg_segmenter_run(v->gap_seg, frame, rects, n, VG_ORIENT_ROWS, &tiles, &n_tiles) == 0) {
-		for (i = 0; i < n_tiles; i++) {
-			vg_rect r = tiles[i].rect;
-			bool gap = false;
-
-			for (y = r.y; y < r.y + r.h && !gap; y++)
-				for (x = r.x; x < r.x + r.w && !gap; x++)
-					gap = v->mask[(size_t)y * W + x] == 1;
-			if (gap) {
-				g_array_append_val(v->segs, tiles[i]);
-				added++;
-			}
-		}
-	}
-	for (i = 0; i < n; i++)
-		for (y = rects[i].y; y < rects[i].y + rects[i].h; y++)
-			memset(v->mask + (size_t)y * W + rects[i].x, 0, (size_t)rects[i].w);
-	return added;
-}
-
-/* Encodes segs as one UPDATE (literal_only: regions to send as pixels),
- * adds its wire bytes to *wire and delivers it. */
-static int send_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_region *literal_only,
-		       size_t *wire, double *enc_ms)
-{
-	uint64_t t0;
+	const vg_pipeline_times *t = vg_pipeline_last_times(v->pipe);
+	size_t i;
 	int err;
 
 	vg_writer_reset(&v->out);
-	t0 = vg_time_ns();
-	err = vg_sender_update_moves(v->sender, frame, (const vg_move *)(void *)v->moves->data,
-				     v->moves->len, (const vg_segdesc *)(void *)v->segs->data,
-				     v->segs->len, literal_only, &v->out);
-	*enc_ms += vg_time_ms_since(t0, vg_time_ns());
+	if (!(err = vg_pipeline_begin(v->pipe, frame, damage, n, v->repair)) &&
+	    !(err = vg_pipeline_segment(v->pipe, frame, false)))
+		err = vg_pipeline_send(v->pipe, frame, v->repair, &v->out);
+	stage_ms[0] += (double)t->differ_ns / 1e6;
+	stage_ms[1] += (double)(t->motion_ns + t->segmenter_ns) / 1e6;
+	stage_ms[2] += (double)t->sender_ns / 1e6;
+	v->t.gap_segments += t->gap_segments;
 	if (err)
 		return err;
 	*wire += RECT_HEADER + BODY_LENGTH + v->out.len;
 	v->t.rect_bytes += BODY_LENGTH + v->out.len;
+	for (i = 0; i < n; i++)
+		vg_region_subtract(v->repair, damage[i]);
 	return deliver(v, v->out.data, v->out.len, "an update");
 }
 
-/* Segments rects of frame into v->segs; with prev (the frame before), what
- * moved by the motion found goes to v->moves instead, as live. */
-static int segment(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_pixbuf *prev,
-		   const vg_rect *rects, size_t n)
-{
-	vg_orient orient = VG_ORIENT_ROWS;
-	const vg_segdesc *segs;
-	size_t n_segs;
-	int err;
-
-	g_array_set_size(v->moves, 0);
-	if (v->motion) {
-		vg_motion_result mr;
-
-		if ((err = vg_motion_estimate(v->motion_est, frame, rects, n, &mr)))
-			return err;
-		if (mr.dir == VG_MOTION_HORIZONTAL)
-			orient = VG_ORIENT_COLS;
-		if (prev && vg_sender_takes_moves(v->sender)) {
-			if ((err = vg_moves_split(prev, frame, rects, n, &mr, v->moves, v->rest)))
-				return err;
-			rects = (const vg_rect *)(void *)v->rest->data;
-			n = v->rest->len;
-		}
-	}
-	if ((err = vg_segmenter_run(v->seg, frame, rects, n, orient, &segs, &n_segs)))
-		return err;
-	g_array_set_size(v->segs, 0);
-	g_array_append_vals(v->segs, segs, (guint)n_segs);
-	if (v->fill_gaps)
-		v->t.gap_segments += fill_gaps(v, frame, rects, n);
-	return VG_OK;
-}
-
-/* One update through one variant: segment, encode, deliver; then, as the
- * server would on the viewer's REPAIR, send what the viewer asked for
- * again as pixels (counted as a further FramebufferUpdate). */
-static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_pixbuf *prev,
-			  const vg_rect *rects, size_t n, double diff_ms)
+/* One update through one variant: the HELLO first if not yet sent, then
+ * the update of damage[0..n); then, as the server does on the viewer's
+ * REPAIR, further updates of what the viewer asked for again (each
+ * counted as a FramebufferUpdate of its own). */
+static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_rect *damage,
+			  size_t n)
 {
 	size_t wire = FBU_HEADER;
-	uint64_t t0, sha1_before;
-	double seg_ms, enc_ms = 0, sha1_ms;
+	uint64_t sha1_before;
+	double ms[3] = { 0, 0, 0 }, sha1_ms;
 	vg_sender_stats st;
 	int err, round;
 
 	vg_sender_get_stats(v->sender, &st);
 	sha1_before = st.sha1_ns;
 	v->dec_ms = 0;
-	t0 = vg_time_ns();
-	if ((err = segment(v, frame, prev, rects, n)))
-		return err;
-	seg_ms = vg_time_ms_since(t0, vg_time_ns());
-
 	if (!v->hello_sent) {
 		/* As live: the HELLO goes alone, in its own FramebufferUpdate,
 		 * and the server waits for the viewer's answer (its cache size
-		 * and identity) before it encodes the first update. */
+		 * and identity) before it codes the first update. */
 		vg_writer_reset(&v->out);
 		vg_sender_hello(v->sender, &v->out);
 		wire += FBU_HEADER + RECT_HEADER + BODY_LENGTH + v->out.len;
@@ -334,7 +247,7 @@ static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_
 			return err;
 		v->hello_sent = true;
 	}
-	if ((err = send_update(v, frame, NULL, &wire, &enc_ms)))
+	if ((err = code_pass(v, frame, damage, n, &wire, ms)))
 		return err;
 	for (round = 0; !vg_region_is_empty(v->repair); round++) {
 		const vg_rect *rr;
@@ -346,19 +259,12 @@ static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_
 		}
 		rr = vg_region_rects(v->repair, &nr);
 		v->t.repair_rects += nr;
-		/* Repairs go out as the segmenter cuts them, all as pixels. */
-		if ((err = segment(v, frame, NULL, rr, nr)))
+		/* The region changes as the pass repairs it: its own copy. */
+		g_array_set_size(v->again, 0);
+		g_array_append_vals(v->again, rr, (guint)nr);
+		wire += FBU_HEADER;
+		if ((err = code_pass(v, frame, (const vg_rect *)(void *)v->again->data, nr, &wire, ms)))
 			return err;
-		{
-			vg_region *lit = v->repair;
-
-			v->repair = vg_region_new();
-			wire += FBU_HEADER;
-			err = send_update(v, frame, lit, &wire, &enc_ms);
-			vg_region_free(lit);
-			if (err)
-				return err;
-		}
 	}
 	v->t.wire_bytes += wire;
 	/* A wrong update that a later one paints over would pass a check of
@@ -369,11 +275,11 @@ static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_
 	sha1_ms = (double)(st.sha1_ns - sha1_before) / 1e6;
 
 	g_array_append_val(v->t.upd_bytes, (uint64_t){ wire });
-	g_array_append_val(v->t.seg_ms, seg_ms);
-	g_array_append_val(v->t.enc_ms, enc_ms);
+	g_array_append_val(v->t.seg_ms, ms[1]);
+	g_array_append_val(v->t.enc_ms, ms[2]);
 	g_array_append_val(v->t.sha1_ms, sha1_ms);
 	g_array_append_val(v->t.dec_ms, v->dec_ms);
-	g_array_append_val(v->t.upd_ms, (double){ diff_ms + seg_ms + enc_ms });
+	g_array_append_val(v->t.upd_ms, (double){ ms[0] + ms[1] + ms[2] });
 	return VG_OK;
 }
 
@@ -525,9 +431,6 @@ int vg_ratio_run(const char *path, const vg_ratio_options *o, vg_ratio_result *r
 		vg_error("cannot set up the pipeline: %s", vg_strerror(err));
 		goto out;
 	}
-	/* Only MOVE runs read the frame before: without them, no copy of it. */
-	if (!o->no_moves)
-		vg_differ_keep_previous(differ);
 	if (o->stock && (err = vg_stockenc_new(&o->stock_cfg, fb, &stock))) {
 		vg_error("cannot set up LibVNCServer's encoders: %s", vg_strerror(err));
 		goto out;
@@ -551,7 +454,7 @@ int vg_ratio_run(const char *path, const vg_ratio_options *o, vg_ratio_result *r
 		if (area == 0)
 			continue;
 		if (o->trace_damage) {
-			/* As the live server does: send the record's rectangles. */
+			/* The stock encoders send the record's rectangles too. */
 			changed = rec.rects;
 			n_changed = rec.n_rects;
 		}
@@ -562,8 +465,7 @@ int vg_ratio_run(const char *path, const vg_ratio_options *o, vg_ratio_result *r
 		for (i = 0; i < res->variants->len; i++) {
 			vg_ratio_variant *v = g_ptr_array_index(res->variants, i);
 
-			if ((err = variant_update(v, fb, vg_differ_previous(differ), changed,
-						  n_changed, diff_ms))) {
+			if ((err = variant_update(v, fb, rec.rects, rec.n_rects))) {
 				vg_error("frame %" G_GUINT64_FORMAT ": %s: %s", rec.index, v->name,
 					 vg_strerror(err));
 				goto out;
