@@ -395,8 +395,8 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	rcfg.cache_capacity = cfg->cache_size;
 	rcfg.clear_cache = cfg->clear_cache;
 	rcfg.zstd_window_log = cfg->zstd_window_log;
-	rcfg.approx = !cfg->lossless_only;
-	rcfg.moves = !cfg->no_moves;
+	rcfg.exact = cfg->lossless_only;
+	rcfg.lean = cfg->lean;
 	if ((err = vg_receiver_new(&rcfg, &c->receiver))) {
 		vg_connection_close(c);
 		return err;
