@@ -178,7 +178,7 @@ static rfbBool handle_varg_rect(rfbClient *client, rfbFramebufferUpdateRectHeade
 	vg_writer_reset(&c->reply);
 	err = vg_receiver_handle(c->receiver, c->body, len, &fb, &c->reply);
 	if (err) {
-		snprintf(c->error, sizeof c->error, "bad Varg update: %s", vg_receiver_error_text(c->receiver));
+		snprintf(c->error, sizeof c->error, "bad Varg message: %s", vg_receiver_error_text(c->receiver));
 		c->proto_error = true;
 		return FALSE;
 	}

@@ -20,6 +20,7 @@
 #include "common/vg_writer.h"
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_sender.h"
+#include "fingerprint/codec/vg_zstream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
