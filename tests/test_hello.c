@@ -59,6 +59,7 @@ static void test_sender_refuses(void)
 	static const guint8 repair_outside[] = { VG_VMSG_REPAIR, 1, 10, 10, 7, 1 };
 	static const guint8 repair_many[] = { VG_VMSG_REPAIR, 0xff, 0xff, 0x03 };
 	static const guint8 repair_ok[] = { VG_VMSG_REPAIR, 1, 1, 2, 3, 4 };
+	static const guint8 repair_none[] = { VG_VMSG_REPAIR, 0 };
 	vg_sender_config bad;
 
 	vg_pair_init(&p, 16, 16);
@@ -71,6 +72,7 @@ static void test_sender_refuses(void)
 	g_assert_cmpint(vg_sender_handle(p.s, NULL, 0, 16, 16, rep), ==, VG_EPROTO);
 	g_assert_cmpint(vg_sender_handle(p.s, repair_outside, sizeof repair_outside, 16, 16, rep), ==, VG_EPROTO);
 	g_assert_cmpint(vg_sender_handle(p.s, repair_many, sizeof repair_many, 16, 16, rep), ==, VG_EPROTO);
+	g_assert_cmpint(vg_sender_handle(p.s, repair_none, sizeof repair_none, 16, 16, rep), ==, VG_EPROTO);
 	g_assert_cmpint(vg_sender_handle(p.s, repair_ok, 5, 16, 16, rep), ==, VG_EPROTO);
 	g_assert_cmpint(vg_sender_handle(p.s, repair_ok, sizeof repair_ok, 16, 16, rep), ==, 0);
 	g_assert_cmpint(vg_region_area(rep), ==, 12);

@@ -54,16 +54,20 @@ static void make_document(GRand *rng, guint32 *heights, guint32 *patterns, size_
 	}
 }
 
-/* Seeds the viewer's cache under key with junk's pixels, freshly painted,
- * when junk is tall enough to stand in for r: wrong pixels that only the
- * group's SHA-1 can tell apart. */
-static void plant_junk(vg_pair *p, vg_pixbuf *junk, GRand *rng, uint64_t key, vg_rect r)
+/* An 8 x 8 pair whose viewer has read a first update of two literal
+ * rows (4 + 4 rows, one colour each): the window then holds two items
+ * and the history the same two. The streams and msg stay for the test's
+ * next update. */
+static void two_rows(vg_pair *p, unsigned group, vg_zout **zs, vg_zout **zpix, vg_writer *msg)
 {
-	vg_pixbuf v = vg_pixbuf_view(junk, vg_rect_make(0, 0, r.w, r.h));
+	static const guint8 first[] = { 1, 0, 0, 16, 16, 0, 2, 16, 16 };
+	static const guint8 first_pix[] = { 2, 0, 1, 2, 3, 2, 0, 4, 5, 6 };
 
-	vg_pair_paint_tile(junk, vg_pixbuf_rect(junk), g_rand_int(rng));
-	if (v.height == r.h)
-		vg_receiver_seed_cache(p->r, key, &v);
+	vg_pair_init_group(p, 8, 8, VG_FP_BITS_DEFAULT, group);
+	vg_pair_zouts(zs, zpix);
+	vg_writer_init(msg);
+	vg_pair_msg(*zs, *zpix, 0, first, sizeof first, first_pix, sizeof first_pix, msg);
+	g_assert_cmpint(vg_receiver_handle(p->r, msg->data, msg->len, p->viewer_fb, &p->reply), ==, 0);
 }
 
 /* Heavy repetition: most fingerprinted segments travel inside REPEATs,
@@ -165,19 +169,13 @@ static void test_recent_codes(void)
  * so both halves end with the bottom's colour. */
 static void test_repeat_recent(void)
 {
-	static const guint8 first[] = { 1, 0, 0, 16, 16, 0, 2, 16, 16 };
-	static const guint8 first_pix[] = { 2, 0, 1, 2, 3, 2, 0, 4, 5, 6 };
 	static const guint8 newest_twice[] = { 1, 0, 0, 16, 16, 0, 2, 7, 17, 7, 17 };
 	vg_pixbuf *want = vg_pixbuf_new(8, 8);
 	vg_zout *zs, *zpix;
 	vg_writer msg;
 	vg_pair p;
 
-	vg_pair_init(&p, 8, 8);
-	vg_pair_zouts(&zs, &zpix);
-	vg_writer_init(&msg);
-	vg_pair_msg(zs, zpix, 0, first, sizeof first, first_pix, sizeof first_pix, &msg);
-	g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply), ==, 0);
+	two_rows(&p, VG_GROUP_DEFAULT, &zs, &zpix, &msg);
 	vg_pixbuf_copy_rect(want, p.viewer_fb, vg_rect_make(0, 4, 8, 4));
 	vg_pixbuf_fill(want, vg_rect_make(0, 0, 8, 4), vg_pixbuf_row(want, 4)[0]);
 	vg_pair_msg(zs, zpix, 0, newest_twice, sizeof newest_twice, NULL, 0, &msg);
@@ -217,7 +215,7 @@ static void test_repeat_collisions(void)
 			for (k = 0; k < n; k++) {
 				if (g_rand_int_range(rng, 0, 8))
 					continue;
-				plant_junk(&p, junk, rng, vg_fp_key(segs[k].hash, widths[wi]), segs[k].rect);
+				vg_pair_plant_junk(&p, junk, rng, vg_fp_key(segs[k].hash, widths[wi]), segs[k].rect);
 			}
 			vg_pair_exchange(&p, segs, n);
 			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
@@ -245,8 +243,6 @@ static void test_repeat_collisions(void)
  * the parser. */
 static void test_repeat_malformed(void)
 {
-	static const guint8 first[] = { 1, 0, 0, 16, 16, 0, 2, 16, 16 };
-	static const guint8 first_pix[] = { 2, 0, 1, 2, 3, 2, 0, 4, 5, 6 };
 	static const struct repeat_case {
 		const char *name;
 		guint8 bytes[24];
@@ -285,11 +281,7 @@ static void test_repeat_malformed(void)
 
 		const struct repeat_case *c = &cases[i];
 
-		vg_pair_init_group(&p, 8, 8, VG_FP_BITS_DEFAULT, c->group);
-		vg_pair_zouts(&zs, &zpix);
-		vg_writer_init(&msg);
-		vg_pair_msg(zs, zpix, 0, first, sizeof first, first_pix, sizeof first_pix, &msg);
-		g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply), ==, 0);
+		two_rows(&p, c->group, &zs, &zpix, &msg);
 		vg_pixbuf_copy_rect(first_fb, p.viewer_fb, vg_pixbuf_rect(first_fb));
 		vg_pair_msg(zs, zpix, c->expect ? 1 : 0, c->bytes, c->n, NULL, 0,
 			    &msg);
@@ -320,8 +312,6 @@ static void test_repeat_malformed(void)
  * as drawn, but repaired. */
 static void test_repeat_within(void)
 {
-	static const guint8 first[] = { 1, 0, 0, 16, 16, 0, 2, 16, 16 };
-	static const guint8 first_pix[] = { 2, 0, 1, 2, 3, 2, 0, 4, 5, 6 };
 	/* Window and history hold 2 items each: item 4 is this update's
 	 * first. One run, two segments: a literal of the first colour,
 	 * then REPEAT 1 at offset 4 (zigzag 8). */
@@ -355,12 +345,7 @@ static void test_repeat_within(void)
 			vg_pair p;
 			int err;
 
-			vg_pair_init(&p, 8, 8);
-			vg_pair_zouts(&zs, &zpix);
-			vg_writer_init(&msg);
-			vg_pair_msg(zs, zpix, 0, first, sizeof first, first_pix, sizeof first_pix, &msg);
-			g_assert_cmpint(vg_receiver_handle(p.r, msg.data, msg.len, p.viewer_fb, &p.reply),
-					==, 0);
+			two_rows(&p, VG_GROUP_DEFAULT, &zs, &zpix, &msg);
 			if (round == 0)
 				vg_pair_msg(zs, zpix, 0, lit_then_repeat, sizeof lit_then_repeat, lit_pix,
 					    sizeof lit_pix, &msg);

@@ -58,18 +58,6 @@ static void test_round_trip(void)
 	g_rand_free(rng);
 }
 
-/* Seeds the viewer's cache under key with junk's pixels, freshly painted,
- * when junk is tall enough to stand in for r: wrong pixels that only the
- * group's SHA-1 can tell apart. */
-static void plant_junk(vg_pair *p, vg_pixbuf *junk, GRand *rng, uint64_t key, vg_rect r)
-{
-	vg_pixbuf v = vg_pixbuf_view(junk, vg_rect_make(0, 0, r.w, r.h));
-
-	vg_pair_paint_tile(junk, vg_pixbuf_rect(junk), g_rand_int(rng));
-	if (v.height == r.h)
-		vg_receiver_seed_cache(p->r, key, &v);
-}
-
 /* With 8- to 16-bit fingerprints and a viewer cache seeded with other
  * content under every key, the server's bookkeeping cannot hide the
  * collisions: only the viewer's SHA-1 check finds them. */
@@ -97,7 +85,7 @@ static void test_forced_collisions(void)
 				key = vg_fp_key(segs[k].hash, widths[wi]);
 				if (g_rand_int_range(rng, 0, 3))
 					continue;
-				plant_junk(&p, junk, rng, key, segs[k].rect);
+				vg_pair_plant_junk(&p, junk, rng, key, segs[k].rect);
 			}
 			vg_pair_exchange(&p, segs, n);
 			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));

@@ -201,6 +201,15 @@ void vg_pair_init_with(vg_pair *p, int w, int h, bool *choice)
 		*choice = false;
 }
 
+void vg_pair_plant_junk(vg_pair *p, vg_pixbuf *junk, GRand *rng, uint64_t key, vg_rect r)
+{
+	vg_pixbuf v = vg_pixbuf_view(junk, vg_rect_make(0, 0, r.w, r.h));
+
+	vg_pair_paint_tile(junk, vg_pixbuf_rect(junk), g_rand_int(rng));
+	if (v.height == r.h)
+		vg_receiver_seed_cache(p->r, key, &v);
+}
+
 void vg_pair_first_run(vg_writer *w, vg_rect r)
 {
 	vg_writer_uleb(w, vg_zigzag_encode(r.x));

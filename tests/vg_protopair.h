@@ -73,6 +73,11 @@ void vg_pair_paint_tile(vg_pixbuf *fb, vg_rect r, uint32_t pattern);
  * out must hold 4096. Returns how many. */
 size_t vg_pair_random_update(GRand *rng, vg_pair *p, vg_segdesc *out, int pool);
 
+/* Seeds the viewer's cache under key with junk's pixels, freshly painted,
+ * when junk is tall enough to stand in for r: wrong pixels that only the
+ * group's SHA-1 (or a REPEAT's content hash) can tell apart. */
+void vg_pair_plant_junk(vg_pair *p, vg_pixbuf *junk, GRand *rng, uint64_t key, vg_rect r);
+
 /* A hand-made update's first run rectangle: differences from the empty
  * rectangle at 0,0. */
 void vg_pair_first_run(vg_writer *w, vg_rect r);

@@ -541,7 +541,7 @@ int vg__trace_ratio(int argc, char **argv)
 		{ "no-moves", 0, 0, G_OPTION_ARG_NONE, &no_moves,
 		  "Sender: moved content as segments, never a MOVE the viewer copies", NULL },
 		{ "no-indexed", 0, 0, G_OPTION_ARG_NONE, &no_indexed,
-		  "Sender: no INDEXED literal blocks (the colour table kept for the connection)", NULL },
+		  "Sender: no INDEXED literal blocks (the colour table kept for the connection; with --no-pixmodel)", NULL },
 		{ "no-repeat-within", 0, 0, G_OPTION_ARG_NONE, &no_repeat_within,
 		  "Sender: no REPEATs of segments of their own update", NULL },
 		{ "no-pixmodel", 0, 0, G_OPTION_ARG_NONE, &no_pixmodel,

@@ -626,7 +626,7 @@ static int handle_repair(vg_sender *s, vg_reader *r, int32_t fbw, int32_t fbh, v
 	vg_rect frame = vg_rect_make(0, 0, fbw, fbh);
 	uint64_t count, i;
 
-	if (vg_reader_uleb(r, &count) || count > VG_MAX_REPAIR_RECTS)
+	if (vg_reader_uleb(r, &count) || count == 0 || count > VG_MAX_REPAIR_RECTS)
 		return VG_EPROTO;
 	for (i = 0; i < count; i++) {
 		vg_rect rect;

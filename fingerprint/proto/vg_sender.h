@@ -124,8 +124,10 @@ int vg_sender_approx(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rects,
 
 /* Handles one viewer message body (after its RFB type and length). The
  * rectangles of a REPAIR are added to repair, which the caller must send
- * again with literal_only covering them. VG_EPROTO for a malformed or
- * unexpected message. */
+ * again with literal_only covering them. VG_ENOTSUP for a VIEWER HELLO
+ * of another version than 1.0, VG_EPROTO for a malformed or unexpected
+ * message (vg_sender_error_text says which); VG_EZLIB when zstd cannot
+ * start. The connection must then be closed. */
 int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		     int32_t fb_width, int32_t fb_height, vg_region *repair);
 
