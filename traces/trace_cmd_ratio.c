@@ -453,8 +453,6 @@ static int32_t *sweep_field(vg_ratio_options *o, const char *name)
 		return &o->params.min_height;
 	if (strcmp(name, "similar-run") == 0)
 		return &o->params.similar_run;
-	if (strcmp(name, "zlib-level") == 0)
-		return (int32_t *)&o->zlib_level;
 	if (strcmp(name, "zstd-level") == 0)
 		return (int32_t *)&o->zstd_level;
 	return NULL;
@@ -469,8 +467,7 @@ static int run_sweep(const char *path, vg_ratio_options *o, const char *spec)
 
 	if (!kv[0] || !kv[1] || !(field = sweep_field(o, kv[0])))
 		return vg__trace_usage_error("--sweep: expected PARAM=A,B,... with PARAM one of "
-					     "column-width, anchor-bits, min-height, similar-run, zlib-level, "
-					     "zstd-level");
+					     "column-width, anchor-bits, min-height, similar-run, zstd-level");
 	values = g_strsplit(kv[1], ",", -1);
 	saved = *field;
 	for (i = 0; values[i]; i++) {

@@ -30,7 +30,7 @@
 /* Server-to-viewer message kinds (first byte of a Varg rectangle body). */
 enum {
 	VG_MSG_HELLO = 1,  /* protocol parameters; first Varg rectangle */
-	VG_MSG_UPDATE = 2, /* segments of an update, deflated */
+	VG_MSG_UPDATE = 2, /* segments of an update, compressed */
 	VG_MSG_PONG = 3,   /* echoes a viewer's PING token */
 	VG_MSG_HISTORY = 4, /* the saved history is restored */
 	VG_MSG_APPROX = 5,  /* missed regions at a lower resolution, exact later */
@@ -204,7 +204,7 @@ static inline uint64_t vg_fp_key(uint64_t hash, unsigned bits)
 #define VG_MAX_REPAIR_RECTS 4096
 
 /* Upper bound on a Varg rectangle body, whatever the framebuffer: a whole
- * 16384x16384 frame of literal pixels deflates to less than this. */
+ * 16384x16384 frame of literal pixels compresses to less than this. */
 #define VG_MAX_BODY (1u << 30)
 
 /* Largest viewer message body (its length field is 16 bits). */

@@ -3,7 +3,6 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "common/vg_error.h"
 #include "common/vg_id.h"

@@ -188,9 +188,9 @@ static int close_group(vg_sender *s, vg_writer *w, unsigned *in_group)
 		return VG_OK;
 	if ((err = vg_sha1_final(s->sha1, digest)))
 		return err;
-	/* The digest travels in the update's uncompressed check list: zlib
+	/* The digest travels in the update's uncompressed check list: zstd
 	 * cannot shrink it, and inside the stream it would only push earlier
-	 * fingerprints out of zlib's window. */
+	 * fingerprints out of the window. */
 	vg_writer_uleb(w, VG_OP_CHECK);
 	vg_writer_bytes(&s->checks, digest, sizeof digest);
 	*in_group = 0;

@@ -168,7 +168,7 @@ typedef struct {
 	uint64_t repeated_segments; /* segments they stand for */
 	uint64_t checks;          /* SHA-1 groups sent */
 	uint64_t literal_bytes;   /* literal pixels at 3 bytes a pixel */
-	uint64_t literal_coded_bytes; /* the same after literal coding, before zlib */
+	uint64_t literal_coded_bytes; /* the same after literal coding, before zstd */
 	uint64_t literal_pixels[VG_LIT_METHODS]; /* literal pixels coded with each method */
 	uint64_t literal_wire_bytes; /* ... and compressed: the updates' pixel chunks */
 	uint64_t model_updates;   /* updates whose pixels went by the pixel model */
