@@ -178,7 +178,7 @@ static rfbBool handle_varg_rect(rfbClient *client, rfbFramebufferUpdateRectHeade
 	vg_writer_reset(&c->reply);
 	err = vg_receiver_handle(c->receiver, c->body, len, &fb, &c->reply);
 	if (err) {
-		snprintf(c->error, sizeof c->error, "bad Varg update: %s", vg_receiver_error_text(c->receiver));
+		snprintf(c->error, sizeof c->error, "bad Varg message: %s", vg_receiver_error_text(c->receiver));
 		c->proto_error = true;
 		return FALSE;
 	}
@@ -395,8 +395,8 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	rcfg.cache_capacity = cfg->cache_size;
 	rcfg.clear_cache = cfg->clear_cache;
 	rcfg.zstd_window_log = cfg->zstd_window_log;
-	rcfg.approx = !cfg->lossless_only;
-	rcfg.moves = !cfg->no_moves;
+	rcfg.exact = cfg->lossless_only;
+	rcfg.lean = cfg->lean;
 	if ((err = vg_receiver_new(&rcfg, &c->receiver))) {
 		vg_connection_close(c);
 		return err;

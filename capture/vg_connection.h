@@ -42,9 +42,9 @@ typedef struct {
 	bool verbose;            /* pass LibVNCClient's log through */
 	const char *cache_dir;   /* base of persistent segment caches; NULL: memory only */
 	uint64_t cache_size;     /* bytes; 0: the cache's default */
-	unsigned zstd_window_log; /* zstd window offered, log2 bytes; 0: zlib only */
+	unsigned zstd_window_log; /* zstd window kept, log2 bytes, 20..27 */
 	bool lossless_only;      /* do not take approximations of missed regions */
-	bool no_moves;           /* do not take MOVE runs (moved content comes as segments) */
+	bool lean;               /* keep no pixel model (its tables take about 14 MB) */
 	bool clear_cache;        /* empty this server's cache at connect */
 	bool remote_cursor;      /* ask for the cursor shape instead of cursor pixels */
 	bool view_only;          /* send no key, pointer or cut-text events */
@@ -96,7 +96,7 @@ typedef struct {
 	uint64_t approx_periods;     /* times some of the picture became approximate */
 	double approx_max_ms;        /* the longest such time until all was exact */
 	double approx_total_ms;      /* all of them together */
-	unsigned zstd_window_log;    /* zstd window in use for Varg; 0: zlib */
+	unsigned zstd_window_log;    /* zstd window in use for Varg */
 	bool coded_ahead;            /* the server coded the first update without
 					waiting for our VIEWER HELLO */
 	uint64_t segments;

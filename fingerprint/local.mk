@@ -29,9 +29,24 @@ fingerprint_libvgfp_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(CRYP
 
 VG_FP_LIBS = fingerprint/libvgfp.a $(VG_COMMON_LIBS) $(CRYPTO_LIBS) $(ZSTD_LIBS)
 
-check_PROGRAMS += tests/test_protocol tests/test_literal tests/test_approx tests/test_pixmodel
-TESTS += tests/test_protocol tests/test_literal tests/test_approx tests/test_pixmodel
-tests_test_protocol_LDADD = segment2d/libvgseg.a $(VG_FP_LIBS)
+# The protocol's tests, one file per message, sharing a sender and
+# receiver joined back to back (tests/vg_protopair.c).
+VG_PROTO_TESTS = tests/test_hello tests/test_update tests/test_repeat tests/test_moves \
+	tests/test_vectors
+VG_PROTOPAIR_SOURCES = tests/vg_protopair.c tests/vg_protopair.h
+check_PROGRAMS += $(VG_PROTO_TESTS) tests/test_literal tests/test_approx tests/test_pixmodel
+TESTS += $(VG_PROTO_TESTS) tests/test_literal tests/test_approx tests/test_pixmodel
+tests_test_hello_SOURCES = tests/test_hello.c $(VG_PROTOPAIR_SOURCES)
+tests_test_hello_LDADD = $(VG_FP_LIBS)
+tests_test_update_SOURCES = tests/test_update.c $(VG_PROTOPAIR_SOURCES)
+tests_test_update_LDADD = $(VG_FP_LIBS)
+tests_test_repeat_SOURCES = tests/test_repeat.c $(VG_PROTOPAIR_SOURCES)
+tests_test_repeat_LDADD = $(VG_FP_LIBS)
+tests_test_moves_SOURCES = tests/test_moves.c $(VG_PROTOPAIR_SOURCES)
+tests_test_moves_LDADD = segment2d/libvgseg.a $(VG_FP_LIBS)
+tests_test_vectors_SOURCES = tests/test_vectors.c $(VG_PROTOPAIR_SOURCES)
+tests_test_vectors_LDADD = $(VG_FP_LIBS)
+EXTRA_DIST += tests/vectors
 tests_test_literal_LDADD = $(VG_FP_LIBS)
 tests_test_approx_LDADD = $(VG_FP_LIBS)
 tests_test_pixmodel_LDADD = $(VG_FP_LIBS)

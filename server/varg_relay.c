@@ -70,7 +70,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "allow-no-password", 0, 0, G_OPTION_ARG_NONE, &o->allow_no_password, "Serve a --listen address other than loopback without --password-file", NULL },
 		{ "no-clipboard", 0, 0, G_OPTION_ARG_NONE, &o->no_clipboard, "Do not pass the clipboard either way", NULL },
 		{ "beliefs-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->beliefs_dir, "Keep what the site's viewers' caches hold under DIR (default $XDG_STATE_HOME/varg/beliefs)", "DIR" },
-		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to the site's viewers, 1-19 (default 9 when the viewer is less than 5 ms away, 11 beyond); 0: zlib", "N" },
+		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to the site's viewers, 1-19 (default 9 when the viewer is less than 5 ms away, 11 beyond)", "N" },
 		{ "refine-ms", 0, 0, G_OPTION_ARG_INT, &o->refine_ms, "Progressive refinement towards the site's viewers (as varg-server's; default 0: off)", "MS" },
 		{ "pixel-model", 0, 0, G_OPTION_ARG_STRING, &o->pixel_model, "The pixel model towards the site's viewers (as varg-server's): auto (the default: for viewers 30 ms or more away), on or off", "WHEN" },
 		{ "stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json, "At exit, write the upstream's and every viewer's counts to FILE", "FILE" },
@@ -80,7 +80,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->cache_dir, "Keep the relay's segment caches under DIR (default $XDG_CACHE_HOME/varg/relay)", "DIR" },
 		{ "cache-size", 0, 0, G_OPTION_ARG_STRING, &o->cache_size, "Largest size of the upstream's cache, e.g. 500M or 20G (default 2G)", "SIZE" },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persistent_cache, "Keep the upstream's segments in memory only", NULL },
-		{ "zstd-window", 0, 0, G_OPTION_ARG_STRING, &o->zstd_window, "Memory for the upstream's zstd window, a power of two from 1M to 128M (default 16M); 0: zlib only", "SIZE" },
+		{ "zstd-window", 0, 0, G_OPTION_ARG_STRING, &o->zstd_window, "Memory for the upstream's zstd window, a power of two from 1M to 128M (default 16M)", "SIZE" },
 		{ "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->timeout, "Give up a connection the upstream has not completed within SECONDS (default 20)", "SECONDS" },
 		{ "no-reconnect", 0, 0, G_OPTION_ARG_NONE, &o->no_reconnect, "Exit (status 1) when the upstream connection drops, instead of connecting again", NULL },
 		{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &o->verbose, "Log more, including LibVNCServer's and LibVNCClient's messages", NULL },
@@ -125,8 +125,8 @@ static int parse_options(int argc, char **argv, options *o)
 				   o->allow_no_password) ||
 	    (o->http && vg_server_check_http(o->http)))
 		return VG_EINVAL;
-	if (o->zstd_level != VG_SERVER_ZSTD_AUTO && (o->zstd_level < 0 || o->zstd_level > 19)) {
-		vg_error("--zstd-level must be between 0 and 19");
+	if (o->zstd_level != VG_SERVER_ZSTD_AUTO && (o->zstd_level < 1 || o->zstd_level > 19)) {
+		vg_error("--zstd-level must be between 1 and 19");
 		return VG_EINVAL;
 	}
 	if (o->pixel_model && vg_server_pixmodel_option(o->pixel_model, &o->pixmodel))
@@ -188,9 +188,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	rc.zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
-	if (o.zstd_window && vg_cmdline_parse_pow2(o.zstd_window, VG_ZSTD_WINDOW_LOG_MIN,
-						   VG_ZSTD_WINDOW_LOG_MAX, &rc.zstd_window_log)) {
-		vg_error("--zstd-window: '%s' is not a power of two from 1M to 128M (or 0)", o.zstd_window);
+	if (o.zstd_window && (vg_cmdline_parse_pow2(o.zstd_window, VG_ZSTD_WINDOW_LOG_MIN,
+						   VG_ZSTD_WINDOW_LOG_MAX, &rc.zstd_window_log) ||
+	    rc.zstd_window_log == 0)) {
+		vg_error("--zstd-window: '%s' is not a power of two from 1M to 128M", o.zstd_window);
 		goto out;
 	}
 	if (o.passwd && (err = vg_passwd_read_file(o.passwd, &upstream_password))) {

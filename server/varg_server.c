@@ -40,7 +40,6 @@ typedef struct {
 	int port;
 	char *listen;
 	char *http;
-	int zlib_level;
 	int zstd_level;
 	int refine_ms;
 	gboolean no_moves;
@@ -84,9 +83,8 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port (default 5900; 0 = first free from 5900)", "N" },
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &o->listen, "IPv4 address to listen on (default 127.0.0.1)", "ADDR" },
 		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_server_http_option, "Serve noVNC to browsers on the same port (from DIR; default " VG_SERVER_HTTP_DIR "); they connect over WebSocket", "DIR" },
-		{ "zlib-level", 0, 0, G_OPTION_ARG_INT, &o->zlib_level, "zlib level of Varg updates, 0-9 (default 6)", "N" },
 		{ "refine-ms", 0, 0, G_OPTION_ARG_INT, &o->refine_ms, "Progressive refinement for slow links: show a missed region approximately first when its exact pixels would take longer than MS on the link (100 suits a link of 0.2 MB/s and 120 ms), to viewers that take it; 0 (the default): exact pixels only", "MS" },
-		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to viewers that take zstd, 1-19 (default 9 when the viewer is less than 5 ms away, 11 beyond); 0: zlib for every viewer", "N" },
+		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates, 1-19 (default 9 when the viewer is less than 5 ms away, 11 beyond)", "N" },
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
 		{ "group-size", 0, 0, G_OPTION_ARG_INT, &o->group_size, "Fingerprinted segments per SHA-1 check, 1-255 (default 20)", "N" },
 		{ "pixel-model", 0, 0, G_OPTION_ARG_STRING, &o->pixel_model, "Code literal pixels by the pixel model (a third or more fewer bytes, a few times the CPU at both ends): auto (the default: for viewers 30 ms or more away), on or off", "WHEN" },
@@ -163,12 +161,8 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--refine-ms must be between 0 and 60000");
 		return VG_EINVAL;
 	}
-	if (o->zstd_level != VG_SERVER_ZSTD_AUTO && (o->zstd_level < 0 || o->zstd_level > 19)) {
-		vg_error("--zstd-level must be between 0 and 19");
-		return VG_EINVAL;
-	}
-	if (o->zlib_level < 0 || o->zlib_level > 9) {
-		vg_error("--zlib-level must be between 0 and 9");
+	if (o->zstd_level != VG_SERVER_ZSTD_AUTO && (o->zstd_level < 1 || o->zstd_level > 19)) {
+		vg_error("--zstd-level must be between 1 and 19");
 		return VG_EINVAL;
 	}
 	if (o->pixel_model && vg_server_pixmodel_option(o->pixel_model, &o->pixmodel))
@@ -260,7 +254,6 @@ int main(int argc, char **argv)
 	vg_xsource_options_init(&xo);
 	vg_tracesource_options_init(&play);
 	o.port = cfg.port;
-	o.zlib_level = cfg.zlib_level;
 	o.zstd_level = cfg.zstd_level;
 	o.pixmodel = cfg.pixmodel;
 	o.refine_ms = (int)cfg.refine_ms;
@@ -322,7 +315,6 @@ int main(int argc, char **argv)
 	cfg.port = o.port;
 	if (o.listen)
 		cfg.listen = o.listen;
-	cfg.zlib_level = o.zlib_level;
 	cfg.zstd_level = o.zstd_level;
 	cfg.refine_ms = (unsigned)o.refine_ms;
 	cfg.no_moves = o.no_moves;

@@ -71,7 +71,6 @@ void vg_server_config_init(vg_server_config *cfg)
 	memset(cfg, 0, sizeof *cfg);
 	cfg->port = 5900;
 	cfg->listen = "127.0.0.1";
-	cfg->zlib_level = 6;
 	cfg->zstd_level = VG_SERVER_ZSTD_AUTO;
 	cfg->pixmodel = VG_SERVER_PIXMODEL_AUTO;
 	cfg->fp_bits = VG_FP_BITS_DEFAULT;

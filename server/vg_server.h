@@ -50,8 +50,7 @@ int vg_server_pixmodel_option(const char *s, vg_server_pixmodel *out);
 typedef struct {
 	int port;                 /* TCP port; 0 picks the first free one from 5900 */
 	const char *listen;       /* IPv4 address to listen on (default 127.0.0.1) */
-	int zlib_level;           /* Varg's zlib level, 0..9 */
-	int zstd_level;           /* zstd level offered to viewers, 1..19; 0: zlib only;
+	int zstd_level;           /* zstd level of Varg updates, 1..19;
 				   * VG_SERVER_ZSTD_AUTO (the default): by the viewer's
 				   * round trip, VG_SENDER_ZSTD_LEVEL near,
 				   * VG_SENDER_ZSTD_LEVEL_FAR from VG_SERVER_FAR_RTT_US on */

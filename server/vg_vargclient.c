@@ -118,11 +118,11 @@ void vg__varg_log_session(vg_conn *c, const char *host)
 	vg_sender_get_stats(c->sender, &st);
 	vg_info("client %s: Varg session ended: %" G_GUINT64_FORMAT " fingerprints, %"
 		G_GUINT64_FORMAT " literal segments, %" G_GUINT64_FORMAT " repairs, miss rate %.2f %%, %"
-		G_GUINT64_FORMAT " beliefs (%" G_GUINT64_FORMAT " from disk)%s; %s level %d%s", host,
+		G_GUINT64_FORMAT " beliefs (%" G_GUINT64_FORMAT " from disk)%s; zstd level %d%s", host,
 		st.fingerprint_segments, st.literal_segments, st.repairs,
 		st.fingerprint_segments ? 100.0 * (double)st.repairs / (double)st.fingerprint_segments : 0.0,
 		st.beliefs, st.beliefs_loaded, c->persist ? ", saved" : "",
-		st.zstd_window_log ? "zstd" : "zlib", st.zstd_window_log ? c->zstd_level : c->server->cfg.zlib_level,
+		c->zstd_level,
 		st.model_updates ? ", pixels by the pixel model" : "");
 	if (st.approx_messages)
 		vg_info("client %s: %" G_GUINT64_FORMAT " approximations of %" G_GUINT64_FORMAT
@@ -164,10 +164,10 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	/* Capabilities ahead of the VIEWER HELLO, listed after VG_ENCODING
 	 * (LibVNCServer offers an enabled extension every encoding it does
 	 * not know itself). */
-	if (((uint32_t)encoding & 0xffff0000u) == VG_CAPS_FLAGS) {
-		unsigned i = ((uint32_t)encoding >> 8) & 0xff;
+	if (vg_caps_index(encoding) >= 0) {
+		unsigned i = (unsigned)vg_caps_index(encoding);
 
-		if (i >= VG_CAPS_COUNT || !c->varg)
+		if (!c->varg)
 			return FALSE;
 		pthread_mutex_lock(&c->lock);
 		c->caps[i] = (uint8_t)encoding;
@@ -181,7 +181,6 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 		return TRUE;
 	s = c->server;
 	vg_sender_config_init(&cfg);
-	cfg.zlib_level = s->cfg.zlib_level;
 	/* Both by the round trip, read once. */
 	if (vg_refine_read_socket(cl->sock, &path) != VG_OK)
 		path.rtt_us = 0;
@@ -357,7 +356,8 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 	if (ping && send_pong(cl, token))
 		err = VG_EIO;
 	if (err) {
-		vg_warn("client %s: bad Varg message (%s); closing", cl->host, vg_strerror(err));
+		vg_warn("client %s: bad Varg message (%s: %s); closing", cl->host, vg_strerror(err),
+			vg_sender_error_text(c->sender));
 		rfbCloseClient(cl);
 	} else if (!vg_region_is_empty(repair)) {
 		ask_again(cl, repair);

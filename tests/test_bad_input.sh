@@ -12,7 +12,7 @@ VWR="$B/viewer/varg-viewer --headless"
 VT=$B/traces/varg-trace
 d=$work/in
 mkdir -p "$d"
-tap_plan 73
+tap_plan 74
 
 # Inputs: a frame as PNG, a trace cut short in its header and in a record,
 # one with a flipped byte in a record and one in its magic, an empty file.
@@ -60,7 +60,7 @@ bad 2 'abc.*--port' $SRV --trace "$TRACE" --port abc
 bad 2 '--port must be' $SRV --trace "$TRACE" --port 70000
 bad 2 '--fp-bits must be' $SRV --trace "$TRACE" --fp-bits 4
 bad 2 '--group-size must be' $SRV --trace "$TRACE" --group-size 0
-bad 2 '--zlib-level must be' $SRV --trace "$TRACE" --zlib-level 10
+bad 2 '--zstd-level must be between 1 and 19' $SRV --trace "$TRACE" --zstd-level 0
 bad 2 '--speed must be' $SRV --trace "$TRACE" --speed -1
 bad 2 '--beliefs-file-mb must be' $SRV --trace "$TRACE" --beliefs-file-mb 0
 bad 2 'exclude each other' $SRV --trace "$TRACE" --no-persistent-cache --beliefs-dir "$d"
@@ -89,6 +89,7 @@ bad 2 "unexpected argument 'extra'" $VWR localhost:1 extra
 bad 2 "'foo:bar' is not a server address" $VWR foo:bar
 bad 2 "'localhost::99999' is not a server address" $VWR localhost::99999
 bad 2 "--cache-size: '12X' is not a size" $VWR --cache-size 12X localhost:1
+bad 2 "--zstd-window: '0' is not a power of two" $VWR --zstd-window 0 localhost:1
 bad 2 '--exit-when-idle must not be negative' $VWR --exit-when-idle -1 localhost:1
 bad 2 'abc.*--exit-when-idle' $VWR --exit-when-idle abc localhost:1
 bad 2 'exclude each other' $VWR --no-persistent-cache --cache-dir "$d" localhost:1

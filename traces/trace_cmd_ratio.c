@@ -453,8 +453,6 @@ static int32_t *sweep_field(vg_ratio_options *o, const char *name)
 		return &o->params.min_height;
 	if (strcmp(name, "similar-run") == 0)
 		return &o->params.similar_run;
-	if (strcmp(name, "zlib-level") == 0)
-		return (int32_t *)&o->zlib_level;
 	if (strcmp(name, "zstd-level") == 0)
 		return (int32_t *)&o->zstd_level;
 	return NULL;
@@ -469,8 +467,7 @@ static int run_sweep(const char *path, vg_ratio_options *o, const char *spec)
 
 	if (!kv[0] || !kv[1] || !(field = sweep_field(o, kv[0])))
 		return vg__trace_usage_error("--sweep: expected PARAM=A,B,... with PARAM one of "
-					     "column-width, anchor-bits, min-height, similar-run, zlib-level, "
-					     "zstd-level");
+					     "column-width, anchor-bits, min-height, similar-run, zstd-level");
 	values = g_strsplit(kv[1], ",", -1);
 	saved = *field;
 	for (i = 0; values[i]; i++) {
@@ -480,7 +477,8 @@ static int run_sweep(const char *path, vg_ratio_options *o, const char *spec)
 		if (!*values[i] || *end || val < 0 || val > 100000)
 			return vg__trace_usage_error("--sweep: '%s' is not a number", values[i]);
 		*field = (int32_t)val;
-		if (vg_segparams_check(&o->params) || o->zlib_level > 9 || o->zstd_level > 19)
+		if (vg_segparams_check(&o->params) || o->zlib_level > 9 || o->zstd_level < 1 ||
+		    o->zstd_level > 19)
 			return vg__trace_usage_error("--sweep: %s=%ld is out of range", kv[0], val);
 	}
 	*field = saved;
@@ -524,7 +522,7 @@ int vg__trace_ratio(int argc, char **argv)
 	int zstd = VG_SENDER_ZSTD_LEVEL, zwin = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	gint64 cache_size = -1;
 	gboolean trace_damage = FALSE, no_motion = FALSE, no_moves = FALSE, no_indexed = FALSE,
-		 no_repeat_within = FALSE, no_repeat_recent = FALSE, no_pixmodel = FALSE,
+		 no_repeat_within = FALSE, no_pixmodel = FALSE,
 		 no_stock = FALSE, no_variants = FALSE, quiet = FALSE;
 	g_autofree char *json = NULL, *plot = NULL, *segmenter = NULL, *sweep = NULL;
 	GOptionEntry entries[] = {
@@ -538,19 +536,17 @@ int vg__trace_ratio(int argc, char **argv)
 		{ "no-motion", 0, 0, G_OPTION_ARG_NONE, &no_motion,
 		  "Main pipeline without movement estimation", NULL },
 		{ "no-moves", 0, 0, G_OPTION_ARG_NONE, &no_moves,
-		  "Moved content as segments, not copied by the viewer (as older viewers)", NULL },
+		  "Sender: moved content as segments, never a MOVE the viewer copies", NULL },
 		{ "no-indexed", 0, 0, G_OPTION_ARG_NONE, &no_indexed,
-		  "No literal blocks of the colour table kept for the connection (as older viewers)", NULL },
+		  "Sender: no INDEXED literal blocks (the colour table kept for the connection; with --no-pixmodel)", NULL },
 		{ "no-repeat-within", 0, 0, G_OPTION_ARG_NONE, &no_repeat_within,
-		  "No REPEATs of segments of their own update (as older viewers)", NULL },
-		{ "no-repeat-recent", 0, 0, G_OPTION_ARG_NONE, &no_repeat_recent,
-		  "REPEAT offsets from the previous REPEAT, not by recency (as older viewers)", NULL },
+		  "Sender: no REPEATs of segments of their own update", NULL },
 		{ "no-pixmodel", 0, 0, G_OPTION_ARG_NONE, &no_pixmodel,
-		  "Literal pixels by the literal methods and zstd only, never the pixel model (as older viewers)", NULL },
+		  "Sender: literal pixels by the literal methods and zstd only, never the pixel model", NULL },
 		{ "zlib-level", 'z', 0, G_OPTION_ARG_INT, &zl,
-		  "Deflate level of the Varg sender and of the Zlib encoding (6)", "0-9" },
+		  "Deflate level of the Zlib encoding (6)", "0-9" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &zstd,
-		  "zstd level of the Varg sender; 0: zlib, as older viewers get (9)", "0-19" },
+		  "zstd level of the Varg sender (9)", "1-19" },
 		{ "zstd-window", 0, 0, G_OPTION_ARG_INT, &zwin,
 		  "The viewer's zstd window, log2 bytes (24: 16 MiB)", "20-27" },
 		{ "tight-level", 0, 0, G_OPTION_ARG_INT, &tl, "Tight compress level, lossless (9)", "0-9" },
@@ -579,7 +575,9 @@ int vg__trace_ratio(int argc, char **argv)
 	g_option_context_set_description(ctx,
 		"Runs every update of TRACE through the Varg pipeline (differ, movement\n"
 		"estimation, segmenter, sender, receiver) and LibVNCServer's Raw, Hextile,\n"
-		"Zlib, Tight and ZRLE encoders, and prints the bytes and times of each.");
+		"Zlib, Tight and ZRLE encoders, and prints the bytes and times of each.\n"
+		"The --no-X switches are the sender's choices, for measuring what each\n"
+		"coding saves: the receiver of protocol 1.0 understands every coding.");
 	if (!vg__trace_parse_options(ctx, &argc, &argv))
 		return VG__EXIT_USAGE;
 	if (argc != 2)
@@ -602,8 +600,8 @@ int vg__trace_ratio(int argc, char **argv)
 		return vg__trace_usage_error("segmenter parameters out of range");
 	if (zl < 0 || zl > 9)
 		return vg__trace_usage_error("--zlib-level must be 0..9");
-	if (zstd < 0 || zstd > 19)
-		return vg__trace_usage_error("--zstd-level must be 0..19");
+	if (zstd < 1 || zstd > 19)
+		return vg__trace_usage_error("--zstd-level must be 1..19");
 	if (zwin < VG_ZSTD_WINDOW_LOG_MIN || zwin > VG_ZSTD_WINDOW_LOG_MAX)
 		return vg__trace_usage_error("--zstd-window must be %d..%d", VG_ZSTD_WINDOW_LOG_MIN,
 					     VG_ZSTD_WINDOW_LOG_MAX);
@@ -628,7 +626,6 @@ int vg__trace_ratio(int argc, char **argv)
 	o.no_moves = no_moves;
 	o.no_indexed = no_indexed;
 	o.no_repeat_within = no_repeat_within;
-	o.no_repeat_recent = no_repeat_recent;
 	o.no_pixmodel = no_pixmodel;
 	o.trace_damage = trace_damage;
 	o.stock = !no_stock;

@@ -109,9 +109,10 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	v->t.sha1_ms = g_array_new(FALSE, FALSE, sizeof(double));
 	v->t.dec_ms = g_array_new(FALSE, FALSE, sizeof(double));
 	vg_sender_config_init(&scfg);
-	scfg.zlib_level = o->zlib_level;
 	scfg.zstd_level = o->zstd_level;
 	scfg.pixmodel = !o->no_pixmodel;
+	scfg.indexed = !o->no_indexed;
+	scfg.repeat_within = !o->no_repeat_within;
 	/* Both ends keep the window asked for, as a server configured for it
 	 * would. */
 	scfg.zstd_window_log = o->zstd_window_log;
@@ -123,12 +124,7 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	vg_receiver_config_init(&rcfg);
 	rcfg.cache_dir = NULL;    /* in memory: every run starts cold */
 	rcfg.cache_capacity = o->cache_size;
-	rcfg.zstd_window_log = o->zstd_level ? o->zstd_window_log : 0;
-	rcfg.moves = v->motion && !o->no_moves;
-	rcfg.indexed = !o->no_indexed;
-	rcfg.repeat_within = !o->no_repeat_within;
-	rcfg.repeat_recent = !o->no_repeat_recent;
-	rcfg.pixmodel = !o->no_pixmodel;
+	rcfg.zstd_window_log = o->zstd_window_log;
 	vg_pipeline_config_init(&pcfg);
 	pcfg.params = *params;
 	pcfg.motion = v->motion;

@@ -26,14 +26,13 @@
 typedef struct {
 	vg_segparams params;        /* the main pipeline's segmenter */
 	bool no_motion;             /* main pipeline without movement estimation */
-	bool no_moves;              /* ... with it, but no MOVE runs (as older viewers) */
-	bool no_indexed;            /* no literal blocks of the shared colour table */
-	bool no_repeat_within;      /* no REPEATs within an update */
-	bool no_repeat_recent;      /* REPEAT offsets from the previous REPEAT */
-	bool no_pixmodel;           /* literal methods and zstd only, no pixel model */
+	bool no_moves;              /* sender: with it, but no MOVE runs */
+	bool no_indexed;            /* sender: no literal blocks of the shared colour table */
+	bool no_repeat_within;      /* sender: no REPEATs within an update */
+	bool no_pixmodel;           /* sender: literal methods and zstd only, no pixel model */
 	bool trace_damage;          /* send the trace's own rectangles, not the
 				     * differ's tighter ones */
-	int zlib_level;             /* vg_sender's deflate level */
+	int zlib_level;             /* the Zlib encoding's deflate level */
 	int zstd_level;             /* its zstd level; 0: zlib, as older viewers */
 	unsigned zstd_window_log;   /* the viewer's zstd window (log2 bytes) */
 	bool variants;              /* also run the Table 12 variants */

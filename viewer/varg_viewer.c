@@ -57,7 +57,7 @@ typedef struct {
 	char *cache_size;
 	char *zstd_window;
 	gboolean lossless_only;
-	gboolean no_moves;
+	gboolean lean;
 	gboolean no_persistent_cache;
 	gboolean clear_cache;
 	int requests;
@@ -94,9 +94,9 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "frame-log", 0, 0, G_OPTION_ARG_FILENAME, &o->frame_log, "Log the time and framebuffer hash of every update to FILE (--headless)", "FILE" },
 		{ "record", 0, 0, G_OPTION_ARG_FILENAME, &o->record, "Record what the viewer shows, the input sent and the cursor shapes as a trace (varg-trace info FILE)", "FILE.vtr" },
 		{ "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->cache_dir, "Keep segment caches under DIR (default $XDG_CACHE_HOME/varg)", "DIR" },
-		{ "zstd-window", 0, 0, G_OPTION_ARG_STRING, &o->zstd_window, "Memory for the server's zstd window, a power of two from 1M to 128M (default 16M); 0: zlib only, as older viewers", "SIZE" },
+		{ "zstd-window", 0, 0, G_OPTION_ARG_STRING, &o->zstd_window, "Memory for the server's zstd window, a power of two from 1M to 128M (default 16M)", "SIZE" },
 		{ "lossless-only", 0, 0, G_OPTION_ARG_NONE, &o->lossless_only, "Never show a region approximately while its exact pixels are on the way (the server does so on slow links)", NULL },
-		{ "no-moves", 0, 0, G_OPTION_ARG_NONE, &o->no_moves, "Do not copy moved content within the picture: the server sends a scroll as segments, as to older viewers", NULL },
+		{ "lean", 0, 0, G_OPTION_ARG_NONE, &o->lean, "Keep no pixel model (about 14 MB): the server codes new pixels by the literal methods only", NULL },
 		{ "cache-size", 0, 0, G_OPTION_ARG_STRING, &o->cache_size, "Largest size of one server's cache, e.g. 500M or 20G (default 2G)", "SIZE" },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persistent_cache, "Keep segments in memory only", NULL },
 		{ "clear-cache", 0, 0, G_OPTION_ARG_NONE, &o->clear_cache, "Empty this server's segment cache before connecting", NULL },
@@ -476,9 +476,10 @@ int main(int argc, char **argv)
 		vg_error("--cache-size: '%s' is not a size such as 500M or 20G", o.cache_size);
 		goto out;
 	}
-	if (o.zstd_window && vg_cmdline_parse_pow2(o.zstd_window, VG_ZSTD_WINDOW_LOG_MIN,
-						       VG_ZSTD_WINDOW_LOG_MAX, &zstd_window_log)) {
-		vg_error("--zstd-window: '%s' is not a power of two from 1M to 128M (or 0)", o.zstd_window);
+	if (o.zstd_window && (vg_cmdline_parse_pow2(o.zstd_window, VG_ZSTD_WINDOW_LOG_MIN,
+						       VG_ZSTD_WINDOW_LOG_MAX, &zstd_window_log) ||
+	    zstd_window_log == 0)) {
+		vg_error("--zstd-window: '%s' is not a power of two from 1M to 128M", o.zstd_window);
 		goto out;
 	}
 	if (o.no_persistent_cache && o.cache_dir) {
@@ -525,7 +526,7 @@ int main(int argc, char **argv)
 	cfg.zstd_window_log = zstd_window_log;
 	cfg.clear_cache = o.clear_cache;
 	cfg.lossless_only = o.lossless_only;
-	cfg.no_moves = o.no_moves;
+	cfg.lean = o.lean;
 	cfg.requests = o.requests;
 	cfg.view_only = o.viewonly;
 	cfg.timeout_ms = (int)(o.timeout * 1000);

@@ -20,16 +20,17 @@
  * entry uses it (types 248-255 are all taken). */
 #define VG_CLIENT_MSG 200
 
-/* The version in the server's HELLO. A viewer answers with the highest
- * version of the VIEWER HELLO it speaks (VG_VIEWER_VERSION); version 2
- * adds the zstd window after the history digest (doc/protocol.md). */
-#define VG_PROTO_VERSION 1
-#define VG_VIEWER_VERSION 2
+/* Protocol version 1.0, in both HELLOs: the major number in the high
+ * nibble, the minor in the low one. Each end refuses any other version
+ * (VG_ENOTSUP): there is one wire format, no per-feature negotiation. */
+#define VG_PROTO_VERSION 0x10
+#define VG_PROTO_MAJOR(v) ((unsigned)(v) >> 4)
+#define VG_PROTO_MINOR(v) ((unsigned)(v) & 15)
 
 /* Server-to-viewer message kinds (first byte of a Varg rectangle body). */
 enum {
 	VG_MSG_HELLO = 1,  /* protocol parameters; first Varg rectangle */
-	VG_MSG_UPDATE = 2, /* segments of an update, deflated */
+	VG_MSG_UPDATE = 2, /* segments of an update, compressed */
 	VG_MSG_PONG = 3,   /* echoes a viewer's PING token */
 	VG_MSG_HISTORY = 4, /* the saved history is restored */
 	VG_MSG_APPROX = 5,  /* missed regions at a lower resolution, exact later */
@@ -45,39 +46,48 @@ enum {
 /* Body length of PING and PONG: kind and a u32 token. */
 #define VG_PING_LEN 5
 
-/* HELLO flags. */
+/* HELLO flags; the other bits are 0 (a viewer refuses them). */
 #define VG_HELLO_NO_PERSIST 0x01 /* the viewer must not keep segments on disk */
-#define VG_HELLO_ZSTD 0x02      /* the server can code updates with zstd */
-#define VG_HELLO_AHEAD 0x04     /* the first UPDATE follows at once, coded for the
+#define VG_HELLO_AHEAD 0x02     /* the first UPDATE follows at once, coded for the
 				 * viewer's announced capabilities */
-#define VG_HELLO_RECENT 0x08    /* the server codes REPEAT offsets by recency for a
-				 * viewer that sets VG_VHELLO_REPEAT_RECENT */
-#define VG_HELLO_PIXMODEL 0x10  /* the server can code pixels by the pixel model for a
-				 * viewer that sets VG_VHELLO_PIXMODEL */
+#define VG_HELLO_FLAGS (VG_HELLO_NO_PERSIST | VG_HELLO_AHEAD)
+
+/* VIEWER HELLO flags: what a viewer really differs in besides its cache
+ * capacity and zstd window; the other bits are 0 (a server refuses them). */
+#define VG_VHELLO_EPHEMERAL 0x01 /* the cache identity lives for this connection only */
+#define VG_VHELLO_LEAN 0x02      /* the viewer keeps no pixel model (its tables take
+				  * about 14 MB): literal pixels by the literal
+				  * methods only */
+#define VG_VHELLO_EXACT 0x04     /* exact pixels only: never an APPROX */
+#define VG_VHELLO_FLAGS (VG_VHELLO_EPHEMERAL | VG_VHELLO_LEAN | VG_VHELLO_EXACT)
 
 /* A viewer's capabilities, announced ahead of the HELLO as three
  * pseudo-encodings in SetEncodings after VG_ENCODING (any other server
  * ignores them), so the server can code the first update without waiting
- * a round trip for the VIEWER HELLO. The low byte carries the value:
- * the VIEWER HELLO flags it will send (bits 2-7 only), its zstd window
- * log (0: zlib only), and the floor of log2 of its cache capacity in
- * bytes (0: no cache). */
-#define VG_CAPS_FLAGS 0x56480000
-#define VG_CAPS_WINDOW 0x56480100
-#define VG_CAPS_CAPACITY 0x56480200
+ * a round trip for the VIEWER HELLO. The low byte carries the value: the
+ * VIEWER HELLO flags it will send (VG_CAPS_VHELLO_FLAGS only), its zstd
+ * window log, and the floor of log2 of its cache capacity in bytes (0: no
+ * cache). The third byte, 0x10, is the version: a server of another
+ * version does not know these numbers and ignores them. */
+#define VG_CAPS_FLAGS 0x56481000
+#define VG_CAPS_WINDOW 0x56481100
+#define VG_CAPS_CAPACITY 0x56481200
 #define VG_CAPS_COUNT 3
-#define VG_CAPS_VHELLO_FLAGS (VG_VHELLO_APPROX | VG_VHELLO_MOVES | VG_VHELLO_INDEXED | \
-			      VG_VHELLO_REPEAT_WITHIN | VG_VHELLO_REPEAT_RECENT | VG_VHELLO_PIXMODEL)
+#define VG_CAPS_VHELLO_FLAGS (VG_VHELLO_LEAN | VG_VHELLO_EXACT)
 
-/* VIEWER HELLO flags. */
-#define VG_VHELLO_EPHEMERAL 0x01 /* the cache identity lives for this connection only */
-#define VG_VHELLO_ZSTD 0x02     /* version 2: code updates with zstd, window follows */
-#define VG_VHELLO_APPROX 0x04   /* the viewer draws APPROX messages */
-#define VG_VHELLO_MOVES 0x08    /* the viewer takes MOVE runs */
-#define VG_VHELLO_INDEXED 0x10  /* the viewer decodes INDEXED literal blocks */
-#define VG_VHELLO_REPEAT_WITHIN 0x20 /* REPEAT may name items of its own update */
-#define VG_VHELLO_REPEAT_RECENT 0x40 /* REPEAT offsets by recency (after VG_HELLO_RECENT) */
-#define VG_VHELLO_PIXMODEL 0x80 /* pixels by the pixel model (after VG_HELLO_PIXMODEL) */
+/* Which of the three an encoding number is (0, 1, 2), or -1 for none. */
+static inline int vg_caps_index(int32_t encoding)
+{
+	uint32_t i = ((uint32_t)encoding - (uint32_t)VG_CAPS_FLAGS) >> 8;
+
+	return i < VG_CAPS_COUNT ? (int)i : -1;
+}
+
+/* An UPDATE's first uleb is n_checks * 2 + VG_UPDATE_MODEL when its
+ * pixel chunk is coded by the pixel model (the sender's choice per
+ * update), n_checks * 2 when by the literal methods through the pixel
+ * stream. */
+#define VG_UPDATE_MODEL 1
 
 /* A run's orientation byte beyond vg_orient's: a MOVE run, no segments; a
  * zigzag uleb dx and dy follow, and the viewer copies its own pixels at
@@ -103,10 +113,8 @@ enum {
  * offsets from the window's length on point into it. */
 #define VG_HISTORY_MAX 262144
 
-/* Without recency (below), REPEAT offsets travel as the zigzag-coded
- * difference from the end of the update's previous REPEAT, so the usual
- * "carry on where the last one stopped" is 0 and a skipped segment is a
- * small number. Runs' rectangles and moves are zigzag-coded too. */
+/* Signed numbers on the wire (run rectangles' differences, moves, near
+ * REPEAT offsets) are zigzag-coded: 0, -1, 1, -2 ... as 0, 1, 2, 3 ... */
 static inline uint64_t vg_zigzag_encode(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
@@ -117,14 +125,11 @@ static inline int64_t vg_zigzag_decode(uint64_t u)
 	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
 }
 
-/* REPEAT offsets by recency, between a server that offers it
- * (VG_HELLO_RECENT) and a viewer that takes it (VG_VHELLO_REPEAT_RECENT).
- * Values up to 2 * VG_RECENT_NEAR are the zigzag-coded difference from
- * where the update's previous REPEAT ended, as without recency (0: carry
- * on there); a larger value v names the item v - 2 * VG_RECENT_NEAR - 1
- * places back from the newest, counting this update's items first (n_cur,
- * 0 without REPEATs within an update), then the window's (n_win), then
- * the history's (n_hist). What was shown lately is then a small number
+/* REPEAT offsets. Values up to 2 * VG_RECENT_NEAR are the zigzag-coded
+ * difference from where the update's previous REPEAT ended (0: carry on
+ * there); a larger value v names the item v - 2 * VG_RECENT_NEAR - 1
+ * places back from the newest, counting this update's items so far first
+ * (n_cur), then the window's (n_win), then the history's (n_hist). What was shown lately is then a small number
  * wherever the last REPEAT pointed: a terminal's common glyphs, a table's
  * common cells. Positions are the ones REPEAT always names: the window,
  * then the history, then this update. */
@@ -199,7 +204,7 @@ static inline uint64_t vg_fp_key(uint64_t hash, unsigned bits)
 #define VG_MAX_REPAIR_RECTS 4096
 
 /* Upper bound on a Varg rectangle body, whatever the framebuffer: a whole
- * 16384x16384 frame of literal pixels deflates to less than this. */
+ * 16384x16384 frame of literal pixels compresses to less than this. */
 #define VG_MAX_BODY (1u << 30)
 
 /* Largest viewer message body (its length field is 16 bits). */

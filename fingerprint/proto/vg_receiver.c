@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "common/vg_array.h"
 #include "common/vg_error.h"
@@ -47,13 +46,11 @@ typedef vg_repeat_item list_item;
 struct vg_receiver {
 	vg_receiver_config cfg;
 	char *cache_dir;
-	vg_zin *zs;           /* mirrors the server's structure stream */
+	vg_zin *zs;           /* mirrors the server's structure stream, from the HELLO on */
 	vg_zin *zpix;         /* ... and its pixel stream */
-	bool delta_runs;      /* version 2: run rectangles relative to the last */
 	bool hello;
 	bool caps_sent;       /* capabilities were announced ahead of the HELLO */
-	bool recent;          /* REPEAT offsets count back from the newest item */
-	vg_pixmodel *pm;      /* the pixel model, when the server offered it */
+	vg_pixmodel *pm;      /* the pixel model, from the first update coded by it */
 	bool by_model;        /* this update's pixel chunk is the model's */
 	bool pong_pending;    /* a PONG arrived and was not taken yet */
 	uint32_t pong_token;
@@ -99,12 +96,6 @@ void vg_receiver_config_init(vg_receiver_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
 	cfg->zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
-	cfg->approx = true;
-	cfg->moves = true;
-	cfg->indexed = true;
-	cfg->repeat_within = true;
-	cfg->repeat_recent = true;
-	cfg->pixmodel = true;
 }
 
 int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
@@ -115,15 +106,12 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	r->cfg = *cfg;
 	r->cache_dir = vg_mem_strdup(cfg->cache_dir);
 	r->cfg.cache_dir = r->cache_dir;
-	if (cfg->zstd_window_log &&
-	    (cfg->zstd_window_log < VG_ZSTD_WINDOW_LOG_MIN || cfg->zstd_window_log > VG_ZSTD_WINDOW_LOG_MAX)) {
+	if (cfg->zstd_window_log < VG_ZSTD_WINDOW_LOG_MIN ||
+	    cfg->zstd_window_log > VG_ZSTD_WINDOW_LOG_MAX) {
 		vg_receiver_free(r);
 		return VG_EINVAL;
 	}
-	/* zlib, unless the hellos agree on zstd. */
-	if ((err = vg_zin_new(VG_CODER_ZLIB, 0, &r->zs)) ||
-	    (err = vg_zin_new(VG_CODER_ZLIB, 0, &r->zpix)) ||
-	    (err = vg_sha1_new(&r->sha1))) {
+	if ((err = vg_sha1_new(&r->sha1))) {
 		vg_receiver_free(r);
 		return err;
 	}
@@ -322,27 +310,10 @@ static void load_history(vg_receiver *r)
 	r->saved_digest = vg_history_digest(r->saved, bits);
 }
 
-/* The VIEWER HELLO's flags as far as they depend on this viewer alone. */
+/* The VIEWER HELLO's flags that the capabilities announce too. */
 static uint8_t own_flags(const vg_receiver *r)
 {
-	return (r->cfg.approx ? VG_VHELLO_APPROX : 0) | (r->cfg.moves ? VG_VHELLO_MOVES : 0) |
-	       (r->cfg.indexed ? VG_VHELLO_INDEXED : 0) |
-	       (r->cfg.repeat_within ? VG_VHELLO_REPEAT_WITHIN : 0) |
-	       (r->cfg.repeat_recent ? VG_VHELLO_REPEAT_RECENT : 0) |
-	       (r->cfg.pixmodel ? VG_VHELLO_PIXMODEL : 0);
-}
-
-/* own_flags as the HELLO lets them be: recency and the pixel model only
- * when offered, since an older server would not know the bits. */
-static uint8_t taken_flags(const vg_receiver *r)
-{
-	uint8_t flags = own_flags(r);
-
-	if (!r->recent)
-		flags &= (uint8_t)~VG_VHELLO_REPEAT_RECENT;
-	if (!r->pm)
-		flags &= (uint8_t)~VG_VHELLO_PIXMODEL;
-	return flags;
+	return (r->cfg.lean ? VG_VHELLO_LEAN : 0) | (r->cfg.exact ? VG_VHELLO_EXACT : 0);
 }
 
 void vg_receiver_capabilities(vg_receiver *r, int32_t caps[VG_CAPS_COUNT])
@@ -363,62 +334,54 @@ void vg_receiver_capabilities(vg_receiver *r, int32_t caps[VG_CAPS_COUNT])
 static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 {
 	uint8_t version, fp_bits, group, flags;
-	bool zstd;
 	vg_writer body;
+	int err;
 
 	if (r->hello)
 		return fail(r, VG_EPROTO, "hello: second hello");
-	if (vg_reader_u8(rd, &version) || vg_reader_bytes(rd, r->server_id, 16) ||
-	    vg_reader_u8(rd, &fp_bits) || vg_reader_u8(rd, &group) || vg_reader_u8(rd, &flags))
+	if (vg_reader_u8(rd, &version))
 		return fail(r, VG_ETRUNC, "hello");
-	if (version != VG_PROTO_VERSION)
-		return fail(r, VG_ENOTSUP, "hello: protocol version");
+	/* Another version's fields may differ: refuse before reading them. */
+	if (version != VG_PROTO_VERSION) {
+		snprintf(r->error, sizeof r->error,
+			 "hello: server speaks protocol version %u.%u, this viewer %u.%u",
+			 VG_PROTO_MAJOR(version), VG_PROTO_MINOR(version),
+			 VG_PROTO_MAJOR(VG_PROTO_VERSION), VG_PROTO_MINOR(VG_PROTO_VERSION));
+		return VG_ENOTSUP;
+	}
+	if (vg_reader_bytes(rd, r->server_id, 16) || vg_reader_u8(rd, &fp_bits) ||
+	    vg_reader_u8(rd, &group) || vg_reader_u8(rd, &flags))
+		return fail(r, VG_ETRUNC, "hello");
+	if (vg_reader_remaining(rd))
+		return fail(r, VG_ECORRUPT, "hello: bytes left over");
 	if (fp_bits < VG_FP_BITS_MIN || fp_bits > VG_FP_BITS_MAX || group < 1)
 		return fail(r, VG_ERANGE, "hello: fingerprint width or group size");
+	if (flags & ~VG_HELLO_FLAGS)
+		return fail(r, VG_ECORRUPT, "hello: unknown flags");
 	/* Coded ahead: the server took our announced capabilities, which
 	 * the VIEWER HELLO below repeats. */
 	if ((flags & VG_HELLO_AHEAD) && !r->caps_sent)
 		return fail(r, VG_EPROTO, "hello: coded ahead of capabilities never announced");
+	if ((err = vg_zin_new(VG_CODER_ZSTD, VG_ZSTD_WINDOW_LOG_MIN, &r->zs)) ||
+	    (err = vg_zin_new(VG_CODER_ZSTD, r->cfg.zstd_window_log, &r->zpix)))
+		return fail(r, err, "hello: cannot start zstd");
+	r->stats.zstd_window_log = r->cfg.zstd_window_log;
 	r->stats.coded_ahead = (flags & VG_HELLO_AHEAD) != 0;
-	r->recent = (flags & VG_HELLO_RECENT) && r->cfg.repeat_recent;
-	if ((flags & VG_HELLO_PIXMODEL) && r->cfg.pixmodel && vg_pixmodel_new(&r->pm))
-		return fail(r, VG_ENOSPC, "hello: cannot start the pixel model");
 	r->hello = true;
 	vg_history_clear(r->win);
 	vg_history_clear(r->hist);
 	r->fp_bits = fp_bits;
 	r->group_size = group;
 	open_cache(r, flags & VG_HELLO_NO_PERSIST);
-	/* zstd when the server offers it and we keep a window; an older
-	 * server never sees version 2's extra byte. */
-	zstd = (flags & VG_HELLO_ZSTD) && r->cfg.zstd_window_log;
-	if (zstd) {
-		vg_zin *zs, *zpix;
-		int err = vg_zin_new(VG_CODER_ZSTD, VG_ZSTD_WINDOW_LOG_MIN, &zs);
-
-		if (err || (err = vg_zin_new(VG_CODER_ZSTD, r->cfg.zstd_window_log, &zpix))) {
-			if (!err)
-				vg_zin_free(zs);
-			return fail(r, err, "hello: cannot start zstd");
-		}
-		vg_zin_free(r->zs);
-		vg_zin_free(r->zpix);
-		r->zs = zs;
-		r->zpix = zpix;
-		r->delta_runs = true;
-		r->stats.zstd_window_log = r->cfg.zstd_window_log;
-	}
 
 	vg_writer_init(&body);
 	vg_writer_u8(&body, VG_VMSG_HELLO);
-	vg_writer_u8(&body, zstd ? VG_VIEWER_VERSION : 1);
+	vg_writer_u8(&body, VG_PROTO_VERSION);
 	vg_writer_bytes(&body, r->cache_id, sizeof r->cache_id);
 	vg_writer_u64be(&body, r->capacity);
-	vg_writer_u8(&body, (r->ephemeral ? VG_VHELLO_EPHEMERAL : 0) | (zstd ? VG_VHELLO_ZSTD : 0) |
-				    taken_flags(r));
+	vg_writer_u8(&body, (r->ephemeral ? VG_VHELLO_EPHEMERAL : 0) | own_flags(r));
 	vg_writer_u64be(&body, r->saved_digest);
-	if (zstd)
-		vg_writer_u8(&body, (uint8_t)r->cfg.zstd_window_log);
+	vg_writer_u8(&body, (uint8_t)r->cfg.zstd_window_log);
 	put_viewer_msg(reply, body.data, body.len);
 	vg_writer_clear(&body);
 	return VG_OK;
@@ -629,7 +592,7 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 		if (r->by_model)
 			err = vg_pixmodel_decode_rect(r->pm, fb, s);
 		else
-			err = vg_literal_decode(&in->pix, fb, s, r->cfg.indexed ? &r->table : NULL);
+			err = vg_literal_decode(&in->pix, fb, s, &r->table);
 		if (err)
 			return err;
 		keyed = remember(r, fb, s, orient, &key, &hash);
@@ -652,15 +615,14 @@ static int parse_segment(vg_receiver *r, parts *in, vg_pixbuf *fb, vg_rect s,
 	}
 }
 
-/* A REPEAT of count items of earlier lists (or of this one so far, with
- * cfg.repeat_within), inside the run from *pos
+/* A REPEAT of count items of earlier lists or of this one so far, inside
+ * the run from *pos
  * to end (orientation orient, across it rr), at most left segments. */
 static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr,
 			uint8_t orient, int32_t *pos, int32_t end, uint64_t count, uint64_t left)
 {
 	uint64_t v, m, w = vg_history_len(r->win), h = vg_history_len(r->hist), wh = w + h;
-	uint64_t n_cur = r->cfg.repeat_within ? r->cur->len : 0, n = wh + n_cur, from;
-	int64_t delta;
+	uint64_t n_cur = r->cur->len, n = wh + n_cur, from;
 	size_t offset;
 	int err;
 
@@ -668,19 +630,9 @@ static int parse_repeat(vg_receiver *r, vg_reader *rd, vg_pixbuf *fb, vg_rect rr
 		return err;
 	if (count < 1 || count > left)
 		return VG_ECORRUPT;
-	if (r->recent) {
-		if (!vg_recent_decode(v, r->expect, w, h, n_cur, &from) || from > n ||
-		    count > n - from)
-			return VG_ERANGE;
-		offset = (size_t)from;
-	} else {
-		delta = vg_zigzag_decode(v);
-		/* Both bounds before adding, so nothing overflows. */
-		if (delta < -(int64_t)r->expect || delta > (int64_t)(n - r->expect) ||
-		    count > n - (uint64_t)((int64_t)r->expect + delta))
-			return VG_ERANGE;
-		offset = (size_t)((int64_t)r->expect + delta);
-	}
+	if (!vg_recent_decode(v, r->expect, w, h, n_cur, &from) || from > n || count > n - from)
+		return VG_ERANGE;
+	offset = (size_t)from;
 	for (m = 0; m < count; m++) {
 		size_t at = offset + m;
 		list_item it = at < w	 ? *vg_history_at(r->win, at)
@@ -709,7 +661,7 @@ static int fail_run(vg_receiver *r, int err, uint64_t run, const char *part)
 	return fail(r, err, what);
 }
 
-/* Version 2's run rectangle: differences from the previous run's. */
+/* One number of a run's rectangle: a difference from the previous run's. */
 static int read_delta(vg_reader *rd, int64_t base, int32_t *v)
 {
 	uint64_t u;
@@ -728,13 +680,11 @@ static int read_delta(vg_reader *rd, int64_t base, int32_t *v)
 	return VG_OK;
 }
 
-/* A run's rectangle, absolute or (version 2) relative to *prev. */
-static int read_run(const vg_receiver *r, vg_reader *rd, vg_rect *rr, vg_rect *prev)
+/* A run's rectangle, relative to *prev (x to its right edge). */
+static int read_run(vg_reader *rd, vg_rect *rr, vg_rect *prev)
 {
 	int err;
 
-	if (!r->delta_runs)
-		return vg_reader_rect(rd, rr);
 	if ((err = read_delta(rd, (int64_t)prev->x + prev->w, &rr->x)) ||
 	    (err = read_delta(rd, prev->y, &rr->y)) || (err = read_delta(rd, prev->w, &rr->w)) ||
 	    (err = read_delta(rd, prev->h, &rr->h)))
@@ -866,14 +816,14 @@ static int parse_update(vg_receiver *r, parts *in, vg_pixbuf *fb)
 		uint8_t orient;
 		int32_t pos, end;
 
-		if ((err = read_run(r, rd, &rr, &prev)) || (err = vg_reader_u8(rd, &orient)))
+		if ((err = read_run(rd, &rr, &prev)) || (err = vg_reader_u8(rd, &orient)))
 			return fail_run(r, err, run, "");
 		if (!vg_pixbuf_holds(fb, rr))
 			return fail_run(r, VG_ERANGE, run, "");
 		if (orient == VG_RUN_MOVE) {
 			/* Moves come before the segments, which draw over
 			 * the picture they read. */
-			if (!r->cfg.moves || segments_seen)
+			if (segments_seen)
 				return fail_run(r, VG_EPROTO, run, ": move");
 			if ((err = read_move(r, rd, fb, rr)))
 				return fail_run(r, err, run, ": move");
@@ -1004,7 +954,7 @@ static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf
 	uint64_t digest;
 	vg_reader rd;
 	parts in;
-	uint64_t n_checks, s_len;
+	uint64_t head, n_checks, s_len;
 	const uint8_t *digests, *chunk, *pixels;
 	size_t n_pixels;
 	uint8_t kind;
@@ -1028,15 +978,22 @@ static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf
 		/* Literal pixels of the whole frame plus a generous allowance
 		 * for segment headers bound any honest update. */
 		cap = (size_t)fb->width * (size_t)fb->height * 4 + 65536;
-		if (vg_reader_uleb(&rd, &n_checks) || n_checks > vg_reader_remaining(&rd) / VG_SHA1_LEN ||
+		if (vg_reader_uleb(&rd, &head))
+			return fail(r, VG_ETRUNC, "update: head");
+		n_checks = head >> 1;
+		if (n_checks > vg_reader_remaining(&rd) / VG_SHA1_LEN ||
 		    vg_reader_ptr(&rd, (size_t)n_checks * VG_SHA1_LEN, &digests) ||
 		    vg_reader_uleb(&rd, &s_len) || s_len > vg_reader_remaining(&rd) ||
 		    vg_reader_ptr(&rd, (size_t)s_len, &chunk))
 			return fail(r, VG_ETRUNC, "update: digests or structure length");
-		/* With the pixel model, the pixel chunk is its own. */
+		/* Coded by the pixel model, the pixel chunk is its own. */
 		pixels = body + rd.pos;
 		n_pixels = vg_reader_remaining(&rd);
-		r->by_model = r->pm && n_pixels;
+		r->by_model = (head & VG_UPDATE_MODEL) && n_pixels;
+		if (r->by_model && r->cfg.lean)
+			return fail(r, VG_EPROTO, "update: pixel model to a lean viewer");
+		if (r->by_model && !r->pm && vg_pixmodel_new(&r->pm))
+			return fail(r, VG_ENOSPC, "update: cannot start the pixel model");
 		n_pix = 0;
 		if ((err = inflate_chunk(r, r->zs, chunk, (size_t)s_len, &r->plain, &r->plain_cap,
 					 cap, &n)) ||
@@ -1071,8 +1028,8 @@ static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf
 		r->stats.history_restored = vg_history_len(r->hist);
 		return VG_OK;
 	case VG_MSG_APPROX:
-		if (!r->hello || !r->cfg.approx)
-			return fail(r, VG_EPROTO, "approx: not asked for");
+		if (!r->hello || r->cfg.exact)
+			return fail(r, VG_EPROTO, "approx: to a viewer of exact pixels only");
 		return handle_approx(r, &rd, body, fb);
 	case VG_MSG_PONG:
 		if (!r->hello)

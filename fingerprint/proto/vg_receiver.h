@@ -29,26 +29,14 @@ typedef struct {
 	uint64_t memory_budget;   /* bytes; 0: 256 MB */
 	bool clear_cache;         /* empty this server's namespace at open */
 	/* Largest zstd window kept for the pixel stream (log2 bytes, 20..27;
-	 * default VG_ZSTD_WINDOW_LOG_DEFAULT); 0: speak zlib only. */
+	 * default VG_ZSTD_WINDOW_LOG_DEFAULT). */
 	unsigned zstd_window_log;
-	/* Draw approximations of missed regions while their exact pixels are
-	 * on the way (fingerprint/codec/vg_approx.h); false: exact pixels only. */
-	bool approx;
-	/* Take MOVE runs: pixels copied within the picture (default true;
-	 * false speaks as viewers did before them). */
-	bool moves;
-	/* Decode literal blocks that index a colour table kept for the
-	 * connection (default true; false speaks as viewers did before). */
-	bool indexed;
-	/* Take REPEATs of segments of the update they are part of (default
-	 * true; false speaks as viewers did before). */
-	bool repeat_within;
-	/* Take REPEAT offsets by recency from a server that offers them
-	 * (default true; false speaks as viewers did before). */
-	bool repeat_recent;
-	/* Take pixels by the pixel model from a server that offers it
-	 * (default true; false speaks as viewers did before). */
-	bool pixmodel;
+	/* Exact pixels only: the server sends no approximations of missed
+	 * regions (fingerprint/codec/vg_approx.h). Default false. */
+	bool exact;
+	/* Keep no pixel model (its tables take about 14 MB): the server
+	 * codes literal pixels by the literal methods only. Default false. */
+	bool lean;
 } vg_receiver_config;
 
 void vg_receiver_config_init(vg_receiver_config *cfg);
@@ -64,8 +52,9 @@ void vg_receiver_free(vg_receiver *r);
  * into fb, which must be the whole framebuffer. Messages for the server
  * are appended to reply. Errors: VG_ETRUNC / VG_ECORRUPT / VG_ERANGE for a
  * malformed body, VG_EPROTO for a message out of order, VG_ENOTSUP for an
- * unknown version, VG_EZLIB when the compressed stream is damaged. After
- * any error the connection must be closed: the zlib stream is out of step. */
+ * version other than 1.0, VG_EZLIB when a compressed stream is damaged.
+ * After any error the connection must be closed: the streams are out of
+ * step. */
 int vg_receiver_handle(vg_receiver *r, const uint8_t *body, size_t len,
 		       vg_pixbuf *fb, vg_writer *reply);
 
@@ -124,7 +113,7 @@ typedef struct {
 	uint64_t owed_pixels;     /* pixels asked for again and not received yet */
 	uint64_t approx_messages; /* APPROX messages drawn */
 	uint64_t approx_pixels;   /* pixels approximate now, exact ones to come */
-	unsigned zstd_window_log; /* the zstd window in use; 0: zlib */
+	unsigned zstd_window_log; /* the zstd window in use; 0 before the HELLO */
 	bool coded_ahead;         /* the first update came without waiting for our HELLO */
 	uint64_t inflated_bytes;
 	bool persistent;          /* the cache is on disk */

@@ -1,4 +1,5 @@
 #include <glib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/vg_error.h"
@@ -23,7 +24,7 @@ typedef vg_repeat_item list_item;
 
 struct vg_sender {
 	vg_sender_config cfg;
-	vg_zout *zs;          /* the structure stream, for the connection's life */
+	vg_zout *zs;          /* the structure stream, from the viewer's hello on */
 	vg_zout *zpix;        /* the pixel stream, likewise */
 	vg_sha1 *sha1;
 	vg_literal *lit;      /* codes literal segments */
@@ -35,8 +36,7 @@ struct vg_sender {
 	vg_history *win;      /* the window: earlier updates' segments */
 	GArray *cur;          /* list_item: the segments of the update being written */
 	vg_history *cur_index; /* the same as a later REPEAT of this update may name
-				* them (to a viewer that takes it): fingerprinted
-				* ones, not yet checked, unkeyed */
+				* them: fingerprinted ones, not yet checked, unkeyed */
 	vg_history *hist;     /* keyed literals sent to this cache, across sessions */
 	GArray *cur_hist;     /* list_item: the update's keyed literals */
 	uint64_t expect;      /* where the update's previous REPEAT ended */
@@ -44,15 +44,13 @@ struct vg_sender {
 				   capabilities announced ahead of it are known */
 	bool viewer_named;        /* the VIEWER HELLO itself has arrived */
 	bool ahead;               /* coding started from the announced capabilities */
-	uint8_t ahead_window;     /* their zstd window log; 0: zlib */
-	uint8_t viewer_version;
+	uint8_t ahead_window;     /* their zstd window log */
 	uint8_t viewer_flags;
 	uint8_t cache_id[16];
 	uint64_t viewer_history;  /* digest of the viewer's saved history; 0: none */
 	bool history_notice;      /* a restored history awaits its HISTORY message */
 	bool updated;             /* an UPDATE was written: too late to restore */
 	uint64_t believe_bytes;   /* budget: 80 % of the viewer's capacity */
-	bool delta_runs;          /* version 2: run rectangles relative to the last */
 	bool ping_pending;        /* a PING awaits its PONG */
 	uint32_t ping_token;
 	vg_beliefs *beliefs;      /* what the viewer's cache holds, we think */
@@ -60,18 +58,20 @@ struct vg_sender {
 	vg_literal *approx_lit;   /* codes them: a message apart, never from the table */
 	vg_literal *trial;        /* codes estimates (its counts are not the updates') */
 	vg_pixmodel *pm;          /* to a viewer that takes it: the pixel model */
+	char error[128];          /* why the last viewer message was refused */
 	vg_sender_stats stats;
 };
 
 void vg_sender_config_init(vg_sender_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
-	cfg->zlib_level = 6;
 	cfg->zstd_level = VG_SENDER_ZSTD_LEVEL;
 	cfg->zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	cfg->fp_bits = VG_FP_BITS_DEFAULT;
 	cfg->group_size = VG_GROUP_DEFAULT;
 	cfg->pixmodel = true;
+	cfg->indexed = true;
+	cfg->repeat_within = true;
 }
 
 int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
@@ -79,22 +79,17 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 	vg_sender *s;
 	int err;
 
-	if (cfg->zlib_level < -1 || cfg->zlib_level > 9 || cfg->zstd_level < 0 ||
-	    cfg->zstd_level > 19 ||
-	    (cfg->zstd_level > 0 && (cfg->zstd_window_log < VG_ZSTD_WINDOW_LOG_MIN ||
-				     cfg->zstd_window_log > VG_ZSTD_WINDOW_LOG_MAX)) ||
+	if (cfg->zstd_level < 1 || cfg->zstd_level > 19 ||
+	    cfg->zstd_window_log < VG_ZSTD_WINDOW_LOG_MIN ||
+	    cfg->zstd_window_log > VG_ZSTD_WINDOW_LOG_MAX ||
 	    cfg->fp_bits < VG_FP_BITS_MIN || cfg->fp_bits > VG_FP_BITS_MAX ||
 	    cfg->group_size < 1 || cfg->group_size > 255)
 		return VG_EINVAL;
 	s = g_new0(vg_sender, 1);
 	s->cfg = *cfg;
-	/* zlib until a viewer that speaks zstd says so in its hello. */
-	if ((err = vg_zout_new(VG_CODER_ZLIB, cfg->zlib_level, 0, &s->zs)) ||
-	    (err = vg_zout_new(VG_CODER_ZLIB, cfg->zlib_level, 0, &s->zpix)) ||
-	    (err = vg_sha1_new(&s->sha1)) || (err = vg_literal_new(&s->lit)) ||
+	/* The streams start when the viewer names its zstd window. */
+	if ((err = vg_sha1_new(&s->sha1)) || (err = vg_literal_new(&s->lit)) ||
 	    (err = vg_literal_new(&s->approx_lit)) || (err = vg_approx_new(&s->approx))) {
-		vg_zout_free(s->zs);
-		vg_zout_free(s->zpix);
 		vg_sha1_free(s->sha1);
 		vg_literal_free(s->lit);
 		vg_literal_free(s->approx_lit);
@@ -152,9 +147,7 @@ void vg_sender_hello(vg_sender *s, vg_writer *out)
 	vg_writer_u8(out, (uint8_t)s->cfg.fp_bits);
 	vg_writer_u8(out, (uint8_t)s->cfg.group_size);
 	vg_writer_u8(out, (s->cfg.no_persist ? VG_HELLO_NO_PERSIST : 0) |
-			  (s->cfg.zstd_level > 0 ? VG_HELLO_ZSTD : 0) |
-			  (s->ahead ? VG_HELLO_AHEAD : 0) | VG_HELLO_RECENT |
-			  (s->cfg.pixmodel ? VG_HELLO_PIXMODEL : 0));
+			  (s->ahead ? VG_HELLO_AHEAD : 0));
 	/* The viewer starts with an empty window and history too. */
 	vg_history_clear(s->win);
 	vg_history_clear(s->hist);
@@ -195,9 +188,9 @@ static int close_group(vg_sender *s, vg_writer *w, unsigned *in_group)
 		return VG_OK;
 	if ((err = vg_sha1_final(s->sha1, digest)))
 		return err;
-	/* The digest travels in the update's uncompressed check list: zlib
+	/* The digest travels in the update's uncompressed check list: zstd
 	 * cannot shrink it, and inside the stream it would only push earlier
-	 * fingerprints out of zlib's window. */
+	 * fingerprints out of the window. */
 	vg_writer_uleb(w, VG_OP_CHECK);
 	vg_writer_bytes(&s->checks, digest, sizeof digest);
 	*in_group = 0;
@@ -225,14 +218,8 @@ static bool fingerprintable(vg_sender *s, const vg_segdesc *d, const vg_region *
 	       !(literal_only && vg_region_touches(literal_only, d->rect));
 }
 
-/* Whether REPEAT may name items of the update it is part of. */
-static bool repeats_within(const vg_sender *s)
-{
-	return s->viewer_hello && (s->viewer_flags & VG_VHELLO_REPEAT_WITHIN);
-}
-
 /* Item at of what REPEAT points into: the window, the history, then
- * (to a viewer that takes it) the update so far. */
+ * the update so far (unless this sender does not repeat within one). */
 static const list_item *item_at(const vg_sender *s, size_t at)
 {
 	size_t w = vg_history_len(s->win), h = vg_history_len(s->hist);
@@ -242,7 +229,7 @@ static const list_item *item_at(const vg_sender *s, size_t at)
 	if (at < w + h)
 		return vg_history_at(s->hist, at - w);
 	at -= w + h;
-	return repeats_within(s) && at < vg_history_len(s->cur_index)
+	return s->cfg.repeat_within && at < vg_history_len(s->cur_index)
 		       ? vg_history_at(s->cur_index, at)
 		       : NULL;
 }
@@ -267,20 +254,13 @@ static size_t match_len(vg_sender *s, size_t at, const vg_segdesc *segs, size_t 
 	return m;
 }
 
-/* Whether REPEAT offsets count back from the newest item (the viewer took
- * the HELLO's offer) instead of from where the previous REPEAT ended. */
-static bool repeats_recent(const vg_sender *s)
-{
-	return s->viewer_hello && (s->viewer_flags & VG_VHELLO_REPEAT_RECENT);
-}
-
-/* A REPEAT's offset field for offset at. */
+/* A REPEAT's offset field for offset at: near where the previous REPEAT
+ * ended, or counted back from the newest item. The viewer counts the
+ * update's items so far whether or not this sender names them. */
 static uint64_t offset_code(const vg_sender *s, size_t at)
 {
-	if (!repeats_recent(s))
-		return vg_zigzag_encode((int64_t)at - (int64_t)s->expect);
 	return vg_recent_encode(at, s->expect, vg_history_len(s->win), vg_history_len(s->hist),
-				repeats_within(s) ? vg_history_len(s->cur_index) : 0);
+				vg_history_len(s->cur_index));
 }
 
 static size_t offset_cost(const vg_sender *s, size_t at)
@@ -302,7 +282,7 @@ static size_t find_repeat(vg_sender *s, const vg_segdesc *segs, size_t max,
 	at[0] = (size_t)s->expect;
 	at[1] = vg_history_find(s->win, key, &h) ? h : at[0];
 	at[2] = vg_history_find(s->hist, key, &h) ? w + h : at[0];
-	at[3] = repeats_within(s) && vg_history_find(s->cur_index, key, &h) ? wh + h : at[0];
+	at[3] = s->cfg.repeat_within && vg_history_find(s->cur_index, key, &h) ? wh + h : at[0];
 	*offset = at[0];
 	for (k = 0; k < 4 && best < max; k++) {
 		if ((k > 0 && at[k] == at[0]) || (k > 1 && at[k] == at[1]) ||
@@ -327,8 +307,6 @@ static void add_item(vg_sender *s, uint64_t key, uint64_t hash, uint64_t len, bo
 	list_item it = { .key = key, .hash = hash, .len = (uint32_t)len, .keyed = keyed };
 
 	g_array_append_val(s->cur, it);
-	if (!repeats_within(s))
-		return;
 	it.keyed = keyed && checked;
 	vg_history_append(s->cur_index, &it, 1);
 }
@@ -408,7 +386,7 @@ static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg
 }
 
 /* Codes the update's literal segments into s->pix: by the pixel model
- * to a viewer that takes it (its chunk travels as it is), else by the
+ * when this sender uses it (its chunk travels as it is), else by the
  * literal methods (for the pixel stream). */
 static int code_literals(vg_sender *s, const vg_pixbuf *frame)
 {
@@ -430,15 +408,11 @@ static int code_literals(vg_sender *s, const vg_pixbuf *frame)
 	return err;
 }
 
-/* A run's rectangle: four numbers, or in version 2 four differences from
- * the previous run's (x from its right edge), which are 0 or small when
- * the runs are the columns of one changed area. */
-static void put_run(const vg_sender *s, vg_writer *w, vg_rect run, vg_rect *prev)
+/* A run's rectangle: four differences from the previous run's (x from
+ * its right edge), which are 0 or small when the runs are the columns of
+ * one changed area. */
+static void put_run(vg_writer *w, vg_rect run, vg_rect *prev)
 {
-	if (!s->delta_runs) {
-		vg_writer_rect(w, run);
-		return;
-	}
 	vg_writer_uleb(w, vg_zigzag_encode((int64_t)run.x - ((int64_t)prev->x + prev->w)));
 	vg_writer_uleb(w, vg_zigzag_encode((int64_t)run.y - prev->y));
 	vg_writer_uleb(w, vg_zigzag_encode((int64_t)run.w - prev->w));
@@ -463,7 +437,7 @@ int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *
 	uint64_t t0;
 	int err;
 
-	if (n_moves && !vg_sender_takes_moves(s))
+	if (!s->viewer_hello)
 		return VG_EINVAL;
 	for (i = 0; i < n_moves; i++)
 		if (!vg_pixbuf_holds(frame, moves[i].rect) ||
@@ -497,7 +471,7 @@ int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *
 	vg_writer_uleb(w, runs);
 	/* Moves first: they read the picture before any segment is drawn. */
 	for (i = 0; i < n_moves; i++) {
-		put_run(s, w, moves[i].rect, &prev);
+		put_run(w, moves[i].rect, &prev);
 		vg_writer_u8(w, VG_RUN_MOVE);
 		vg_writer_uleb(w, vg_zigzag_encode(moves[i].dx));
 		vg_writer_uleb(w, vg_zigzag_encode(moves[i].dy));
@@ -508,7 +482,7 @@ int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *
 
 		while (j < n && continues(&segs[j - 1], &segs[j]))
 			run = vg_rect_bounds(run, segs[j++].rect);
-		put_run(s, w, run, &prev);
+		put_run(w, run, &prev);
 		vg_writer_u8(w, segs[i].orient);
 		vg_writer_uleb(w, j - i);
 		for (k = i; k < j; k += used)
@@ -525,10 +499,11 @@ int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *
 	if ((err = code_literals(s, frame)))
 		return err;
 
-	/* kind, the digests, the structure chunk with its length, then the
-	 * pixel chunk (none when nothing travels as pixels). */
+	/* kind, the digests and how the pixels go, the structure chunk with
+	 * its length, then the pixel chunk (none when nothing travels as
+	 * pixels). */
 	vg_writer_u8(out, VG_MSG_UPDATE);
-	vg_writer_uleb(out, s->checks.len / VG_SHA1_LEN);
+	vg_writer_uleb(out, s->checks.len / VG_SHA1_LEN * 2 + (s->pm ? VG_UPDATE_MODEL : 0));
 	vg_writer_bytes(out, s->checks.data, s->checks.len);
 	t0 = vg_time_ns();
 	if ((err = vg_zout_put(s->zs, w->data, w->len, &s->body)))
@@ -563,12 +538,12 @@ out:
 
 bool vg_sender_takes_moves(const vg_sender *s)
 {
-	return s->viewer_hello && (s->viewer_flags & VG_VHELLO_MOVES);
+	return s->viewer_hello;
 }
 
 bool vg_sender_takes_approx(const vg_sender *s)
 {
-	return s->viewer_hello && (s->viewer_flags & VG_VHELLO_APPROX);
+	return s->viewer_hello && !(s->viewer_flags & VG_VHELLO_EXACT);
 }
 
 bool vg_sender_is_miss(const vg_sender *s, const vg_segdesc *d)
@@ -603,7 +578,7 @@ int vg_sender_estimate(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rect
 	if (!s->trial) {
 		if ((err = vg_literal_new(&s->trial)))
 			return err;
-		vg_literal_set_indexed(s->trial, s->viewer_flags & VG_VHELLO_INDEXED);
+		vg_literal_set_indexed(s->trial, s->cfg.indexed);
 	}
 	vg_writer_reset(&s->pix);
 	if ((err = vg_literal_encode_list(s->trial, frame, rects, n, &s->pix)))
@@ -651,7 +626,7 @@ static int handle_repair(vg_sender *s, vg_reader *r, int32_t fbw, int32_t fbh, v
 	vg_rect frame = vg_rect_make(0, 0, fbw, fbh);
 	uint64_t count, i;
 
-	if (vg_reader_uleb(r, &count) || count > VG_MAX_REPAIR_RECTS)
+	if (vg_reader_uleb(r, &count) || count == 0 || count > VG_MAX_REPAIR_RECTS)
 		return VG_EPROTO;
 	for (i = 0; i < count; i++) {
 		vg_rect rect;
@@ -666,34 +641,28 @@ static int handle_repair(vg_sender *s, vg_reader *r, int32_t fbw, int32_t fbh, v
 	return vg_reader_remaining(r) ? VG_EPROTO : VG_OK;
 }
 
-/* The rest of a VIEWER HELLO: from version 2 on, a viewer that takes
- * zstd says so with VG_VHELLO_ZSTD and the largest window it keeps. The
- * streams switch before the first update. */
-static int viewer_coder(vg_sender *s, vg_reader *r)
+/* Refuses a viewer message, saying why for vg_sender_error_text. */
+static int refuse(vg_sender *s, int err, const char *why)
 {
-	unsigned window;
-	vg_zout *zs, *zpix;
-	uint8_t log;
+	snprintf(s->error, sizeof s->error, "%s", why);
+	return err;
+}
+
+/* Starts both streams for the viewer's zstd window log: the pixel
+ * stream's window is the smaller of the viewer's and ours. */
+static int start_streams(vg_sender *s, unsigned log)
+{
+	unsigned window = MIN(log, s->cfg.zstd_window_log);
 	int err;
 
-	if (s->viewer_version < 2 || !(s->viewer_flags & VG_VHELLO_ZSTD))
-		return vg_reader_remaining(r) ? VG_EPROTO : VG_OK;
-	if (vg_reader_u8(r, &log) || vg_reader_remaining(r) || s->cfg.zstd_level == 0 ||
-	    log < VG_ZSTD_WINDOW_LOG_MIN || log > VG_ZSTD_WINDOW_LOG_MAX)
-		return VG_EPROTO;
-	window = MIN(log, s->cfg.zstd_window_log);
 	/* The structure stream is a few KB an update: a small window. */
-	if ((err = vg_zout_new(VG_CODER_ZSTD, s->cfg.zstd_level, VG_ZSTD_WINDOW_LOG_MIN, &zs)))
+	if ((err = vg_zout_new(VG_CODER_ZSTD, s->cfg.zstd_level, VG_ZSTD_WINDOW_LOG_MIN, &s->zs)))
 		return err;
-	if ((err = vg_zout_new(VG_CODER_ZSTD, s->cfg.zstd_level, window, &zpix))) {
-		vg_zout_free(zs);
+	if ((err = vg_zout_new(VG_CODER_ZSTD, s->cfg.zstd_level, window, &s->zpix))) {
+		vg_zout_free(s->zs);
+		s->zs = NULL;
 		return err;
 	}
-	vg_zout_free(s->zs);
-	vg_zout_free(s->zpix);
-	s->zs = zs;
-	s->zpix = zpix;
-	s->delta_runs = true;
 	s->stats.zstd_window_log = window;
 	return VG_OK;
 }
@@ -706,113 +675,137 @@ static void set_capacity(vg_sender *s, uint64_t capacity)
 	vg_beliefs_set_budget(s->beliefs, s->believe_bytes);
 }
 
-/* Coding may start: the literal coders and the belief budget follow what
- * the viewer takes and keeps. With the pixel model, the literal methods
- * keep no colour table: an update that goes by the model leaves them as
- * they were at both ends. */
-static int take_viewer(vg_sender *s, uint64_t capacity)
+/* Coding may start: the streams, the literal coders and the belief budget
+ * follow what the viewer keeps. The pixel model codes literal pixels
+ * when this sender uses it and the viewer is not lean; the literal
+ * methods then keep no colour table: an update that goes by the model
+ * leaves them as they were at both ends. */
+static int take_viewer(vg_sender *s, unsigned window_log, uint64_t capacity)
 {
-	bool model = (s->viewer_flags & VG_VHELLO_PIXMODEL) != 0;
+	bool model = s->cfg.pixmodel && !(s->viewer_flags & VG_VHELLO_LEAN);
 	int err;
 
-	if (model && !s->cfg.pixmodel)
-		return VG_EPROTO;
-	if (model && !s->pm && (err = vg_pixmodel_new(&s->pm)))
+	if ((err = start_streams(s, window_log)))
+		return err;
+	if (model && (err = vg_pixmodel_new(&s->pm)))
 		return err;
 	s->viewer_hello = true;
-	vg_literal_set_indexed(s->lit, !model && (s->viewer_flags & VG_VHELLO_INDEXED));
+	vg_literal_set_indexed(s->lit, !model && s->cfg.indexed);
 	set_capacity(s, capacity);
 	return VG_OK;
+}
+
+static bool window_ok(unsigned log)
+{
+	return log >= VG_ZSTD_WINDOW_LOG_MIN && log <= VG_ZSTD_WINDOW_LOG_MAX;
 }
 
 int vg_sender_assume_viewer(vg_sender *s, uint8_t flags, unsigned window_log, unsigned capacity_log)
 {
-	uint8_t log = (uint8_t)window_log;
-	bool zstd = window_log && s->cfg.zstd_level > 0;
-	vg_reader r;
 	int err;
 
 	if (s->viewer_hello || (flags & ~VG_CAPS_VHELLO_FLAGS) || capacity_log > 63 ||
-	    (window_log && (window_log < VG_ZSTD_WINDOW_LOG_MIN || window_log > VG_ZSTD_WINDOW_LOG_MAX)))
+	    !window_ok(window_log))
 		return VG_EPROTO;
-	s->viewer_version = zstd ? 2 : 1;
-	/* What the HELLO does not offer, the viewer will not take. */
-	if (!s->cfg.pixmodel)
-		flags &= (uint8_t)~VG_VHELLO_PIXMODEL;
-	s->viewer_flags = flags | (zstd ? VG_VHELLO_ZSTD : 0);
-	vg_reader_init(&r, &log, zstd ? 1 : 0);
-	if ((err = viewer_coder(s, &r)))
-		return err;
-	if ((err = take_viewer(s, capacity_log ? UINT64_C(1) << capacity_log : 0)))
+	s->viewer_flags = flags;
+	if ((err = take_viewer(s, window_log, capacity_log ? UINT64_C(1) << capacity_log : 0)))
 		return err;
 	s->ahead = true;
-	s->ahead_window = zstd ? log : 0;
+	s->ahead_window = (uint8_t)window_log;
 	return VG_OK;
 }
 
-/* The VIEWER HELLO after updates were coded from the announced
- * capabilities: it must say what they said (its identity and capacity
- * are new). The beliefs of earlier sessions may be loaded now, below this
- * session's; the saved history is not restored. */
-static int confirm_viewer(vg_sender *s, vg_reader *r)
-{
-	uint8_t version, flags, log = 0;
+/* The fields of a VIEWER HELLO after its kind. */
+typedef struct {
+	uint8_t version, flags, window_log;
 	uint64_t capacity, digest;
+} viewer_hello;
 
-	if (vg_reader_u8(r, &version) || vg_reader_bytes(r, s->cache_id, sizeof s->cache_id) ||
-	    vg_reader_u64be(r, &capacity) || vg_reader_u8(r, &flags) ||
-	    vg_reader_u64be(r, &digest) || (version >= 2 && (flags & VG_VHELLO_ZSTD) &&
-					      vg_reader_u8(r, &log)) ||
-	    vg_reader_remaining(r) || version != s->viewer_version ||
-	    (flags & ~VG_VHELLO_EPHEMERAL) != s->viewer_flags || log != s->ahead_window)
-		return VG_EPROTO;
-	s->viewer_flags = flags;
-	s->viewer_named = true;
-	set_capacity(s, capacity);
+static int read_viewer_hello(vg_sender *s, vg_reader *r, viewer_hello *h)
+{
+	char why[96];
+
+	if (vg_reader_u8(r, &h->version))
+		return refuse(s, VG_EPROTO, "viewer hello: truncated");
+	/* Another version's fields may differ: refuse before reading them. */
+	if (h->version != VG_PROTO_VERSION) {
+		snprintf(why, sizeof why, "viewer speaks protocol version %u.%u, this server %u.%u",
+			 VG_PROTO_MAJOR(h->version), VG_PROTO_MINOR(h->version),
+			 VG_PROTO_MAJOR(VG_PROTO_VERSION), VG_PROTO_MINOR(VG_PROTO_VERSION));
+		return refuse(s, VG_ENOTSUP, why);
+	}
+	if (vg_reader_bytes(r, s->cache_id, sizeof s->cache_id) ||
+	    vg_reader_u64be(r, &h->capacity) || vg_reader_u8(r, &h->flags) ||
+	    vg_reader_u64be(r, &h->digest) || vg_reader_u8(r, &h->window_log))
+		return refuse(s, VG_EPROTO, "viewer hello: truncated");
+	if (vg_reader_remaining(r))
+		return refuse(s, VG_EPROTO, "viewer hello: bytes left over");
+	if (h->flags & ~VG_VHELLO_FLAGS)
+		return refuse(s, VG_EPROTO, "viewer hello: unknown flags");
+	if (!window_ok(h->window_log))
+		return refuse(s, VG_EPROTO, "viewer hello: zstd window out of range");
 	return VG_OK;
 }
 
 int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		     int32_t fb_width, int32_t fb_height, vg_region *repair)
 {
+	viewer_hello h;
 	vg_reader r;
 	uint8_t kind;
-	uint64_t capacity;
 	int err;
 
 	vg_reader_init(&r, body, len);
 	if (vg_reader_u8(&r, &kind))
-		return VG_EPROTO;
+		return refuse(s, VG_EPROTO, "empty viewer message");
 	switch (kind) {
 	case VG_VMSG_HELLO:
 		if (s->viewer_named)
-			return VG_EPROTO;
-		if (s->ahead)
-			return confirm_viewer(s, &r);
-		if (vg_reader_u8(&r, &s->viewer_version) ||
-		    vg_reader_bytes(&r, s->cache_id, sizeof s->cache_id) ||
-		    vg_reader_u64be(&r, &capacity) || vg_reader_u8(&r, &s->viewer_flags) ||
-		    vg_reader_u64be(&r, &s->viewer_history) || s->viewer_version < 1)
-			return VG_EPROTO;
-		if ((err = viewer_coder(s, &r)))
+			return refuse(s, VG_EPROTO, "second viewer hello");
+		if ((err = read_viewer_hello(s, &r, &h)))
 			return err;
+		/* Coded ahead: it must say what the capabilities said (its
+		 * identity and capacity are new); the saved history is not
+		 * restored (vg_sender_load_beliefs). */
+		if (s->ahead) {
+			if ((h.flags & ~VG_VHELLO_EPHEMERAL) != s->viewer_flags ||
+			    h.window_log != s->ahead_window)
+				return refuse(s, VG_EPROTO,
+					      "viewer hello: not what its capabilities announced");
+			s->viewer_flags = h.flags;
+			s->viewer_named = true;
+			set_capacity(s, h.capacity);
+			return VG_OK;
+		}
+		s->viewer_flags = h.flags;
+		s->viewer_history = h.digest;
+		if ((err = take_viewer(s, h.window_log, h.capacity)))
+			return refuse(s, err, "cannot start the coders");
 		s->viewer_named = true;
-		return take_viewer(s, capacity);
+		return VG_OK;
 	case VG_VMSG_REPAIR:
 		if (!s->viewer_named)
-			return VG_EPROTO;
-		return handle_repair(s, &r, fb_width, fb_height, repair);
+			return refuse(s, VG_EPROTO, "repair before the viewer hello");
+		if ((err = handle_repair(s, &r, fb_width, fb_height, repair)))
+			return refuse(s, err, "repair: malformed or outside the framebuffer");
+		return VG_OK;
 	case VG_VMSG_PING:
 		/* A second PING before the PONG went out replaces the first:
 		 * the viewer measures only its latest. */
-		if (!s->viewer_named || vg_reader_u32be(&r, &s->ping_token) ||
-		    vg_reader_remaining(&r))
-			return VG_EPROTO;
+		if (!s->viewer_named)
+			return refuse(s, VG_EPROTO, "ping before the viewer hello");
+		if (vg_reader_u32be(&r, &s->ping_token) || vg_reader_remaining(&r))
+			return refuse(s, VG_EPROTO, "ping: not 5 bytes");
 		s->ping_pending = true;
 		return VG_OK;
 	default:
-		return VG_EPROTO;
+		return refuse(s, VG_EPROTO, "unknown viewer message kind");
 	}
+}
+
+const char *vg_sender_error_text(const vg_sender *s)
+{
+	return s->error[0] ? s->error : "no error";
 }
 
 bool vg_sender_take_ping(vg_sender *s, uint32_t *token)

@@ -33,20 +33,26 @@ typedef struct vg_sender vg_sender;
 #define VG_SENDER_ZSTD_LEVEL 9
 #define VG_SENDER_ZSTD_LEVEL_FAR 11
 
+/* What the sender uses is its own choice: the viewer understands every
+ * coding of protocol 1.0. The choices below other than the level, the
+ * window and the pixel model exist to measure what each coding saves
+ * (varg-trace ratio --no-indexed ...). */
 typedef struct {
-	int zlib_level;          /* 0..9; -1 for zlib's default */
-	int zstd_level;          /* 1..19; 0: offer zlib only */
+	int zstd_level;          /* 1..19 */
 	unsigned zstd_window_log; /* the largest zstd window this end keeps, 20..27 */
 	unsigned fp_bits;        /* optimistic fingerprint width, 8..64 */
 	unsigned group_size;     /* fingerprinted segments per SHA-1, 1..255 */
 	bool no_persist;         /* ask the viewer not to keep segments on disk */
-	bool pixmodel;           /* offer the pixel model (fingerprint/codec/vg_pixmodel.h) */
+	bool pixmodel;           /* literal pixels by the pixel model (fingerprint/codec/
+				  * vg_pixmodel.h), unless the viewer is lean */
+	bool indexed;            /* INDEXED literal blocks (the colour table) */
+	bool repeat_within;      /* REPEATs naming items of their own update */
 	uint8_t server_id[16];   /* names the viewer's cache namespace */
 } vg_sender_config;
 
-/* Fills cfg with the defaults (zlib level 6, zstd offered at level
- * VG_SENDER_ZSTD_LEVEL with a window of up to 2^VG_ZSTD_WINDOW_LOG_DEFAULT,
- * 40-bit fingerprints, groups of 20, a zero server id). */
+/* Fills cfg with the defaults (zstd at level VG_SENDER_ZSTD_LEVEL with a
+ * window of up to 2^VG_ZSTD_WINDOW_LOG_DEFAULT, 40-bit fingerprints,
+ * groups of 20, every coding on, a zero server id). */
 void vg_sender_config_init(vg_sender_config *cfg);
 
 /* Creates a sender; *out is freed with vg_sender_free(). Returns VG_EINVAL
@@ -57,7 +63,7 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out);
 void vg_sender_free(vg_sender *s);
 
 /* Coding ahead of the VIEWER HELLO: the viewer announced its VIEWER HELLO
- * flags (VG_CAPS_VHELLO_FLAGS only), zstd window log (0: zlib) and
+ * flags (VG_CAPS_VHELLO_FLAGS only), zstd window log (20..27) and
  * capacity log in SetEncodings (VG_CAPS_*). Updates may then be coded at
  * once; the HELLO says so (VG_HELLO_AHEAD), so call this before
  * vg_sender_hello. The VIEWER HELLO that follows must agree; beliefs of
@@ -81,16 +87,17 @@ int vg_sender_update(vg_sender *s, const vg_pixbuf *frame, const vg_segdesc *seg
 /* vg_sender_update with MOVE runs first: moves[0..n_moves), each copied
  * by the viewer from its picture as it was before the update; segs must
  * not cover them.
- * VG_EINVAL if the viewer does not take moves (vg_sender_takes_moves),
+ * VG_EINVAL before updates may be coded (vg_sender_takes_moves),
  * VG_ERANGE if a move's rectangle or source lies outside frame. */
 int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *moves,
 			   size_t n_moves, const vg_segdesc *segs, size_t n,
 			   const vg_region *literal_only, vg_writer *out);
 
-/* True when the viewer's HELLO said it takes MOVE runs. */
+/* True once updates may be coded: every viewer of 1.0 takes MOVE runs. */
 bool vg_sender_takes_moves(const vg_sender *s);
 
-/* True when the viewer's HELLO said it draws approximations (APPROX). */
+/* True once updates may be coded to a viewer that takes approximations
+ * (APPROX): every one but those whose HELLO says exact pixels only. */
 bool vg_sender_takes_approx(const vg_sender *s);
 
 /* True when vg_sender_update would send d as pixels, literal_only aside:
@@ -117,10 +124,16 @@ int vg_sender_approx(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rects,
 
 /* Handles one viewer message body (after its RFB type and length). The
  * rectangles of a REPAIR are added to repair, which the caller must send
- * again with literal_only covering them. VG_EPROTO for a malformed or
- * unexpected message. */
+ * again with literal_only covering them. VG_ENOTSUP for a VIEWER HELLO
+ * of another version than 1.0, VG_EPROTO for a malformed or unexpected
+ * message (vg_sender_error_text says which); VG_EZLIB when zstd cannot
+ * start. The connection must then be closed. */
 int vg_sender_handle(vg_sender *s, const uint8_t *body, size_t len,
 		     int32_t fb_width, int32_t fb_height, vg_region *repair);
+
+/* A readable account of why vg_sender_handle last refused a message
+ * (a version other than 1.0, which field); valid until the next call. */
+const char *vg_sender_error_text(const vg_sender *s);
 
 /* After vg_sender_handle: true once per PING received, with its token in
  * *token; the caller must answer with a PONG (vg_sender_pong) at once. */
@@ -155,7 +168,7 @@ typedef struct {
 	uint64_t repeated_segments; /* segments they stand for */
 	uint64_t checks;          /* SHA-1 groups sent */
 	uint64_t literal_bytes;   /* literal pixels at 3 bytes a pixel */
-	uint64_t literal_coded_bytes; /* the same after literal coding, before zlib */
+	uint64_t literal_coded_bytes; /* the same after literal coding, before zstd */
 	uint64_t literal_pixels[VG_LIT_METHODS]; /* literal pixels coded with each method */
 	uint64_t literal_wire_bytes; /* ... and compressed: the updates' pixel chunks */
 	uint64_t model_updates;   /* updates whose pixels went by the pixel model */
@@ -171,8 +184,8 @@ typedef struct {
 	uint64_t beliefs_loaded;  /* of them, loaded from an earlier session */
 	uint64_t history_restored; /* history items kept from it */
 	uint64_t sha1_ns;         /* time spent hashing groups */
-	uint64_t zlib_ns;         /* time spent compressing (zlib or zstd) */
-	unsigned zstd_window_log; /* the pixel stream's zstd window; 0: zlib */
+	uint64_t zlib_ns;         /* time spent compressing (zstd) */
+	unsigned zstd_window_log; /* the pixel stream's zstd window; 0 before it starts */
 } vg_sender_stats;
 
 void vg_sender_get_stats(const vg_sender *s, vg_sender_stats *st);

@@ -1,9 +1,7 @@
 /* libFuzzer target for the viewer's Varg parser. The first byte's top
- * bit picks the coder the hellos agree on (set: zstd, clear: zlib), the
- * next whether the HELLO offers REPEAT offsets by recency (set: yes, as
- * new servers do), the next whether it offers the pixel model (then the
- * pixel parts below are the model's chunks, not compressed), the other
- * five the mode: 0 feeds the input as a raw message body (after a valid hello);
+ * bit says whether updates are coded by the pixel model (then the pixel
+ * parts below are the model's chunks, not compressed), the low five bits
+ * the mode: 0 feeds the input as a raw message body (after a valid hello);
  * 2 feeds a sequence of updates, so that REPEATs find earlier segments to
  * point at: each is a byte of digest count (0..3), a big-endian u16
  * structure length and u16 pixel length, then the digests (20 bytes
@@ -38,7 +36,7 @@ static void frame_update(vg_zout *zs, vg_zout *zpix, const uint8_t *data, size_t
 	vg_writer_reset(body);
 	vg_writer_reset(chunk);
 	vg_writer_u8(body, VG_MSG_UPDATE);
-	vg_writer_uleb(body, n_checks);
+	vg_writer_uleb(body, n_checks * 2 + (model ? VG_UPDATE_MODEL : 0));
 	vg_writer_bytes(body, data, n_checks * 20);
 	vg_zout_put(zs, data + n_checks * 20, s_len, chunk);
 	vg_writer_uleb(body, chunk->len);
@@ -62,7 +60,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vg_pixbuf *fb;
 	vg_writer reply, body, chunk;
 	vg_zout *zs = NULL, *zpix = NULL;
-	vg_coder coder;
 	uint8_t mode;
 	bool model;
 
@@ -71,17 +68,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.zstd_window_log = VG_ZSTD_WINDOW_LOG_MIN;
 	if (size < 1 || vg_receiver_new(&cfg, &r))
 		return 0;
-	coder = data[0] & 0x80 ? VG_CODER_ZSTD : VG_CODER_ZLIB;
 	mode = data[0] & 0x1f;
-	if (coder == VG_CODER_ZSTD)
-		hello[20] = VG_HELLO_ZSTD;
-	if (data[0] & 0x40)
-		hello[20] |= VG_HELLO_RECENT;
-	model = (data[0] & 0x20) != 0;
-	if (model)
-		hello[20] |= VG_HELLO_PIXMODEL;
-	if (vg_zout_new(coder, 1, VG_ZSTD_WINDOW_LOG_MIN, &zs) ||
-	    vg_zout_new(coder, 1, VG_ZSTD_WINDOW_LOG_MIN, &zpix))
+	model = (data[0] & 0x80) != 0;
+	if (vg_zout_new(VG_CODER_ZSTD, 1, VG_ZSTD_WINDOW_LOG_MIN, &zs) ||
+	    vg_zout_new(VG_CODER_ZSTD, 1, VG_ZSTD_WINDOW_LOG_MIN, &zpix))
 		goto out_streams;
 	fb = vg_pixbuf_new(64, 48);
 	vg_writer_init(&reply);

@@ -6,7 +6,7 @@
  * is answered as the server does, with an update whose segments are the
  * repair's rectangles sent as pixels. With bit 7 of the first byte set the
  * sender first takes capabilities announced ahead (flags from the second
- * byte, zstd when bit 6 is set), so VIEWER HELLOs meet the confirmation
+ * byte, a zstd window of 2^21 when bit 6 is set, else 2^20), so VIEWER HELLOs meet the confirmation
  * path and updates go out before them. A rejected message ends the input,
  * as it closes the connection. Beyond ASan and UBSan the target checks
  * that repairs stay inside the framebuffer and that the answers succeed. */
@@ -20,6 +20,7 @@
 #include "common/vg_writer.h"
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_sender.h"
+#include "fingerprint/codec/vg_zstream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -61,7 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w = 1 + data[0] % 64;
 	h = 1 + data[1] % 64;
 	vg_sender_config_init(&cfg);
-	cfg.zlib_level = 1;
+	cfg.zstd_level = 1;
+	cfg.zstd_window_log = VG_ZSTD_WINDOW_LOG_MIN;
 	cfg.fp_bits = 16;
 	cfg.group_size = 4;
 	if (vg_sender_new(&cfg, &s) != 0)
@@ -75,7 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			tiles[n++] = vg_rect_make(x, y, w - x < 8 ? w - x : 8, h - y < 8 ? h - y : 8);
 	repair = vg_region_new();
 	if ((data[0] & 0x80) &&
-	    vg_sender_assume_viewer(s, data[1] & VG_CAPS_VHELLO_FLAGS, (data[0] & 0x40) ? 20 : 0, 20) == 0)
+	    vg_sender_assume_viewer(s, data[1] & VG_CAPS_VHELLO_FLAGS,
+				    VG_ZSTD_WINDOW_LOG_MIN + (data[0] & 0x40 ? 1 : 0), 20) == 0)
 		send_rects(s, frame, tiles, n, NULL);
 	while (size - at >= 2) {
 		size_t len = (size_t)data[at] << 8 | data[at + 1];

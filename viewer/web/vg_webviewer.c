@@ -93,7 +93,6 @@ EMSCRIPTEN_KEEPALIVE int vgw_open(int width, int height, int persistent, double 
 	vg_receiver_config_init(&cfg);
 	cfg.cache_dir = persistent ? VGW_CACHE_DIR : NULL;
 	cfg.cache_capacity = (uint64_t)(cache_mb * 1048576.0);
-	cfg.approx = true;
 	err = vg_receiver_new(&cfg, &vgw.receiver);
 	if (err) {
 		vgw.receiver = NULL;
