@@ -56,13 +56,22 @@ struct vg_server {
 	GArray *past_viewers;     /* vg_server_viewer: the last VG_PAST_VIEWERS gone */
 };
 
-static void client_free(vg_client *k, vg_server *s)
+/* The core's state of one client: the rooms' view first, so that
+ * cl->clientData is both, and the server. A client whose connection ended
+ * just before the shutdown reaches the server through this while
+ * LibVNCServer frees cl->screen, which it no longer lists the client on. */
+typedef struct {
+	vg_client k;
+	vg_server *server;
+} conn;
+
+static void client_free(conn *n)
 {
-	if (!k)
-		return;
-	vg_vargclient_free(k->varg);
-	vg_stockclient_free(k->stock);
-	g_free(k);
+	vg_server *s = n->server;
+
+	vg_vargclient_free(n->k.varg);
+	vg_stockclient_free(n->k.stock);
+	g_free(n);
 	/* Client threads that ended earlier are never joined by LibVNCServer:
 	 * this count is what orders their last use of s before its free. */
 	pthread_mutex_lock(&s->lock);
@@ -122,8 +131,8 @@ static bool describe_viewer(rfbClientPtr cl, bool gone, vg_server_viewer *v)
 
 static void client_gone(rfbClientPtr cl)
 {
-	vg_client *k = cl->clientData;
-	vg_server *s = cl->screen->screenData;
+	conn *n = cl->clientData;
+	vg_server *s = n->server;
 	vg_screen_stats *counts;
 	vg_server_viewer v;
 
@@ -134,23 +143,21 @@ static void client_gone(rfbClientPtr cl)
 		g_array_append_val(s->past_viewers, v);
 		pthread_mutex_unlock(&s->lock);
 	}
-	if (k) {
-		vg_vargclient_gone(cl, k->varg);
-		vg_stockclient_gone(cl, k->stock);
-	}
+	vg_vargclient_gone(cl, n->k.varg);
+	vg_stockclient_gone(cl, n->k.stock);
 	/* Its LibVNCServer counts go to the totals. */
 	counts = vg_screen_stats_lock(s->scr);
 	counts->gone_bytes += (uint64_t)rfbStatGetSentBytes(cl);
 	counts->gone_updates += (uint64_t)rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
 	vg_screen_stats_unlock(s->scr);
-	client_free(k, s);
 	cl->clientData = NULL;
+	client_free(n);
 }
 
 static enum rfbNewClientAction new_client(rfbClientPtr cl)
 {
 	vg_server *s = cl->screen->screenData;
-	vg_client *k;
+	conn *n;
 	unsigned secs;
 
 	if ((secs = vg_auth_blocked(s->auth, cl->host))) {
@@ -158,12 +165,13 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 			secs);
 		return RFB_CLIENT_REFUSE;
 	}
-	k = g_new0(vg_client, 1);
-	k->screen = s->scr;
-	k->varg = vg_vargclient_new(s->scr);
-	k->stock = vg_stockclient_new(s->scr);
+	n = g_new0(conn, 1);
+	n->server = s;
+	n->k.screen = s->scr;
+	n->k.varg = vg_vargclient_new(s->scr);
+	n->k.stock = vg_stockclient_new(s->scr);
 	LOCK(cl->updateMutex);
-	cl->clientData = k;
+	cl->clientData = n;
 	UNLOCK(cl->updateMutex);
 	cl->clientGoneHook = client_gone;
 	cl->clientFramebufferUpdateRequestHook = vg_vargclient_request;

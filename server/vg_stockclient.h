@@ -1,7 +1,7 @@
 /* A stock client's frame of its own: the room of the clients that get
  * LibVNCServer's encoders (vg_stockclient.c says why they read a copy).
- * Called by the core (vg_server.c) only; every function takes the
- * LibVNCServer client and its state here.
+ * Called by the core (vg_server.c) only, which creates one for every
+ * client.
  */
 #ifndef VG_STOCKCLIENT_H
 #define VG_STOCKCLIENT_H

@@ -95,6 +95,7 @@ struct vg_vargclient {
 	/* On the output thread only: */
 	bool lib_pass;            /* LibVNCServer sends its size marker now */
 	int lib_sent;             /* its FramebufferUpdate count at the pass's start */
+	/* Under lock: */
 	bool persist;             /* beliefs are saved under cache_id */
 	uint8_t cache_id[16];
 	uint64_t saved_ns;        /* when beliefs were last saved */
