@@ -52,7 +52,7 @@ struct vg_server {
 	vg_auth *auth;
 	pthread_mutex_t lock;     /* live_conns and past_viewers */
 	pthread_cond_t conns_gone;
-	unsigned live_conns;      /* vg_client not yet freed; waited for at shutdown */
+	unsigned live_conns;      /* conn not yet freed; waited for at shutdown */
 	GArray *past_viewers;     /* vg_server_viewer: the last VG_PAST_VIEWERS gone */
 };
 
