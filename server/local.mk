@@ -1,11 +1,17 @@
 # server/: varg-server and varg-relay. Use the libraries' public headers only.
 
-# The screen both serve: LibVNCServer with Varg's update path, the
-# desktop around it, and its reports (doc/architecture.md).
+# The screen both serve: LibVNCServer's screen and the rooms of its
+# clients, the desktop around it, and its reports (doc/architecture.md).
 noinst_LIBRARIES += server/libvgscreen.a
 server_libvgscreen_a_SOURCES = \
-	server/vg_server.c server/vg_server.h server/vg_serverpriv.h \
-	server/vg_vargclient.c server/vg_stockclient.c server/vg_desktop.c \
+	server/vg_server.c server/vg_server.h \
+	server/vg_serverconfig.c server/vg_serverconfig.h \
+	server/vg_screen.c server/vg_screen.h \
+	server/vg_vargclient.c server/vg_vargclient.h \
+	server/vg_stockclient.c server/vg_stockclient.h \
+	server/vg_input.c server/vg_input.h \
+	server/vg_auth.c server/vg_auth.h \
+	server/vg_webdir.c server/vg_webdir.h \
 	server/vg_segshare.c server/vg_segshare.h \
 	server/vg_refine.c server/vg_refine.h \
 	server/vg_monitor.c server/vg_monitor.h \

@@ -14,9 +14,11 @@
 #include "common/vg_log.h"
 #include "fingerprint/cache/vg_segcache.h"
 #include "fingerprint/codec/vg_zstream.h"
+#include "server/vg_auth.h"
 #include "server/vg_relaysource.h"
 #include "server/vg_report.h"
 #include "server/vg_server.h"
+#include "server/vg_webdir.h"
 
 enum { EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_AUTH = 3 };
 
@@ -62,7 +64,7 @@ static int parse_options(int argc, char **argv, options *o)
 {
 	GOptionEntry entries[] = {
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &o->listen, "IPv4 address to serve the site on (default 127.0.0.1)", "ADDR" },
-		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_server_http_option, "Serve noVNC to the site's browsers on the same port (from DIR; default " VG_SERVER_HTTP_DIR "); they connect over WebSocket", "DIR" },
+		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_webdir_option, "Serve noVNC to the site's browsers on the same port (from DIR; default " VG_WEBDIR_NOVNC "); they connect over WebSocket", "DIR" },
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port for the site's viewers (default 5900; 0 = first free from 5900)", "N" },
 		{ "password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->password_file, "Ask the site's viewers for the VNC password in FILE (vncpasswd format)", "FILE" },
 		{ "viewonly-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->view_password_file, "A second password, in FILE, for view-only access", "FILE" },
@@ -121,9 +123,9 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--port must be between 0 and 65535");
 		return VG_EINVAL;
 	}
-	if (vg_server_check_access(o->listen, o->password_file, o->view_password_file,
+	if (vg_auth_check_access(o->listen, o->password_file, o->view_password_file,
 				   o->allow_no_password) ||
-	    (o->http && vg_server_check_http(o->http)))
+	    (o->http && vg_webdir_check(o->http)))
 		return VG_EINVAL;
 	if (o->zstd_level != VG_SERVER_ZSTD_AUTO && (o->zstd_level < 1 || o->zstd_level > 19)) {
 		vg_error("--zstd-level must be between 1 and 19");
@@ -200,10 +202,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	status = EXIT_FAILED;
-	if (o.password_file && !(password = vg_server_read_password(o.password_file, "--password-file")))
+	if (o.password_file && !(password = vg_auth_read_password(o.password_file, "--password-file")))
 		goto out;
 	if (o.view_password_file &&
-	    !(view_password = vg_server_read_password(o.view_password_file, "--viewonly-password-file")))
+	    !(view_password = vg_auth_read_password(o.view_password_file, "--viewonly-password-file")))
 		goto out;
 	vg_report_catch_signals(on_signal);
 	if (o.via) {
@@ -258,7 +260,7 @@ int main(int argc, char **argv)
 	printf("varg-relay: listening on %s:%d (%dx%d), relaying %s\n", cfg.listen, vg_server_port(srv),
 	       vg_relaysource_width(relay), vg_relaysource_height(relay), o.rest[0]);
 	if (o.http)
-		vg_server_print_http(cfg.listen, vg_server_port(srv), o.http);
+		vg_webdir_print(cfg.listen, vg_server_port(srv), o.http);
 	fflush(stdout);
 	report = vg_report_start(srv, "varg-relay", o.stats_interval);
 

@@ -6,10 +6,12 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
+#include "server/vg_auth.h"
 #include "server/vg_report.h"
 #include "server/vg_server.h"
 #include "server/vg_tracesource.h"
 #include "server/vg_vncsource.h"
+#include "server/vg_webdir.h"
 #include "server/vg_xsource.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -82,7 +84,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "loop", 0, 0, G_OPTION_ARG_NONE, &o->loop, "Start the trace again at its end", NULL },
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port (default 5900; 0 = first free from 5900)", "N" },
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &o->listen, "IPv4 address to listen on (default 127.0.0.1)", "ADDR" },
-		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_server_http_option, "Serve noVNC to browsers on the same port (from DIR; default " VG_SERVER_HTTP_DIR "); they connect over WebSocket", "DIR" },
+		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_webdir_option, "Serve noVNC to browsers on the same port (from DIR; default " VG_WEBDIR_NOVNC "); they connect over WebSocket", "DIR" },
 		{ "refine-ms", 0, 0, G_OPTION_ARG_INT, &o->refine_ms, "Progressive refinement for slow links: show a missed region approximately first when its exact pixels would take longer than MS on the link (100 suits a link of 0.2 MB/s and 120 ms), to viewers that take it; 0 (the default): exact pixels only", "MS" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates, 1-19 (default 9 when the viewer is less than 5 ms away, 11 beyond)", "N" },
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
@@ -141,9 +143,9 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--stats-interval must not be negative");
 		return VG_EINVAL;
 	}
-	if (vg_server_check_access(o->listen, o->password_file, o->view_password_file,
+	if (vg_auth_check_access(o->listen, o->password_file, o->view_password_file,
 				   o->allow_no_password) ||
-	    (o->http && vg_server_check_http(o->http)))
+	    (o->http && vg_webdir_check(o->http)))
 		return VG_EINVAL;
 	if (o->vnc_password_file && !o->vnc) {
 		vg_error("--vnc-password-file goes with --vnc");
@@ -271,12 +273,12 @@ int main(int argc, char **argv)
 		o.stats_interval = o.verbose ? 10 : 0;
 	vg_report_catch_signals(on_signal);
 
-	if (o.password_file && !(password = vg_server_read_password(o.password_file, "--password-file")))
+	if (o.password_file && !(password = vg_auth_read_password(o.password_file, "--password-file")))
 		goto out;
 	if (o.view_password_file &&
-	    !(view_password = vg_server_read_password(o.view_password_file, "--viewonly-password-file")))
+	    !(view_password = vg_auth_read_password(o.view_password_file, "--viewonly-password-file")))
 		goto out;
-	if (o.vnc_password_file && !(vnc_password = vg_server_read_password(o.vnc_password_file, "--vnc-password-file")))
+	if (o.vnc_password_file && !(vnc_password = vg_auth_read_password(o.vnc_password_file, "--vnc-password-file")))
 		goto out;
 	if (o.trace) {
 		if ((err = vg_tracesource_open(o.trace, &src))) {
@@ -335,7 +337,7 @@ int main(int argc, char **argv)
 		goto out;
 	printf("varg-server: listening on %s:%d (%dx%d)\n", cfg.listen, vg_server_port(srv), width, height);
 	if (o.http)
-		vg_server_print_http(cfg.listen, vg_server_port(srv), o.http);
+		vg_webdir_print(cfg.listen, vg_server_port(srv), o.http);
 	fflush(stdout);
 	report = vg_report_start(srv, "varg-server", o.stats_interval);
 

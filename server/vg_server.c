@@ -1,13 +1,14 @@
-/* The screen: one LibVNCServer screen over one frame, its clients, and
+/* The screen: one LibVNCServer screen over one frame (vg_screen.c, with
  * the lock between the source that writes the frame and the clients'
- * output threads that read it. The source takes frame_lock to write and
- * marks what changed; every client's send reads under it. The hooks
- * LibVNCServer calls on each client's threads dispatch to a Varg viewer's
- * update path (vg_vargclient.c) or to a stock client's frame of its own
- * (vg_stockclient.c); input, clipboard, cursor and passwords are the
- * desktop's (vg_desktop.c). doc/architecture.md has the long version.
+ * output threads that read it), its clients' lifecycle and the hooks. The
+ * source takes the frame lock to write and marks what changed; every
+ * client's send reads under it. The hooks LibVNCServer calls on each
+ * client's threads dispatch to the room of its kind: a Varg viewer's
+ * update path (vg_vargclient.c) or a stock client's frame of its own
+ * (vg_stockclient.c); input, clipboard and cursor are vg_input.c's,
+ * passwords vg_auth.c's. doc/architecture.md has the long version.
  *
- * Lock order: sendMutex -> frame_lock -> updateMutex.
+ * Lock order: sendMutex -> frame lock -> updateMutex.
  * The locks are pthread locks, not GLib's: GLib's futex-based locks are
  * invisible to ThreadSanitizer, which then reports every guarded access.
  */
@@ -25,103 +26,58 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
-#include "common/vg_time.h"
-#include "common/vg_writer.h"
-#include "fingerprint/cache/vg_beliefstore.h"
-#include "fingerprint/proto/vg_proto.h"
-#include "fingerprint/proto/vg_sender.h"
-#include "pipeline/vg_pipeline.h"
-#include "server/vg_authguard.h"
-#include "server/vg_monitor.h"
-#include "server/vg_segshare.h"
+#include "server/vg_auth.h"
+#include "server/vg_input.h"
 #include "server/vg_listener.h"
+#include "server/vg_monitor.h"
+#include "server/vg_screen.h"
+#include "server/vg_segshare.h"
 #include "server/vg_server.h"
-#include "server/vg_serverkey.h"
-#include "server/vg_serverpriv.h"
+#include "server/vg_stockclient.h"
+#include "server/vg_vargclient.h"
+#include "server/vg_webdir.h"
 
 /* Exported by LibVNCServer 0.9.14 but not declared in its headers:
  * brings the copies kept for clients that asked for scaling up to date. */
 void rfbScaledScreenUpdate(rfbScreenInfoPtr screen, int x1, int y1, int x2, int y2);
 
-/* Results kept for viewers in step: two per update in flight is plenty
- * when viewers are in step; more only helps viewers that lag by several
- * frames, whose motion memories then rarely match anyway. */
-#define SHARE_SLOTS 8
+struct vg_server {
+	const vg_server_config *cfg; /* the screen's */
+	vg_screen *scr;           /* the frame and what every client shares */
+	rfbScreenInfoPtr screen;
+	vg_listener *listener;    /* the accept path, in front of LibVNCServer */
+	char *http_roots[4];      /* with HTTP: Varg's web files (viewer/web/),
+				   * then cfg->http_root; NULL-ended, owned */
+	sraRegion *scale_due;     /* marked under the write lock; scaled at its unlock */
+	vg_auth *auth;
+	pthread_mutex_t lock;     /* live_conns and past_viewers */
+	pthread_cond_t conns_gone;
+	unsigned live_conns;      /* conn not yet freed; waited for at shutdown */
+	GArray *past_viewers;     /* vg_server_viewer: the last VG_PAST_VIEWERS gone */
+};
 
-/* Updates whose stage times the monitor keeps (80 bytes each). */
-#define MONITOR_RING 4096
+/* The core's state of one client: the rooms' view first, so that
+ * cl->clientData is both, and the server. A client whose connection ended
+ * just before the shutdown reaches the server through this while
+ * LibVNCServer frees cl->screen, which it no longer lists the client on. */
+typedef struct {
+	vg_client k;
+	vg_server *server;
+} conn;
 
-int vg_server_pixmodel_option(const char *s, vg_server_pixmodel *out)
+static void client_free(conn *n)
 {
-	if (!strcmp(s, "auto"))
-		*out = VG_SERVER_PIXMODEL_AUTO;
-	else if (!strcmp(s, "on"))
-		*out = VG_SERVER_PIXMODEL_ON;
-	else if (!strcmp(s, "off"))
-		*out = VG_SERVER_PIXMODEL_OFF;
-	else {
-		vg_error("--pixel-model must be auto, on or off");
-		return VG_EINVAL;
-	}
-	return VG_OK;
-}
+	vg_server *s = n->server;
 
-void vg_server_config_init(vg_server_config *cfg)
-{
-	memset(cfg, 0, sizeof *cfg);
-	cfg->port = 5900;
-	cfg->listen = "127.0.0.1";
-	cfg->zstd_level = VG_SERVER_ZSTD_AUTO;
-	cfg->pixmodel = VG_SERVER_PIXMODEL_AUTO;
-	cfg->fp_bits = VG_FP_BITS_DEFAULT;
-	cfg->group_size = VG_GROUP_DEFAULT;
-	cfg->desktop_name = "varg";
-	cfg->defer_ms = 5;
-}
-
-bool vg__format_is_native(const rfbPixelFormat *f)
-{
-	return f->bitsPerPixel == 32 && f->depth == 24 && f->trueColour &&
-	       !f->bigEndian && f->redMax == 255 && f->greenMax == 255 &&
-	       f->blueMax == 255 && f->redShift == 16 && f->greenShift == 8 &&
-	       f->blueShift == 0;
-}
-
-static void conn_free(vg_conn *c)
-{
-	vg_server *s;
-
-	if (!c)
-		return;
-	s = c->server;
-	if (c->wanted)
-		sraRgnDestroy(c->wanted);
-	if (c->late)
-		sraRgnDestroy(c->late);
-	g_free(c->own_screen);
-	vg_pixbuf_free(c->own_frame);
-	vg_sender_free(c->sender);
-	vg_pixbuf_free(c->snapshot);
-	vg_writer_clear(&c->out);
-	vg_region_free(c->repair);
-	vg_region_free(c->approximate);
-	vg_refine_free(c->refine);
-	g_array_free(c->exact_segs, TRUE);
-	g_array_free(c->approx_rects, TRUE);
-	vg_region_free(c->refined);
-	g_array_free(c->rects, TRUE);
-	vg_pipeline_free(c->pipe);
-	g_array_free(c->shared_segs, TRUE);
-	if (c->varg)
-		g_atomic_int_dec_and_test(&s->varg_now);
-	pthread_mutex_destroy(&c->lock);
-	g_free(c);
+	vg_vargclient_free(n->k.varg);
+	vg_stockclient_free(n->k.stock);
+	g_free(n);
 	/* Client threads that ended earlier are never joined by LibVNCServer:
 	 * this count is what orders their last use of s before its free. */
-	pthread_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->lock);
 	s->live_conns--;
 	pthread_cond_broadcast(&s->conns_gone);
-	pthread_mutex_unlock(&s->stats_lock);
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* LibVNCServer's encodings by name, for the viewer list. */
@@ -146,33 +102,25 @@ static const char *encoding_name(int enc)
 /* What a client past its handshake was sent; false for one that is not.
  * A client going away is shutting down whatever it reached: it counts
  * if it was sent an update. */
-static bool describe_viewer(vg_server *s, rfbClientPtr cl, bool gone, vg_server_viewer *v)
+static bool describe_viewer(rfbClientPtr cl, bool gone, vg_server_viewer *v)
 {
-	vg_conn *c;
+	vg_vargclient_stats vs;
+	vg_client *k;
 
 	LOCK(cl->updateMutex);
-	c = cl->clientData;
+	k = cl->clientData;
 	UNLOCK(cl->updateMutex);
-	if ((!gone && cl->state != RFB_NORMAL) || !c)
+	if ((!gone && cl->state != RFB_NORMAL) || !k)
 		return false;
 	memset(v, 0, sizeof *v);
 	g_strlcpy(v->host, cl->host ? cl->host : "?", sizeof v->host);
-	pthread_mutex_lock(&c->lock);
-	v->varg = c->varg && c->sender && vg__format_is_native(&cl->format);
-	if (v->varg) {
-		vg_sender_stats st;
-
-		vg_sender_get_stats(c->sender, &st);
-		v->fingerprints = st.fingerprint_segments;
-		v->misses = st.repairs;
-	}
-	pthread_mutex_unlock(&c->lock);
+	v->varg = vg_vargclient_account(cl, k->varg, &vs);
 	if (v->varg) {
 		v->encoding = "varg";
-		pthread_mutex_lock(&s->stats_lock);
-		v->bytes_sent = c->sent_bytes;
-		v->updates = c->sent_updates;
-		pthread_mutex_unlock(&s->stats_lock);
+		v->bytes_sent = vs.bytes_sent;
+		v->updates = vs.updates;
+		v->fingerprints = vs.fingerprints;
+		v->misses = vs.misses;
 	} else {
 		v->encoding = encoding_name(cl->preferredEncoding);
 		v->bytes_sent = (uint64_t)rfbStatGetSentBytes(cl);
@@ -183,66 +131,57 @@ static bool describe_viewer(vg_server *s, rfbClientPtr cl, bool gone, vg_server_
 
 static void client_gone(rfbClientPtr cl)
 {
-	vg_conn *c = cl->clientData;
-	vg_server *s = cl->screen->screenData;
+	conn *n = cl->clientData;
+	vg_server *s = n->server;
+	vg_screen_stats *counts;
 	vg_server_viewer v;
 
-	if (describe_viewer(s, cl, true, &v)) {
-		pthread_mutex_lock(&s->stats_lock);
+	if (describe_viewer(cl, true, &v)) {
+		pthread_mutex_lock(&s->lock);
 		if (s->past_viewers->len == VG_PAST_VIEWERS)
 			g_array_remove_index(s->past_viewers, 0);
 		g_array_append_val(s->past_viewers, v);
-		pthread_mutex_unlock(&s->stats_lock);
+		pthread_mutex_unlock(&s->lock);
 	}
-	if (c && c->varg && c->sender && vg_sender_has_viewer_hello(c->sender)) {
-		vg__varg_save_beliefs(c, cl->host);
-		vg__varg_log_session(c, cl->host);
-	}
-	vg__account_gone(cl);
-	/* LibVNCServer is done with cl->scaledScreen (it dropped its count
-	 * before this hook); point it back at the screen before ours goes. */
-	if (c && c->own_screen && cl->scaledScreen == c->own_screen)
-		cl->scaledScreen = cl->screen;
-	conn_free(cl->clientData);
+	vg_vargclient_gone(cl, n->k.varg);
+	vg_stockclient_gone(cl, n->k.stock);
+	/* Its LibVNCServer counts go to the totals. */
+	counts = vg_screen_stats_lock(s->scr);
+	counts->gone_bytes += (uint64_t)rfbStatGetSentBytes(cl);
+	counts->gone_updates += (uint64_t)rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
+	vg_screen_stats_unlock(s->scr);
 	cl->clientData = NULL;
+	client_free(n);
 }
 
 static enum rfbNewClientAction new_client(rfbClientPtr cl)
 {
 	vg_server *s = cl->screen->screenData;
-	vg_conn *c;
+	conn *n;
 	unsigned secs;
 
-	if (s->passwords[0] && (secs = vg__auth_blocked(s, cl))) {
+	if ((secs = vg_auth_blocked(s->auth, cl->host))) {
 		vg_warn("client %s: refused: %u s left of its block after failed passwords", cl->host,
 			secs);
 		return RFB_CLIENT_REFUSE;
 	}
-	c = g_new0(vg_conn, 1);
-
-	c->server = s;
-	pthread_mutex_init(&c->lock, NULL);
-	vg_writer_init(&c->out);
-	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
-	c->shared_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
-	c->repair = vg_region_new();
-	c->approximate = vg_region_new();
-	c->exact_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
-	c->approx_rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
-	c->refined = vg_region_new();
-	c->wanted = sraRgnCreate();
-	c->late = sraRgnCreate();
+	n = g_new0(conn, 1);
+	n->server = s;
+	n->k.screen = s->scr;
+	n->k.varg = vg_vargclient_new(s->scr);
+	n->k.stock = vg_stockclient_new(s->scr);
 	LOCK(cl->updateMutex);
-	cl->clientData = c;
+	cl->clientData = n;
 	UNLOCK(cl->updateMutex);
 	cl->clientGoneHook = client_gone;
-	cl->clientFramebufferUpdateRequestHook = vg__varg_request;
-	if (s->cfg.view_only)
+	cl->clientFramebufferUpdateRequestHook = vg_vargclient_request;
+	if (s->cfg->view_only)
 		cl->viewOnly = TRUE;
-	pthread_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->lock);
 	s->live_conns++;
-	s->stats.clients_total++;
-	pthread_mutex_unlock(&s->stats_lock);
+	pthread_mutex_unlock(&s->lock);
+	vg_screen_stats_lock(s->scr)->clients_total++;
+	vg_screen_stats_unlock(s->scr);
 	return RFB_CLIENT_ACCEPT;
 }
 
@@ -250,27 +189,27 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
  * thread with sendMutex held. */
 static void display_hook(rfbClientPtr cl)
 {
-	vg_conn *c = cl->clientData;
+	vg_client *k = cl->clientData;
 
-	if (!c)
+	if (!k)
 		return;
-	if (c->varg && vg__format_is_native(&cl->format))
-		vg__varg_pass(cl, c);
+	if (vg_vargclient_takes_pass(cl, k->varg))
+		vg_vargclient_pass(cl, k->varg);
 	else
-		vg__stock_pass_begin(cl, c);
+		vg_stockclient_pass_begin(cl, k->stock);
 }
 
 /* Last statement of every path of rfbSendFramebufferUpdate, on the same
  * thread, still under sendMutex. */
 static void display_finished_hook(rfbClientPtr cl, int result)
 {
-	vg_conn *c = cl->clientData;
+	vg_client *k = cl->clientData;
 
 	(void)result;
-	if (!c)
+	if (!k)
 		return;
-	vg__stock_pass_end(cl, c);
-	vg__varg_pass_end(cl, c);
+	vg_stockclient_pass_end(cl, k->stock);
+	vg_vargclient_pass_end(cl, k->varg);
 }
 
 /* rfbNewFramebuffer would also reset the pixel format to its defaults
@@ -298,41 +237,28 @@ int vg_server_resize(vg_server *s, int32_t width, int32_t height)
 		LOCK(cl->sendMutex);
 		g_ptr_array_add(clients, cl);
 	}
-	pthread_rwlock_wrlock(&s->frame_lock);
+	vg_screen_write_lock(s->scr);
 	LOCK(screen->cursorMutex);
 	/* LibVNCServer's threads may still hold the old frame's address
 	 * (a stock encoder between two reads): it lives until the end. */
-	g_ptr_array_add(s->old_frames, s->frame);
-	s->frame = frame;
+	vg_screen_replace_frame(s->scr, frame);
 	sraRgnMakeEmpty(s->scale_due);
-	s->serial++;
-	s->frame_ns = vg_time_ns();
 	screen->width = width;
 	screen->height = height;
 	screen->paddedWidthInBytes = width * 4;
 	screen->frameBuffer = (char *)frame->pixels;
 	for (i = 0; i < clients->len; i++) {
-		vg_conn *fresh;  /* read under updateMutex, as new_client sets it */
+		vg_client *fresh;  /* read under updateMutex, as new_client sets it */
 
 		cl = clients->pdata[i];
 		LOCK(cl->updateMutex);
 		fresh = cl->clientData;
 		UNLOCK(cl->updateMutex);
 		if (fresh) {
-			vg__varg_resize(fresh, width, height);
-			if (fresh->own_screen)
-				vg__stock_fit(cl, fresh);
+			vg_vargclient_resize(cl, fresh->varg, width, height);
+			vg_stockclient_resize(cl, fresh->stock);
 		}
 		LOCK(cl->updateMutex);
-		if (cl->clientData) {
-			vg_conn *c = cl->clientData;
-
-			/* Requests waiting for credits now ask for the new screen. */
-			if (c->wanted && !sraRgnEmpty(c->wanted)) {
-				sraRgnDestroy(c->wanted);
-				c->wanted = sraRgnCreateRect(0, 0, width, height);
-			}
-		}
 		sraRgnDestroy(cl->modifiedRegion);
 		cl->modifiedRegion = sraRgnCreateRect(0, 0, width, height);
 		sraRgnMakeEmpty(cl->copyRegion);
@@ -343,46 +269,16 @@ int vg_server_resize(vg_server *s, int32_t width, int32_t height)
 		UNLOCK(cl->updateMutex);
 	}
 	UNLOCK(screen->cursorMutex);
-	pthread_rwlock_unlock(&s->frame_lock);
+	vg_screen_write_unlock(s->scr);
 	for (i = 0; i < clients->len; i++) {
 		cl = clients->pdata[i];
 		UNLOCK(cl->sendMutex);
 	}
 	rfbReleaseClientIterator(it);
 	g_ptr_array_free(clients, TRUE);
-	pthread_mutex_lock(&s->stats_lock);
-	s->stats.resizes++;
-	pthread_mutex_unlock(&s->stats_lock);
+	vg_screen_stats_lock(s->scr)->resizes++;
+	vg_screen_stats_unlock(s->scr);
 	return VG_OK;
-}
-
-/* The identity viewers file this server's segments under: a random key
- * kept beside the beliefs (vg_serverkey), stable across restarts and
- * ports. A server whose viewers keep nothing on disk, or that cannot keep
- * the key, takes a random one for this run. */
-static void make_server_id(vg_server *s, const vg_server_config *cfg)
-{
-	g_autofree char *base = NULL;
-	int err, replaced = 0;
-
-	if (!cfg->no_persist) {
-		base = cfg->beliefs_dir ? g_strdup(cfg->beliefs_dir) : vg_beliefstore_default_base_dir();
-		err = vg_serverkey_open(base, s->server_id, &replaced, &s->key);
-		if (!err) {
-			if (replaced)
-				vg_warn("%s was damaged: a new server identity (viewers start cold once)",
-					vg_serverkey_path(s->key));
-			return;
-		}
-		vg_warn("cannot keep a server identity in %s (%s); viewers' caches stay cold across restarts",
-			base, vg_strerror(err));
-	}
-	/* GLib's generator is seeded from /dev/urandom. */
-	for (size_t i = 0; i < sizeof s->server_id; i += 4) {
-		guint32 r = g_random_int();
-
-		memcpy(s->server_id + i, &r, 4);
-	}
 }
 
 static void log_quiet(const char *fmt, ...)
@@ -408,18 +304,19 @@ static rfbScreenInfoPtr new_screen(vg_server *s, int32_t width, int32_t height)
 	rfbScreenInfoPtr screen = rfbGetScreen(&argc, argv, width, height, 8, 3, 4);
 
 	screen->screenData = s;
-	screen->frameBuffer = (char *)s->frame->pixels;
+	screen->frameBuffer = (char *)vg_screen_frame(s->scr)->pixels;
 	screen->serverFormat.redShift = 16;
 	screen->serverFormat.greenShift = 8;
 	screen->serverFormat.blueShift = 0;
-	screen->desktopName = s->cfg.desktop_name ? s->cfg.desktop_name : "varg";
+	screen->desktopName = s->cfg->desktop_name ? s->cfg->desktop_name : "varg";
 	screen->alwaysShared = TRUE;
-	screen->deferUpdateTime = s->cfg.defer_ms;
+	screen->deferUpdateTime = s->cfg->defer_ms;
 	screen->cursor = NULL;  /* never paint a cursor into the frame */
 	screen->newClientHook = new_client;
 	screen->displayHook = display_hook;
 	screen->displayFinishedHook = display_finished_hook;
-	vg__desktop_setup(s, screen);
+	vg_input_setup(screen, s->cfg);
+	vg_auth_install(s->auth, screen);
 	/* No listener of LibVNCServer's own: vg_listener accepts. */
 	screen->autoPort = FALSE;
 	screen->port = 0;
@@ -433,7 +330,6 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	const char *listen = cfg->listen ? cfg->listen : "127.0.0.1";
 	vg_server *s;
 	in_addr_t addr;
-	const char *env;
 
 	if (width < 1 || height < 1 || width > 8192 || height > 8192) {
 		vg_error("a screen of %dx%d cannot be served", width, height);
@@ -443,50 +339,28 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		vg_error("bad listen address '%s'", listen);
 		return VG_EINVAL;
 	}
-	vg__varg_register();
+	vg_vargclient_register();
 	if (!cfg->verbose)
 		rfbLog = rfbErr = log_quiet;
 
 	s = g_new0(vg_server, 1);
-	s->cfg = *cfg;
-	s->race_fix = true;
-	if ((env = g_getenv("VARG_TEST_SEND_DELAY_MS")))
-		s->send_delay_ms = atoi(env);
-	/* Approximations on loopback, as if the link were this slow. */
-	if ((env = g_getenv("VARG_TEST_LINK_RATE")))
-		s->test_link_rate = g_ascii_strtoull(env, NULL, 10);
-	if ((env = g_getenv("VARG_TEST_NO_RACE_FIX")) && *env == '1')
-		s->race_fix = false;
-	/* Shows what a slow stock client did to everyone before it had a
-	 * frame of its own (tests/test_stress.sh). */
-	if ((env = g_getenv("VARG_TEST_SHARED_FRAME")) && *env == '1')
-		s->shared_read = true;
-	pthread_rwlock_init(&s->frame_lock, NULL);
 	s->scale_due = sraRgnCreate();
-	pthread_mutex_init(&s->guard_lock, NULL);
-	s->guard = vg_authguard_new();
-	pthread_mutex_init(&s->stats_lock, NULL);
+	s->auth = vg_auth_new(cfg->password, cfg->view_password);
+	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->conns_gone, NULL);
-	s->frame = vg_pixbuf_new(width, height);
-	s->old_frames = g_ptr_array_new_with_free_func((GDestroyNotify)vg_pixbuf_free);
 	s->past_viewers = g_array_new(FALSE, FALSE, sizeof(vg_server_viewer));
-	/* Testing aid: VARG_TEST_NO_MONITOR=1 measures the server without
-	 * its monitor, VARG_TEST_NO_SHARE=1 without shared segmentation. */
-	if ((!((env = g_getenv("VARG_TEST_NO_SHARE")) && *env == '1') &&
-	     vg_segshare_new(SHARE_SLOTS, &s->share)) ||
-	    (!((env = g_getenv("VARG_TEST_NO_MONITOR")) && *env == '1') &&
-	     vg_monitor_new(MONITOR_RING, &s->monitor))) {
-		vg_error("cannot set up the shared segmentation or the monitor");
+	if (vg_screen_new(cfg, width, height, &s->scr)) {
 		vg_server_free(s);
 		return VG_EINVAL;
 	}
+	s->cfg = vg_screen_config(s->scr);
 
 	{
 		vg_listener_config lc = { .addr = addr, .port = cfg->port, .handover_cb = hand_over,
 					  .user = s };
 
 		if (cfg->http_root) {
-			s->http_roots[vg_server_web_dirs(s->http_roots)] = g_strdup(cfg->http_root);
+			s->http_roots[vg_webdir_varg(s->http_roots)] = g_strdup(cfg->http_root);
 			lc.http_roots = (const char *const *)s->http_roots;
 		}
 
@@ -497,19 +371,7 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		}
 	}
 	s->screen = new_screen(s, width, height);
-	make_server_id(s, cfg);
-	if (!s->cfg.beliefs_save_s)
-		s->cfg.beliefs_save_s = 60;
-	if (!cfg->no_persist) {
-		vg_beliefstore_config bc = { .base_dir = cfg->beliefs_dir,
-					     .max_viewers = cfg->beliefs_viewers,
-					     .max_file_bytes = cfg->beliefs_file_bytes };
-		int err = vg_beliefstore_open(&bc, s->server_id, &s->beliefs);
-
-		if (err)
-			vg_warn("cannot keep beliefs about viewers' caches (%s); every viewer starts cold",
-				vg_strerror(err));
-	}
+	vg_screen_open_beliefs(s->scr);
 	rfbRunEventLoop(s->screen, -1, TRUE);
 	if (vg_listener_start(s->listener)) {
 		vg_error("cannot start listening on %s port %d", listen, cfg->port);
@@ -517,7 +379,7 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		return VG_EIO;
 	}
 	/* Said once the address is known to be good. */
-	if (!vg_server_address_is_loopback(listen) && !cfg->password)
+	if (!vg_auth_address_is_loopback(listen) && !cfg->password)
 		vg_warn("WARNING: listening on %s with no password: anyone who can reach this "
 			"address can see%s this screen; use --password-file, or keep the default "
 			"127.0.0.1 and connect through ssh -L", listen,
@@ -574,27 +436,16 @@ void vg_server_free(vg_server *s)
 	 * ended just before may still be saving its beliefs. */
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 10;     /* bounded: never hang an exit on it */
-	pthread_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->lock);
 	while (s->live_conns > 0 &&
-	       pthread_cond_timedwait(&s->conns_gone, &s->stats_lock, &until) == 0)
+	       pthread_cond_timedwait(&s->conns_gone, &s->lock, &until) == 0)
 		;
-	pthread_mutex_unlock(&s->stats_lock);
-	vg_beliefstore_free(s->beliefs);
-	vg_serverkey_free(s->key);
-	vg_segshare_free(s->share);
-	vg_monitor_free(s->monitor);
-	vg_pixbuf_free(s->frame);
-	if (s->old_frames)
-		g_ptr_array_free(s->old_frames, TRUE);
-	if (s->past_viewers)
-		g_array_free(s->past_viewers, TRUE);
-	g_free(s->passwords[0]);
-	g_free(s->passwords[1]);
-	pthread_rwlock_destroy(&s->frame_lock);
+	pthread_mutex_unlock(&s->lock);
+	vg_screen_free(s->scr);
+	g_array_free(s->past_viewers, TRUE);
 	sraRgnDestroy(s->scale_due);
-	vg_authguard_free(s->guard);
-	pthread_mutex_destroy(&s->guard_lock);
-	pthread_mutex_destroy(&s->stats_lock);
+	vg_auth_free(s->auth);
+	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->conns_gone);
 	g_free(s);
 }
@@ -606,16 +457,11 @@ int vg_server_port(const vg_server *s)
 
 vg_pixbuf *vg_server_frame_lock(vg_server *s)
 {
-	pthread_rwlock_wrlock(&s->frame_lock);
-	/* The writer may change any pixel: results shared for the old
-	 * serial never match a snapshot of the new one. */
-	s->serial++;
-	return s->frame;
+	return vg_screen_write_lock(s->scr);
 }
 
 /* rfbMarkRegionAsModified, except that a stock client whose pass is
- * encoding from its own copy gets the region in c->late (see the top of
- * this file). No copy is ever scheduled (rfbScheduleCopyRegion), so the
+ * encoding from its own copy keeps the region aside (vg_stockclient.c). No copy is ever scheduled (rfbScheduleCopyRegion), so the
  * copy-region bookkeeping of LibVNCServer's version has nothing to do. */
 static void mark_modified(vg_server *s, sraRegion *rgn)
 {
@@ -623,15 +469,13 @@ static void mark_modified(vg_server *s, sraRegion *rgn)
 	rfbClientPtr cl;
 
 	while ((cl = rfbClientIteratorNext(it))) {
-		vg_conn *c;
+		vg_client *k;
 
 		/* Under updateMutex: new_client may be setting it right now
 		 * (the client is in the list before its hook runs). */
 		LOCK(cl->updateMutex);
-		c = cl->clientData;
-		if (c && c->encoding)
-			sraRgnOr(c->late, rgn);
-		else
+		k = cl->clientData;
+		if (!k || !vg_stockclient_defer(k->stock, rgn))
 			sraRgnOr(cl->modifiedRegion, rgn);
 		TSIGNAL(cl->updateCond);
 		UNLOCK(cl->updateMutex);
@@ -645,7 +489,7 @@ void vg_server_frame_mark(vg_server *s, const vg_rect *changed, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		vg_rect r = vg_rect_intersect(changed[i], vg_pixbuf_rect(s->frame));
+		vg_rect r = vg_rect_intersect(changed[i], vg_pixbuf_rect(vg_screen_frame(s->scr)));
 		sraRegion *one;
 
 		if (vg_rect_is_empty(r))
@@ -683,8 +527,7 @@ void vg_server_frame_unlock(vg_server *s, const vg_rect *changed, size_t n)
 	 * updateMutex), so no send finds new pixels outside its region. */
 	vg_server_frame_mark(s, changed, n);
 	update_scaled(s);
-	s->frame_ns = vg_time_ns();
-	pthread_rwlock_unlock(&s->frame_lock);
+	vg_screen_write_unlock(s->scr);
 }
 
 void vg_server_frame_copy(vg_server *s, const vg_pixbuf *src, const vg_rect *changed, size_t n)
@@ -744,6 +587,8 @@ void vg_server_get_stats(vg_server *s, vg_server_stats *st)
 	rfbClientIteratorPtr it = rfbGetClientIterator(s->screen);
 	rfbClientPtr cl;
 	uint64_t now = 0, bytes = 0, updates = 0;
+	vg_segshare *share = vg_screen_share(s->scr);
+	vg_screen_stats *counts;
 
 	while ((cl = rfbClientIteratorNext(it))) {
 		if (cl->state != RFB_NORMAL)
@@ -753,18 +598,28 @@ void vg_server_get_stats(vg_server *s, vg_server_stats *st)
 		updates += (uint64_t)rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
 	}
 	rfbReleaseClientIterator(it);
-	pthread_mutex_lock(&s->stats_lock);
-	*st = s->stats;
+	memset(st, 0, sizeof *st);
+	counts = vg_screen_stats_lock(s->scr);
+	st->clients_total = counts->clients_total;
+	st->varg_clients = counts->varg_clients;
+	st->varg_updates = counts->varg_updates;
+	st->varg_bytes = counts->varg_bytes;
+	st->fingerprints = counts->fingerprints;
+	st->literals = counts->literals;
+	st->repairs = counts->repairs;
+	st->warm_viewers = counts->warm_viewers;
+	st->resizes = counts->resizes;
+	st->shared_updates = counts->shared_updates;
 	st->clients_now = now;
 	/* LibVNCServer counts what it writes; Varg updates are written
 	 * past it. */
-	st->bytes_sent = s->gone_bytes + bytes + st->varg_bytes;
-	st->updates_sent = s->gone_updates + updates + st->varg_updates;
-	pthread_mutex_unlock(&s->stats_lock);
-	if (s->share) {
+	st->bytes_sent = counts->gone_bytes + bytes + st->varg_bytes;
+	st->updates_sent = counts->gone_updates + updates + st->varg_updates;
+	vg_screen_stats_unlock(s->scr);
+	if (share) {
 		vg_segshare_stats sh;
 
-		vg_segshare_get_stats(s->share, &sh);
+		vg_segshare_get_stats(share, &sh);
 		st->shared_hits = sh.hits;
 		st->shared_misses = sh.misses;
 		st->shared_waits = sh.waits;
@@ -776,9 +631,11 @@ void vg_server_get_stats(vg_server *s, vg_server_stats *st)
 
 bool vg_server_get_summary(vg_server *s, vg_monitor_summary *out)
 {
-	if (!s->monitor)
+	vg_monitor *monitor = vg_screen_monitor(s->scr);
+
+	if (!monitor)
 		return false;
-	vg_monitor_summarize(s->monitor, out);
+	vg_monitor_summarize(monitor, out);
 	return true;
 }
 
@@ -789,7 +646,7 @@ size_t vg_server_list_viewers(vg_server *s, vg_server_viewer *out, size_t cap)
 	size_t n = 0;
 
 	while (n < cap && (cl = rfbClientIteratorNext(it)))
-		if (describe_viewer(s, cl, false, &out[n]))
+		if (describe_viewer(cl, false, &out[n]))
 			n++;
 	rfbReleaseClientIterator(it);
 	return n;
@@ -799,10 +656,22 @@ size_t vg_server_list_past_viewers(vg_server *s, vg_server_viewer *out, size_t c
 {
 	size_t n;
 
-	pthread_mutex_lock(&s->stats_lock);
+	pthread_mutex_lock(&s->lock);
 	n = MIN(cap, (size_t)s->past_viewers->len);
 	if (n)
 		memcpy(out, s->past_viewers->data, n * sizeof *out);
-	pthread_mutex_unlock(&s->stats_lock);
+	pthread_mutex_unlock(&s->lock);
 	return n;
+}
+
+int vg_server_set_cursor(vg_server *s, const vg_server_cursor *cur)
+{
+	return vg_input_set_cursor(s->screen, cur->pixels, cur->width, cur->height, cur->hot_x,
+				   cur->hot_y);
+}
+
+void vg_server_cut_text(vg_server *s, const char *utf8, size_t len)
+{
+	if (!s->cfg->no_clipboard)
+		vg_input_cut_text(s->screen, utf8, len);
 }

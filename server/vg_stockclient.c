@@ -5,7 +5,7 @@
  * its own over a private copy of the frame: at the start of a pass its
  * modified region is copied into it under frame_lock (read), which is
  * then let go; the encoders read the copy while the source writes new
- * frames. A change marked while the pass runs is kept aside (conn->late)
+ * frames. A change marked while the pass runs is kept aside (c->late)
  * and becomes modified again at the pass's end, because LibVNCServer
  * subtracts the region it sends, taken before the hook, from
  * modifiedRegion after it: a newer change inside it would be lost. So no
@@ -21,16 +21,67 @@
 
 #include "common/vg_time.h"
 #include "server/vg_monitor.h"
-#include "server/vg_serverpriv.h"
+#include "server/vg_screen.h"
+#include "server/vg_stockclient.h"
+
+struct vg_stockclient {
+	vg_screen *screen;
+	/* Under cl->updateMutex: */
+	bool encoding;            /* a pass encodes from own_frame */
+	sraRegion *late;          /* marked while it does: modified after it */
+	/* On the output thread only (and in vg_server_resize, under sendMutex): */
+	rfbScreenInfo *own_screen; /* cl->scaledScreen, 1:1 over own_frame */
+	vg_pixbuf *own_frame;     /* the frame as this client is sent it */
+	bool reading;             /* this pass holds the frame lock for reading */
+	int lib_sent;             /* LibVNCServer's FramebufferUpdate count at the pass's start */
+	int lib_bytes;            /* its byte count at the pass's start */
+	uint64_t pass_ns;         /* when a pass started */
+	uint64_t pass_frame_ns;   /* when the frame it reads changed */
+};
+
+vg_stockclient *vg_stockclient_new(vg_screen *scr)
+{
+	vg_stockclient *c = g_new0(vg_stockclient, 1);
+
+	c->screen = scr;
+	c->late = sraRgnCreate();
+	return c;
+}
+
+void vg_stockclient_free(vg_stockclient *c)
+{
+	if (!c)
+		return;
+	sraRgnDestroy(c->late);
+	g_free(c->own_screen);
+	vg_pixbuf_free(c->own_frame);
+	g_free(c);
+}
+
+void vg_stockclient_gone(rfbClientPtr cl, vg_stockclient *c)
+{
+	/* LibVNCServer is done with cl->scaledScreen (it dropped its count
+	 * before this hook); point it back at the screen before ours goes. */
+	if (c->own_screen && cl->scaledScreen == c->own_screen)
+		cl->scaledScreen = cl->screen;
+}
+
+bool vg_stockclient_defer(vg_stockclient *c, sraRegion *rgn)
+{
+	if (!c->encoding)
+		return false;
+	sraRgnOr(c->late, rgn);
+	return true;
+}
 
 /* Makes c->own_screen a 1:1 screen of the current frame's size and, the
  * first time, this client's cl->scaledScreen. Returns false if the client
  * reads another scaled screen (it asked for scaling). On the output thread
  * with sendMutex held, or in vg_server_resize with it held; caller holds
  * frame_lock. */
-bool vg__stock_fit(rfbClientPtr cl, vg_conn *c)
+static bool fit(rfbClientPtr cl, vg_stockclient *c)
 {
-	vg_server *s = c->server;
+	const vg_pixbuf *frame = vg_screen_frame(c->screen);
 	rfbScreenInfo *own = c->own_screen;
 
 	if (cl->scaledScreen != cl->screen && (!own || cl->scaledScreen != own))
@@ -41,20 +92,20 @@ bool vg__stock_fit(rfbClientPtr cl, vg_conn *c)
 		own->depth = cl->screen->depth;
 		own->serverFormat = cl->screen->serverFormat;
 	}
-	if (!c->own_frame || c->own_frame->width != s->frame->width ||
-	    c->own_frame->height != s->frame->height) {
-		vg_pixbuf *frame = vg_pixbuf_new(s->frame->width, s->frame->height);
+	if (!c->own_frame || c->own_frame->width != frame->width ||
+	    c->own_frame->height != frame->height) {
+		vg_pixbuf *copy = vg_pixbuf_new(frame->width, frame->height);
 
-		if (!frame)
+		if (!copy)
 			return false;
 		/* The whole screen is modified after a resize: no need to
 		 * fill the new copy here. */
 		vg_pixbuf_free(c->own_frame);
-		c->own_frame = frame;
-		own->width = frame->width;
-		own->height = frame->height;
-		own->paddedWidthInBytes = frame->stride * 4;
-		own->frameBuffer = (char *)frame->pixels;
+		c->own_frame = copy;
+		own->width = copy->width;
+		own->height = copy->height;
+		own->paddedWidthInBytes = copy->stride * 4;
+		own->frameBuffer = (char *)copy->pixels;
 	}
 	if (cl->scaledScreen != own) {
 		/* As rfbScalingSetup switches screens, but without its
@@ -68,26 +119,33 @@ bool vg__stock_fit(rfbClientPtr cl, vg_conn *c)
 	return true;
 }
 
+void vg_stockclient_resize(rfbClientPtr cl, vg_stockclient *c)
+{
+	if (c->own_screen)
+		fit(cl, c);
+}
+
 /* A stock client's pass begins: its modified region is copied from the
  * frame into its own, and changes from now until the finished hook are
  * kept in c->late. The region LibVNCServer will send was taken from
  * modifiedRegion before this hook and lies inside it. On the output
  * thread with sendMutex held. */
-void vg__stock_pass_begin(rfbClientPtr cl, vg_conn *c)
+void vg_stockclient_pass_begin(rfbClientPtr cl, vg_stockclient *c)
 {
-	vg_server *s = c->server;
+	vg_screen *s = c->screen;
+	const vg_pixbuf *frame;
 	sraRectangleIterator *it;
 	sraRegion *due;
 	sraRect sr;
 
-	pthread_rwlock_rdlock(&s->frame_lock);
-	if (s->monitor) {
+	frame = vg_screen_read_lock(s);
+	if (vg_screen_monitor(s)) {
 		c->pass_ns = vg_time_ns();
-		c->pass_frame_ns = s->frame_ns;
+		c->pass_frame_ns = vg_screen_frame_ns(s);
 		c->lib_sent = rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
 		c->lib_bytes = rfbStatGetSentBytes(cl);
 	}
-	if (s->shared_read || !vg__stock_fit(cl, c)) {
+	if (vg_screen_testing_aids(s)->shared_read || !fit(cl, c)) {
 		/* Encoders read a frame the source writes: hold the read
 		 * lock until the finished hook. */
 		c->reading = true;
@@ -100,28 +158,30 @@ void vg__stock_pass_begin(rfbClientPtr cl, vg_conn *c)
 	it = sraRgnGetIterator(due);
 	while (sraRgnIteratorNext(it, &sr)) {
 		vg_rect r = vg_rect_intersect(vg_rect_make(sr.x1, sr.y1, sr.x2 - sr.x1, sr.y2 - sr.y1),
-					      vg_pixbuf_rect(s->frame));
+					      vg_pixbuf_rect(frame));
 
 		if (!vg_rect_is_empty(r))
-			vg_pixbuf_copy_rect(c->own_frame, s->frame, r);
+			vg_pixbuf_copy_rect(c->own_frame, frame, r);
 	}
 	sraRgnReleaseIterator(it);
-	pthread_rwlock_unlock(&s->frame_lock);
+	vg_screen_read_unlock(s);
 	sraRgnDestroy(due);
 }
 
 /* After every pass, on the same thread: lets go of the frame, records
  * the pass for the monitor, and marks what changed meanwhile. Does
  * nothing after a Varg pass. */
-void vg__stock_pass_end(rfbClientPtr cl, vg_conn *c)
+void vg_stockclient_pass_end(rfbClientPtr cl, vg_stockclient *c)
 {
+	vg_monitor *monitor = vg_screen_monitor(c->screen);
+
 	if (c->reading) {
 		c->reading = false;
-		pthread_rwlock_unlock(&c->server->frame_lock);
+		vg_screen_read_unlock(c->screen);
 	}
 	/* A stock client's pass (pass_ns is set only for those). */
 	if (c->pass_ns) {
-		if (c->server->monitor &&
+		if (monitor &&
 		    rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate) != c->lib_sent) {
 			vg_monitor_update u = { .stock = true };
 			uint64_t now = vg_time_ns();
@@ -129,7 +189,7 @@ void vg__stock_pass_end(rfbClientPtr cl, vg_conn *c)
 			u.ns[VG_STAGE_WRITE] = now - c->pass_ns;
 			u.ns[VG_STAGE_LATENCY] = now > c->pass_frame_ns ? now - c->pass_frame_ns : 0;
 			u.sent_bytes = (uint64_t)(rfbStatGetSentBytes(cl) - c->lib_bytes);
-			vg_monitor_record(c->server->monitor, &u);
+			vg_monitor_record(monitor, &u);
 		}
 		c->pass_ns = 0;
 	}

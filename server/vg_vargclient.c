@@ -2,7 +2,7 @@
  * its sender, so for a Varg client the display hook, which runs first
  * thing in rfbSendFramebufferUpdate on the client's output thread, takes
  * the pending region, empties the client's requested region and writes a
- * Varg update itself (vg__varg_pass); LibVNCServer then finds nothing
+ * Varg update itself (vg_vargclient_pass); LibVNCServer then finds nothing
  * requested and sends nothing. The update itself is the pipeline's
  * (pipeline/vg_pipeline.h, the one varg-trace ratio measures): differ,
  * movement estimation and segmentation (shared with viewers in step,
@@ -20,7 +20,7 @@
  * would answer it from its stale copy of the region in its own encoding),
  * and moves the copy LibVNCServer applies after the hook outside the
  * framebuffer, where it can never meet a modified pixel. After each pass
- * vg__varg_pass_end re-arms requestedRegion while credits remain.
+ * vg_vargclient_pass_end re-arms requestedRegion while credits remain.
  */
 #include <assert.h>
 #include <glib.h>
@@ -40,28 +40,145 @@
 #include "fingerprint/proto/vg_sender.h"
 #include "pipeline/vg_pipeline.h"
 #include "server/vg_monitor.h"
+#include "server/vg_refine.h"
+#include "server/vg_screen.h"
 #include "server/vg_segshare.h"
-#include "server/vg_serverpriv.h"
+#include "server/vg_vargclient.h"
+
+/* Most updates a viewer may have in flight (doc/protocol.md): requests
+ * beyond this are not counted, so a viewer cannot make us queue more. */
+#define MAX_CREDITS 8
+
+/* A Varg viewer's state; every client has one, which is a Varg viewer's
+ * once it lists VG_ENCODING (c->varg). */
+struct vg_vargclient {
+	vg_screen *screen;
+	bool varg;                /* the client listed VG_ENCODING */
+	bool hello_sent;
+	pthread_mutex_t lock;              /* sender: output thread vs input thread */
+	/* Under lock: capabilities announced ahead of the VIEWER HELLO. */
+	uint8_t caps[VG_CAPS_COUNT];
+	unsigned caps_seen;       /* bit i: caps[i] arrived */
+	bool hello_ahead;         /* the HELLO rides in the first update's message */
+	int zstd_level;           /* of this viewer's streams (zstd_level_for) */
+	vg_sender *sender;
+	vg_pixbuf *snapshot;      /* private copy of the pixels being sent */
+	vg_writer out;
+	vg_region *repair;        /* asked for again: send as pixels (under lock) */
+	vg_region *approximate;   /* sent approximately: exact pixels owed (under lock) */
+	vg_refine *refine;        /* when to approximate (under lock) */
+	GArray *exact_segs;       /* vg_segdesc: an approximating update's exact part */
+	GArray *approx_rects;     /* vg_rect: ... and what it approximates */
+	vg_region *refined;       /* this pass's share of the refinement (under lock) */
+	bool refining;            /* this pass may approximate (under lock) */
+	GArray *rects;            /* vg_rect: the due region */
+	vg_pipeline *pipe;        /* differ (what the viewer was sent) to sender */
+	GArray *shared_segs;      /* vg_segdesc: segments taken from the share */
+	uint64_t snap_serial;     /* the frame the snapshot's due pixels come from */
+	uint64_t snap_frame_ns;   /* ... and when it changed */
+	/* Under the screen's stats lock: */
+	uint64_t sent_bytes;      /* Varg bytes written to this viewer */
+	uint64_t sent_updates;
+	/* Under cl->updateMutex: */
+	int credits;              /* requests not yet answered (update credits) */
+	sraRegion *wanted;        /* what those requests asked for */
+	bool ready;               /* VIEWER HELLO arrived: updates may go out */
+	/* On the output thread only: */
+	bool lib_pass;            /* LibVNCServer sends its size marker now */
+	int lib_sent;             /* its FramebufferUpdate count at the pass's start */
+	/* Under lock: */
+	bool persist;             /* beliefs are saved under cache_id */
+	uint8_t cache_id[16];
+	uint64_t saved_ns;        /* when beliefs were last saved */
+};
+
+/* The name the update path uses for it. */
+typedef struct vg_vargclient vg_conn;
 
 static int varg_encodings[] = { VG_ENCODING, 0 };
+
+/* Varg sends pixels in the server's own format only; other formats fall
+ * back to LibVNCServer's encoders, which translate. */
+static bool format_is_native(const rfbPixelFormat *f)
+{
+	return f->bitsPerPixel == 32 && f->depth == 24 && f->trueColour &&
+	       !f->bigEndian && f->redMax == 255 && f->greenMax == 255 &&
+	       f->blueMax == 255 && f->redShift == 16 && f->greenShift == 8 &&
+	       f->blueShift == 0;
+}
+
+/* cl's state here, from the core's; NULL before the new-client hook. */
+static vg_conn *conn_of(rfbClientPtr cl)
+{
+	vg_client *k = cl->clientData;
+
+	return k ? k->varg : NULL;
+}
+
+vg_vargclient *vg_vargclient_new(vg_screen *scr)
+{
+	vg_conn *c = g_new0(vg_conn, 1);
+
+	c->screen = scr;
+	pthread_mutex_init(&c->lock, NULL);
+	vg_writer_init(&c->out);
+	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	c->shared_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
+	c->repair = vg_region_new();
+	c->approximate = vg_region_new();
+	c->exact_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
+	c->approx_rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	c->refined = vg_region_new();
+	c->wanted = sraRgnCreate();
+	return c;
+}
+
+void vg_vargclient_free(vg_vargclient *c)
+{
+	if (!c)
+		return;
+	sraRgnDestroy(c->wanted);
+	vg_sender_free(c->sender);
+	vg_pixbuf_free(c->snapshot);
+	vg_writer_clear(&c->out);
+	vg_region_free(c->repair);
+	vg_region_free(c->approximate);
+	vg_refine_free(c->refine);
+	g_array_free(c->exact_segs, TRUE);
+	g_array_free(c->approx_rects, TRUE);
+	vg_region_free(c->refined);
+	g_array_free(c->rects, TRUE);
+	vg_pipeline_free(c->pipe);
+	g_array_free(c->shared_segs, TRUE);
+	if (c->varg)
+		vg_screen_varg_left(c->screen);
+	pthread_mutex_destroy(&c->lock);
+	g_free(c);
+}
+
+bool vg_vargclient_takes_pass(rfbClientPtr cl, const vg_vargclient *c)
+{
+	return c->varg && format_is_native(&cl->format);
+}
 
 /* Loads what an earlier session with this viewer's cache left, right
  * after its HELLO set the budget. Caller holds c->lock. */
 static void load_beliefs(vg_conn *c, const char *host)
 {
-	vg_server *s = c->server;
+	vg_screen *s = c->screen;
+	vg_beliefstore *beliefs = vg_screen_beliefs(s);
 	vg_sender_stats st;
 	uint8_t *data = NULL;
 	size_t len = 0;
 	int err;
 
-	if (!s->beliefs || !vg_sender_persistent_id(c->sender, c->cache_id))
+	if (!beliefs || !vg_sender_persistent_id(c->sender, c->cache_id))
 		return;
 	c->persist = true;
 	c->saved_ns = vg_time_ns();
 	/* Coded ahead of the VIEWER HELLO, the beliefs on disk go below
 	 * those of the updates sent since. */
-	err = vg_beliefstore_read(s->beliefs, c->cache_id, &data, &len);
+	err = vg_beliefstore_read(beliefs, c->cache_id, &data, &len);
 	if (err == VG_ENOENT)
 		return;
 	if (!err)
@@ -74,21 +191,20 @@ static void load_beliefs(vg_conn *c, const char *host)
 		vg_info("client %s: beliefs on disk are in an older format; starting cold", host);
 	} else if (err) {
 		vg_warn("client %s: belief file in %s is unusable (%s); starting cold", host,
-			vg_beliefstore_dir(s->beliefs), vg_strerror(err));
+			vg_beliefstore_dir(beliefs), vg_strerror(err));
 	} else {
 		vg_sender_get_stats(c->sender, &st);
 		vg_info("client %s: %" G_GUINT64_FORMAT " beliefs from earlier sessions, %" G_GUINT64_FORMAT
 			" history items", host, st.beliefs_loaded, st.history_restored);
-		pthread_mutex_lock(&s->stats_lock);
-		s->stats.warm_viewers++;
-		pthread_mutex_unlock(&s->stats_lock);
+		vg_screen_stats_lock(s)->warm_viewers++;
+		vg_screen_stats_unlock(s);
 	}
 }
 
 /* Writes this viewer's beliefs to its file. Any thread; takes c->lock. */
-void vg__varg_save_beliefs(vg_conn *c, const char *host)
+static void save_beliefs(vg_conn *c, const char *host)
 {
-	vg_server *s = c->server;
+	vg_beliefstore *beliefs = vg_screen_beliefs(c->screen);
 	uint8_t id[sizeof c->cache_id];
 	vg_writer w;
 	bool persist;
@@ -97,21 +213,21 @@ void vg__varg_save_beliefs(vg_conn *c, const char *host)
 	vg_writer_init(&w);
 	/* The VIEWER HELLO may be arriving right now (coded ahead). */
 	pthread_mutex_lock(&c->lock);
-	persist = c->persist && s->beliefs;
+	persist = c->persist && beliefs;
 	if (persist) {
-		vg_sender_save_beliefs(c->sender, vg_beliefstore_max_file_bytes(s->beliefs), &w);
+		vg_sender_save_beliefs(c->sender, vg_beliefstore_max_file_bytes(beliefs), &w);
 		memcpy(id, c->cache_id, sizeof id);
 		c->saved_ns = vg_time_ns();
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (persist && (err = vg_beliefstore_write(s->beliefs, id, w.data, w.len)))
+	if (persist && (err = vg_beliefstore_write(beliefs, id, w.data, w.len)))
 		vg_warn("client %s: cannot save beliefs in %s: %s", host,
-			vg_beliefstore_dir(s->beliefs), vg_strerror(err));
+			vg_beliefstore_dir(beliefs), vg_strerror(err));
 	vg_writer_clear(&w);
 }
 
 /* The session's account: how often the viewer's cache disagreed. */
-void vg__varg_log_session(vg_conn *c, const char *host)
+static void log_session(vg_conn *c, const char *host)
 {
 	vg_sender_stats st;
 
@@ -134,26 +250,28 @@ void vg__varg_log_session(vg_conn *c, const char *host)
  * configured one, or by default more effort where bytes cost more than
  * CPU, beyond a LAN's round trip (rtt_us, as the handshake measured it;
  * 0 if unknown). */
-static int zstd_level_for(const vg_server *s, uint64_t rtt_us)
+static int zstd_level_for(const vg_server_config *cfg, uint64_t rtt_us)
 {
-	if (s->cfg.zstd_level != VG_SERVER_ZSTD_AUTO)
-		return s->cfg.zstd_level;
+	if (cfg->zstd_level != VG_SERVER_ZSTD_AUTO)
+		return cfg->zstd_level;
 	return rtt_us >= VG_SERVER_FAR_RTT_US ? VG_SENDER_ZSTD_LEVEL_FAR : VG_SENDER_ZSTD_LEVEL;
 }
 
 /* Whether to offer this viewer the pixel model: as configured, or by
  * default to one whose round trip says it is on a slow, distant link. */
-static bool pixmodel_for(const vg_server *s, uint64_t rtt_us)
+static bool pixmodel_for(const vg_server_config *cfg, uint64_t rtt_us)
 {
-	if (s->cfg.pixmodel != VG_SERVER_PIXMODEL_AUTO)
-		return s->cfg.pixmodel == VG_SERVER_PIXMODEL_ON;
+	if (cfg->pixmodel != VG_SERVER_PIXMODEL_AUTO)
+		return cfg->pixmodel == VG_SERVER_PIXMODEL_ON;
 	return rtt_us >= VG_SERVER_SLOW_RTT_US;
 }
 
 static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 {
-	vg_conn *c = cl->clientData;
-	vg_server *s;
+	vg_conn *c = conn_of(cl);
+	vg_screen *s;
+	const vg_server_config *scfg;
+	const vg_pixbuf *frame;
 	vg_sender_config cfg;
 	vg_pipeline_config pcfg;
 	vg_path_sample path;
@@ -179,36 +297,37 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 		return FALSE;
 	if (c->varg)
 		return TRUE;
-	s = c->server;
+	s = c->screen;
+	scfg = vg_screen_config(s);
+	frame = vg_screen_frame(s);
 	vg_sender_config_init(&cfg);
 	/* Both by the round trip, read once. */
 	if (vg_refine_read_socket(cl->sock, &path) != VG_OK)
 		path.rtt_us = 0;
-	cfg.zstd_level = c->zstd_level = zstd_level_for(s, path.rtt_us);
-	cfg.pixmodel = pixmodel_for(s, path.rtt_us);
-	cfg.fp_bits = s->cfg.fp_bits;
-	cfg.group_size = s->cfg.group_size;
-	cfg.no_persist = s->cfg.no_persist;
-	memcpy(cfg.server_id, s->server_id, sizeof cfg.server_id);
+	cfg.zstd_level = c->zstd_level = zstd_level_for(scfg, path.rtt_us);
+	cfg.pixmodel = pixmodel_for(scfg, path.rtt_us);
+	cfg.fp_bits = scfg->fp_bits;
+	cfg.group_size = scfg->group_size;
+	cfg.no_persist = scfg->no_persist;
+	memcpy(cfg.server_id, vg_screen_server_id(s), sizeof cfg.server_id);
 	vg_pipeline_config_init(&pcfg);
-	pcfg.moves = !s->cfg.no_moves;
+	pcfg.moves = !scfg->no_moves;
 	pthread_mutex_lock(&c->lock);
 	if (vg_sender_new(&cfg, &c->sender) == 0 &&
-	    vg_pipeline_new(&pcfg, s->frame->width, s->frame->height, c->sender, &c->pipe) == 0) {
-		vg_refine_config rcfg = { .budget_ms = s->cfg.refine_ms,
-					  .fixed_rate = s->test_link_rate };
+	    vg_pipeline_new(&pcfg, frame->width, frame->height, c->sender, &c->pipe) == 0) {
+		vg_refine_config rcfg = { .budget_ms = scfg->refine_ms,
+					  .fixed_rate = vg_screen_testing_aids(s)->link_rate };
 
-		c->snapshot = vg_pixbuf_new(s->frame->width, s->frame->height);
+		c->snapshot = vg_pixbuf_new(frame->width, frame->height);
 		c->refine = vg_refine_new(&rcfg);
 		c->varg = true;
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (!c->varg)
 		return FALSE;
-	g_atomic_int_inc(&s->varg_now);
-	pthread_mutex_lock(&s->stats_lock);
-	s->stats.varg_clients++;
-	pthread_mutex_unlock(&s->stats_lock);
+	vg_screen_varg_joined(s);
+	vg_screen_stats_lock(s)->varg_clients++;
+	vg_screen_stats_unlock(s);
 	return TRUE;
 }
 
@@ -231,16 +350,15 @@ static void mark_modified(rfbClientPtr cl, const vg_rect *rs, size_t n)
 }
 
 /* Marks a repaired region modified; the next update sends it as pixels. */
-static void ask_again(rfbClientPtr cl, const vg_region *repair)
+static void ask_again(rfbClientPtr cl, vg_conn *c, const vg_region *repair)
 {
-	vg_server *s = ((vg_conn *)cl->clientData)->server;
+	vg_screen *s = c->screen;
 	size_t n;
 	const vg_rect *rs = vg_region_rects(repair, &n);
 
 	mark_modified(cl, rs, n);
-	pthread_mutex_lock(&s->stats_lock);
-	s->stats.repairs += n;
-	pthread_mutex_unlock(&s->stats_lock);
+	vg_screen_stats_lock(s)->repairs += n;
+	vg_screen_stats_unlock(s);
 }
 
 /* The VIEWER HELLO arrived: hands the requests that waited for it back to
@@ -252,7 +370,7 @@ static void unpark(rfbClientPtr cl, vg_conn *c)
 	LOCK(cl->updateMutex);
 	c->ready = true;
 	sraRgnOr(cl->requestedRegion, c->wanted);
-	if (!c->server->race_fix)
+	if (!vg_screen_testing_aids(c->screen)->race_fix)
 		sraRgnMakeEmpty(c->wanted);
 	TSIGNAL(cl->updateCond);
 	UNLOCK(cl->updateMutex);
@@ -314,7 +432,8 @@ static int send_pong(rfbClientPtr cl, uint32_t token)
 /* Reads one Varg viewer message (the type byte is already read). */
 static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientToServerMsg *msg)
 {
-	vg_conn *c = cl->clientData;
+	vg_conn *c = conn_of(cl);
+	const vg_pixbuf *frame;
 	uint8_t hdr[2], *body;
 	vg_region *repair;
 	bool had_hello, now_ready = false;
@@ -340,8 +459,8 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 	repair = vg_region_new();
 	pthread_mutex_lock(&c->lock);
 	had_hello = vg_sender_viewer_named(c->sender);
-	err = vg_sender_handle(c->sender, body, len, c->server->frame->width,
-			       c->server->frame->height, repair);
+	frame = vg_screen_frame(c->screen);
+	err = vg_sender_handle(c->sender, body, len, frame->width, frame->height, repair);
 	vg_region_add_region(c->repair, repair);
 	if (!err && !had_hello && vg_sender_viewer_named(c->sender)) {
 		load_beliefs(c, cl->host);
@@ -360,7 +479,7 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 			vg_sender_error_text(c->sender));
 		rfbCloseClient(cl);
 	} else if (!vg_region_is_empty(repair)) {
-		ask_again(cl, repair);
+		ask_again(cl, c, repair);
 	}
 	vg_region_free(repair);
 	return TRUE;
@@ -378,12 +497,13 @@ static rfbProtocolExtension varg_extension = {
  * that it never lands while a send is in progress. The copy LibVNCServer
  * applies after this hook is moved to one pixel outside the framebuffer,
  * which no update region can intersect; the next pass removes it. */
-void vg__varg_request(rfbClientPtr cl, rfbFramebufferUpdateRequestMsg *msg)
+void vg_vargclient_request(rfbClientPtr cl, rfbFramebufferUpdateRequestMsg *msg)
 {
-	vg_conn *c = cl->clientData;
+	vg_conn *c = conn_of(cl);
 	sraRegion *r;
 
-	if (!c || !c->varg || !c->server->race_fix || !vg__format_is_native(&cl->format))
+	if (!c || !c->varg || !vg_screen_testing_aids(c->screen)->race_fix ||
+	    !format_is_native(&cl->format))
 		return;
 	r = sraRgnCreateRect(msg->x, msg->y, msg->x + msg->w, msg->y + msg->h);
 	LOCK(cl->sendMutex);
@@ -437,10 +557,11 @@ static sraRegion *take_due_region(rfbClientPtr cl, vg_conn *c)
  * them from the frame to the client's snapshot: their bounding box,
  * widened to whole motion strips and segmenter columns, because movement
  * estimation reads whole strips and the segmenter widens to its columns
- * (rows, when it cuts bands). Caller holds frame_lock. */
+ * (rows, when it cuts bands). Caller holds the frame lock. */
 static void snapshot_region(vg_conn *c, sraRegion *due)
 {
-	vg_server *s = c->server;
+	vg_screen *s = c->screen;
+	const vg_pixbuf *frame = vg_screen_frame(s);
 	sraRectangleIterator *it = sraRgnGetIterator(due);
 	const int32_t cw = vg_pipeline_params(c->pipe)->column_width, ms = VG_MOTION_STRIP;
 	vg_rect bounds = vg_rect_make(0, 0, 0, 0);
@@ -448,11 +569,11 @@ static void snapshot_region(vg_conn *c, sraRegion *due)
 	sraRect sr;
 
 	g_array_set_size(c->rects, 0);
-	c->snap_serial = s->serial;
-	c->snap_frame_ns = s->frame_ns;
+	c->snap_serial = vg_screen_serial(s);
+	c->snap_frame_ns = vg_screen_frame_ns(s);
 	while (sraRgnIteratorNext(it, &sr)) {
 		vg_rect r = vg_rect_intersect(vg_rect_make(sr.x1, sr.y1, sr.x2 - sr.x1, sr.y2 - sr.y1),
-					      vg_pixbuf_rect(s->frame));
+					      vg_pixbuf_rect(frame));
 
 		if (vg_rect_is_empty(r))
 			continue;
@@ -468,9 +589,9 @@ static void snapshot_region(vg_conn *c, sraRegion *due)
 	y1 = bounds.y + bounds.h;
 	x1 = ((x1 + ms - 1) / ms * ms + cw - 1) / cw * cw;
 	y1 = ((y1 + ms - 1) / ms * ms + cw - 1) / cw * cw;
-	vg_pixbuf_copy_rect(c->snapshot, s->frame,
+	vg_pixbuf_copy_rect(c->snapshot, frame,
 			    vg_rect_intersect(vg_rect_make(x0, y0, x1 - x0, y1 - y0),
-					      vg_pixbuf_rect(s->frame)));
+					      vg_pixbuf_rect(frame)));
 }
 
 /* True when d must go exact: it covers a repair or this pass's refinement. */
@@ -624,15 +745,15 @@ static int begin_pipeline(vg_conn *c, vg_monitor_update *u)
  * alone computes as it always did. Caller holds c->lock. */
 static bool take_shared(vg_conn *c, vg_segshare_claim **claim)
 {
-	vg_server *s = c->server;
+	vg_segshare *share = vg_screen_share(c->screen);
 	vg_segshare_input in = { .serial = c->snap_serial };
 	vg_motion_dir dir;
 
 	*claim = NULL;
-	if (!s->share || g_atomic_int_get(&s->varg_now) <= 1)
+	if (!share || vg_screen_varg_count(c->screen) <= 1)
 		return false;
 	in.rects = vg_pipeline_todo(c->pipe, &in.n_rects, &in.n_changed);
-	if (vg_segshare_lookup(s->share, &in, vg_pipeline_motion(c->pipe), &dir, c->shared_segs,
+	if (vg_segshare_lookup(share, &in, vg_pipeline_motion(c->pipe), &dir, c->shared_segs,
 			       claim) != VG_OK)
 		return false;
 	vg_pipeline_take(c->pipe, dir, (const vg_segdesc *)(void *)c->shared_segs->data,
@@ -646,7 +767,7 @@ static bool take_shared(vg_conn *c, vg_segshare_claim **claim)
  * c->lock. */
 static int segment_update(vg_conn *c, vg_monitor_update *u)
 {
-	vg_server *s = c->server;
+	vg_segshare *share = vg_screen_share(c->screen);
 	vg_segshare_claim *claim;
 	const vg_pipeline_times *t = vg_pipeline_last_times(c->pipe);
 	const vg_segdesc *segs;
@@ -663,10 +784,10 @@ static int segment_update(vg_conn *c, vg_monitor_update *u)
 	/* Segments that leave moved parts out are no one else's. */
 	if (claim && !err && vg_pipeline_n_moves(c->pipe) == 0) {
 		segs = vg_pipeline_segments(c->pipe, &n_segs);
-		vg_segshare_publish(s->share, claim, vg_pipeline_motion(c->pipe),
+		vg_segshare_publish(share, claim, vg_pipeline_motion(c->pipe),
 				    vg_pipeline_dir(c->pipe), segs, n_segs);
 	} else {
-		vg_segshare_abandon(s->share, claim);
+		vg_segshare_abandon(share, claim);
 	}
 	return err;
 }
@@ -687,7 +808,7 @@ static void put_hello(vg_conn *c)
  * now, the HELLO travelling in front of it. Caller holds c->lock. */
 static bool code_ahead(vg_conn *c)
 {
-	return c->caps_seen == (1u << VG_CAPS_COUNT) - 1 && c->server->race_fix &&
+	return c->caps_seen == (1u << VG_CAPS_COUNT) - 1 && vg_screen_testing_aids(c->screen)->race_fix &&
 	       vg_sender_assume_viewer(c->sender, c->caps[0], c->caps[1], c->caps[2]) == VG_OK;
 }
 
@@ -721,7 +842,7 @@ static bool hello_first(rfbClientPtr cl, vg_conn *c)
 	 * credits the requests are in c->wanted already. */
 	LOCK(cl->updateMutex);
 	requested = !sraRgnEmpty(cl->requestedRegion);
-	if (requested && c->hello_sent && !c->server->race_fix)
+	if (requested && c->hello_sent && !vg_screen_testing_aids(c->screen)->race_fix)
 		sraRgnOr(c->wanted, cl->requestedRegion);
 	sraRgnMakeEmpty(cl->requestedRegion);
 	if (requested && !c->hello_sent && c->credits > 0)
@@ -743,20 +864,20 @@ static bool hello_first(rfbClientPtr cl, vg_conn *c)
  * frame lock; false when nothing is due. */
 static bool take_snapshot(rfbClientPtr cl, vg_conn *c, vg_monitor_update *u)
 {
-	vg_server *s = c->server;
+	vg_screen *s = c->screen;
 	sraRegion *due;
 	uint64_t t0;
 
-	pthread_rwlock_rdlock(&s->frame_lock);
+	vg_screen_read_lock(s);
 	due = take_due_region(cl, c);
 	if (!due) {
-		pthread_rwlock_unlock(&s->frame_lock);
+		vg_screen_read_unlock(s);
 		return false;
 	}
 	t0 = vg_time_ns();
 	snapshot_region(c, due);
 	u->ns[VG_STAGE_SNAPSHOT] = vg_time_ns() - t0;
-	pthread_rwlock_unlock(&s->frame_lock);
+	vg_screen_read_unlock(s);
 	sraRgnDestroy(due);
 	return true;
 }
@@ -857,7 +978,7 @@ static void tell_planner(vg_conn *c, unsigned factor, const vg_sender_stats *bef
  * false (the client closed) when the write failed. Sets *done_ns. */
 static bool write_update(rfbClientPtr cl, vg_conn *c, vg_monitor_update *u, uint64_t *done_ns)
 {
-	vg_server *s = c->server;
+	vg_monitor *monitor = vg_screen_monitor(c->screen);
 	uint64_t t0 = vg_time_ns(), t1;
 	size_t i;
 
@@ -866,7 +987,7 @@ static bool write_update(rfbClientPtr cl, vg_conn *c, vg_monitor_update *u, uint
 		return false;
 	}
 	t1 = *done_ns = vg_time_ns();
-	if (!s->monitor)
+	if (!monitor)
 		return true;
 	u->ns[VG_STAGE_WRITE] = t1 - t0;
 	u->ns[VG_STAGE_LATENCY] = t1 > c->snap_frame_ns ? t1 - c->snap_frame_ns : 0;
@@ -876,7 +997,7 @@ static bool write_update(rfbClientPtr cl, vg_conn *c, vg_monitor_update *u, uint
 
 		u->raw_bytes += 4 * (uint64_t)r.w * (uint64_t)r.h;
 	}
-	vg_monitor_record(s->monitor, u);
+	vg_monitor_record(monitor, u);
 	return true;
 }
 
@@ -884,34 +1005,34 @@ static bool write_update(rfbClientPtr cl, vg_conn *c, vg_monitor_update *u, uint
 static void count_update(vg_conn *c, const vg_monitor_update *u, uint64_t done_ns,
 			 const vg_sender_stats *before, const vg_sender_stats *after)
 {
-	vg_server *s = c->server;
+	FILE *log = vg_screen_config(c->screen)->update_log;
+	vg_screen_stats *counts = vg_screen_stats_lock(c->screen);
 
-	pthread_mutex_lock(&s->stats_lock);
-	if (s->cfg.update_log) {
-		fprintf(s->cfg.update_log, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %zu\n",
+	if (log) {
+		fprintf(log, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %zu\n",
 			done_ns, after->updates, c->snap_frame_ns,
 			after->approx_pixels - before->approx_pixels, c->out.len);
 		/* Flushed per line: a benchmark stops the server with a signal. */
-		fflush(s->cfg.update_log);
+		fflush(log);
 	}
 	c->sent_bytes += c->out.len;
 	c->sent_updates++;
 	if (u->shared)
-		s->stats.shared_updates++;
-	s->stats.varg_updates++;
-	s->stats.varg_bytes += c->out.len;
-	s->stats.fingerprints += after->fingerprint_segments - before->fingerprint_segments;
-	s->stats.literals += after->literal_segments - before->literal_segments;
-	pthread_mutex_unlock(&s->stats_lock);
+		counts->shared_updates++;
+	counts->varg_updates++;
+	counts->varg_bytes += c->out.len;
+	counts->fingerprints += after->fingerprint_segments - before->fingerprint_segments;
+	counts->literals += after->literal_segments - before->literal_segments;
+	vg_screen_stats_unlock(c->screen);
 }
 
 /* Writes one Varg update for what is due (first statement of
  * rfbSendFramebufferUpdate, on the output thread with sendMutex held):
  * snapshot, pipeline (shared between viewers in step), refinement plan,
  * coding, then the socket. */
-void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
+void vg_vargclient_pass(rfbClientPtr cl, vg_vargclient *c)
 {
-	vg_server *s = c->server;
+	vg_screen *s = c->screen;
 	vg_sender_stats before, after;
 	vg_monitor_update u;
 	unsigned factor = 0;
@@ -943,7 +1064,7 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 	vg_sender_get_stats(c->sender, &after);
 	tell_planner(c, factor, &before, &after);
 	/* Also while connected: a server that dies keeps most of what it knew. */
-	save = c->persist && vg_time_ns() - c->saved_ns > (uint64_t)s->cfg.beliefs_save_s * 1000000000u;
+	save = c->persist && vg_time_ns() - c->saved_ns > (uint64_t)vg_screen_config(s)->beliefs_save_s * 1000000000u;
 	pthread_mutex_unlock(&c->lock);
 	if (err) {
 		vg_error("client %s: cannot encode update: %s", cl->host, vg_strerror(err));
@@ -954,9 +1075,9 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
 		return;
 	count_update(c, &u, done_ns, &before, &after);
 	if (save)
-		vg__varg_save_beliefs(c, cl->host);
-	if (s->send_delay_ms)
-		g_usleep((gulong)s->send_delay_ms * 1000);
+		save_beliefs(c, cl->host);
+	if (vg_screen_testing_aids(s)->send_delay_ms)
+		g_usleep((gulong)vg_screen_testing_aids(s)->send_delay_ms * 1000);
 }
 
 /* After every pass (last statement of rfbSendFramebufferUpdate, same
@@ -965,9 +1086,9 @@ void vg__varg_pass(rfbClientPtr cl, vg_conn *c)
  * answered a request, so it uses up a credit. Then requestedRegion holds
  * exactly what the remaining credits ask for: the output thread sends the
  * next change without waiting for the viewer. */
-void vg__varg_pass_end(rfbClientPtr cl, vg_conn *c)
+void vg_vargclient_pass_end(rfbClientPtr cl, vg_vargclient *c)
 {
-	if (!c->varg || !c->server->race_fix || !vg__format_is_native(&cl->format))
+	if (!c->varg || !vg_screen_testing_aids(c->screen)->race_fix || !format_is_native(&cl->format))
 		return;
 	LOCK(cl->updateMutex);
 	if ((c->lib_pass || rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate) != c->lib_sent) &&
@@ -984,10 +1105,11 @@ void vg__varg_pass_end(rfbClientPtr cl, vg_conn *c)
 
 /* A new picture for one Varg viewer at the new size: its differ, movement
  * estimator and snapshot start from nothing, pending repairs (in old
- * coordinates) are dropped. The sender keeps its beliefs:
- * segments are named by content, not place. Caller holds the client's
- * sendMutex and frame_lock. */
-void vg__varg_resize(vg_conn *c, int32_t width, int32_t height)
+ * coordinates) are dropped, and requests waiting for credits now ask for
+ * the new screen. The sender keeps its beliefs: segments are named by
+ * content, not place. Caller holds the client's sendMutex and the write
+ * lock. */
+void vg_vargclient_resize(rfbClientPtr cl, vg_vargclient *c, int32_t width, int32_t height)
 {
 	pthread_mutex_lock(&c->lock);
 	if (c->varg && vg_pipeline_resize(c->pipe, width, height) == 0) {
@@ -1001,12 +1123,49 @@ void vg__varg_resize(vg_conn *c, int32_t width, int32_t height)
 		/* Without state at the new size the viewer gets stock
 		 * encodings from now on. */
 		c->varg = false;
-		g_atomic_int_dec_and_test(&c->server->varg_now);
+		vg_screen_varg_left(c->screen);
 	}
 	pthread_mutex_unlock(&c->lock);
+	LOCK(cl->updateMutex);
+	if (!sraRgnEmpty(c->wanted)) {
+		sraRgnDestroy(c->wanted);
+		c->wanted = sraRgnCreateRect(0, 0, width, height);
+	}
+	UNLOCK(cl->updateMutex);
 }
 
-void vg__varg_register(void)
+bool vg_vargclient_account(rfbClientPtr cl, vg_vargclient *c, vg_vargclient_stats *out)
+{
+	bool varg;
+
+	pthread_mutex_lock(&c->lock);
+	varg = c->varg && c->sender && format_is_native(&cl->format);
+	if (varg) {
+		vg_sender_stats st;
+
+		vg_sender_get_stats(c->sender, &st);
+		out->fingerprints = st.fingerprint_segments;
+		out->misses = st.repairs;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (varg) {
+		vg_screen_stats_lock(c->screen);
+		out->bytes_sent = c->sent_bytes;
+		out->updates = c->sent_updates;
+		vg_screen_stats_unlock(c->screen);
+	}
+	return varg;
+}
+
+void vg_vargclient_gone(rfbClientPtr cl, vg_vargclient *c)
+{
+	if (c->varg && c->sender && vg_sender_has_viewer_hello(c->sender)) {
+		save_beliefs(c, cl->host);
+		log_session(c, cl->host);
+	}
+}
+
+void vg_vargclient_register(void)
 {
 	static gsize registered;
 

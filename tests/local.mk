@@ -1,7 +1,8 @@
 # tests/: checks that span modules. Each module's own tests are listed in
 # its local.mk.
-TESTS += tests/test_headers.sh tests/test_layers.sh tests/test_noglib.sh
-dist_noinst_SCRIPTS += tests/test_headers.sh tests/test_layers.sh tests/test_noglib.sh tests/tap.sh
+TESTS += tests/test_headers.sh tests/test_layers.sh tests/test_noglib.sh tests/test_server_order.sh
+dist_noinst_SCRIPTS += tests/test_headers.sh tests/test_layers.sh tests/test_noglib.sh \
+	tests/test_server_order.sh tests/tap.sh
 EXTRA_DIST += tests/fuzz/corpus
 
 # End-to-end tests: real varg-server and varg-viewer processes on loopback.

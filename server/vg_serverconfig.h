@@ -1,0 +1,79 @@
+/* The settings of a server program's screen: what it serves, to whom and
+ * how it codes, as the programs fill them from their options. Read by
+ * every part of the screen (vg_screen_config), changed by none.
+ */
+#ifndef VG_SERVERCONFIG_H
+#define VG_SERVERCONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* What clients do, for a source that can pass it on (an X display, a
+ * proxied VNC server). Called on the clients' own threads, so each
+ * callback must be thread-safe; NULL callbacks drop the events. Never
+ * called for view-only clients. */
+typedef struct {
+	void (*pointer)(void *user, int32_t x, int32_t y, uint8_t buttons); /* bit 0 = button 1 */
+	void (*key)(void *user, uint32_t keysym, bool down);
+	void (*cut_text)(void *user, const char *utf8, size_t len);  /* len bytes, not terminated */
+	void *user;
+} vg_server_input;
+
+#define VG_SERVER_ZSTD_AUTO (-1)
+#define VG_SERVER_FAR_RTT_US 5000
+
+/* The pixel model (fingerprint/codec/vg_pixmodel.h) costs a few times the CPU
+ * of the literal methods and zstd at both ends and saves a third or more
+ * of the pixel bytes: worth it on a slow link. The handshake measures
+ * only the round trip, so by default a long one stands for a slow link. */
+typedef enum {
+	VG_SERVER_PIXMODEL_AUTO, /* from VG_SERVER_SLOW_RTT_US on */
+	VG_SERVER_PIXMODEL_ON,
+	VG_SERVER_PIXMODEL_OFF,
+} vg_server_pixmodel;
+#define VG_SERVER_SLOW_RTT_US 30000
+
+/* Parses --pixel-model's value: auto, on or off; anything else is said
+ * on stderr and VG_EINVAL. */
+int vg_server_pixmodel_option(const char *s, vg_server_pixmodel *out);
+
+typedef struct {
+	int port;                 /* TCP port; 0 picks the first free one from 5900 */
+	const char *listen;       /* IPv4 address to listen on (default 127.0.0.1) */
+	int zstd_level;           /* zstd level of Varg updates, 1..19;
+				   * VG_SERVER_ZSTD_AUTO (the default): by the viewer's
+				   * round trip, VG_SENDER_ZSTD_LEVEL near,
+				   * VG_SENDER_ZSTD_LEVEL_FAR from VG_SERVER_FAR_RTT_US on */
+	bool no_moves;            /* moved content as segments, never MOVE runs */
+	vg_server_pixmodel pixmodel; /* when to offer the pixel model */
+	unsigned refine_ms;       /* approximate missed pixels that would take longer
+				   * than this on the link, for viewers that take it;
+				   * 0 (the default): never (doc/user-guide.md) */
+	unsigned fp_bits;         /* optimistic fingerprint width, 8..64 */
+	unsigned group_size;      /* fingerprinted segments per SHA-1 */
+	bool no_persist;          /* ask viewers not to keep segments on disk,
+				   * and keep no beliefs about them either */
+	const char *beliefs_dir;  /* base of belief files; NULL: $XDG_STATE_HOME/varg/beliefs */
+	unsigned beliefs_viewers; /* belief files kept; 0: 64 */
+	size_t beliefs_file_bytes; /* bound on one belief file; 0: 16 MiB */
+	unsigned beliefs_save_s;  /* seconds between saves while connected; 0: 60 */
+	const char *desktop_name; /* shown by viewers */
+	bool verbose;             /* pass LibVNCServer's own log through */
+	vg_server_input input;    /* where clients' input goes; zeroed: nowhere */
+	bool view_only;           /* every client is view-only */
+	bool no_clipboard;        /* cut text crosses neither way */
+	const char *password;     /* VNC authentication with this password; NULL: none */
+	const char *view_password; /* a second password giving view-only access; NULL: none */
+	FILE *update_log;         /* a line per Varg update written; NULL: none */
+	const char *http_root;    /* serve a browser's files from here on the
+				   * RFB port (server/vg_http.h); NULL: none */
+	int defer_ms;             /* wait after a change for more before an update
+				   * (LibVNCServer's 5 ms); 0 for a source whose
+				   * changes come whole, as a relay's do */
+} vg_server_config;
+
+void vg_server_config_init(vg_server_config *cfg);
+
+#endif

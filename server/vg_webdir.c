@@ -1,0 +1,65 @@
+/* The directories --http serves, and the option that names them. */
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/vg_error.h"
+#include "common/vg_log.h"
+#include "server/vg_http.h"
+#include "server/vg_webdir.h"
+
+int vg_webdir_option(const char *name, const char *value, void *data, void *error)
+{
+	char **dir = data;
+
+	(void)name;
+	(void)error;
+	g_free(*dir);
+	*dir = g_strdup(value ? value : VG_WEBDIR_NOVNC);
+	return TRUE;
+}
+
+int vg_webdir_check(const char *dir)
+{
+	g_autofree char *page = g_build_filename(dir, "vnc.html", NULL);
+	g_autofree char *index = g_build_filename(dir, "index.html", NULL);
+
+	if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+		if (strcmp(dir, VG_WEBDIR_NOVNC) == 0)
+			vg_error("--http: no noVNC in %s; install it (apt-get install novnc, or "
+				 "scripts/setup) or give --http=DIR", dir);
+		else
+			vg_error("--http: %s is not a directory", dir);
+		return VG_EINVAL;
+	}
+	if (!g_file_test(page, G_FILE_TEST_IS_REGULAR) && !g_file_test(index, G_FILE_TEST_IS_REGULAR))
+		vg_warn("--http: %s has neither vnc.html (noVNC) nor index.html; / will not be found", dir);
+	return VG_OK;
+}
+
+int vg_webdir_varg(char *dirs[2])
+{
+	const char *env = g_getenv("VARG_WEB_DIR");
+	g_autofree char *page = g_build_filename(VG_WEB_DIR, VG_HTTP_PAGE, NULL);
+
+	if (env && *env) {
+		dirs[0] = g_strdup(env);
+		return 1;
+	}
+	if (g_file_test(page, G_FILE_TEST_IS_REGULAR)) {
+		dirs[0] = g_strdup(VG_WEB_DIR);
+		return 1;
+	}
+	/* Not installed: the page in the sources, the WebAssembly built. */
+	dirs[0] = g_strdup(VG_WEB_SRCDIR);
+	dirs[1] = g_strdup(VG_WEB_BUILDDIR);
+	return 2;
+}
+
+void vg_webdir_print(const char *listen, int port, const char *dir)
+{
+	/* Any address: the browser needs a name for this machine. */
+	const char *host = strcmp(listen, "0.0.0.0") == 0 ? g_get_host_name() : listen;
+
+	printf("%s: browsers open http://%s:%d/ (files from %s)\n", g_get_prgname(), host, port, dir);
+}

@@ -1,0 +1,31 @@
+/* The directories --http serves (vg_http answers the requests): the
+ * option of the server programs, its check, and where Varg's own browser
+ * files are.
+ */
+#ifndef VG_WEBDIR_H
+#define VG_WEBDIR_H
+
+/* The directory --http serves when given none: Debian's noVNC. */
+#define VG_WEBDIR_NOVNC "/usr/share/novnc"
+
+/* The --http[=DIR] option of a server program: VG_EINVAL, logged, when
+ * dir is not a directory; a warning when it has neither noVNC's vnc.html
+ * nor an index.html for "/". */
+int vg_webdir_check(const char *dir);
+
+/* The GOptionArgFunc of --http[=DIR] (G_OPTION_FLAG_OPTIONAL_ARG): stores
+ * DIR, or VG_WEBDIR_NOVNC without one, in the char ** that is its
+ * group's user data (freeing what was there). Always TRUE. */
+int vg_webdir_option(const char *name, const char *value, void *data, void *error);
+
+/* Where Varg's own browser files are (viewer/web/): $VARG_WEB_DIR if
+ * set, else the installed ones, else the source tree's and the build
+ * tree's (a build run where it was made). Fills 1 or 2 entries of dirs
+ * (free each with g_free) and returns how many. */
+int vg_webdir_varg(char *dirs[2]);
+
+/* Prints, on stdout, the address a browser opens for a server listening
+ * on listen:port with --http=dir. */
+void vg_webdir_print(const char *listen, int port, const char *dir);
+
+#endif
