@@ -24,13 +24,13 @@ capture_libvgcapture_a_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(X
 VG_CAPTURE_LIBS = capture/libvgcapture.a segment2d/libvgseg.a $(VG_FP_LIBS) \
 	$(X11_LIBS) $(XDAMAGE_LIBS) $(XI_LIBS) $(XTST_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS)
 
-check_PROGRAMS += tests/test_address
-TESTS += tests/test_address
-tests_test_address_LDADD = $(VG_COMMON_LIBS)
-tests_test_address_SOURCES = tests/test_address.c capture/vg_address.c capture/vg_address.h
+check_PROGRAMS += tests/unit/test_address
+TESTS += tests/unit/test_address
+tests_unit_test_address_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_address_SOURCES = tests/unit/test_address.c capture/vg_address.c capture/vg_address.h
 
-check_PROGRAMS += tests/test_serverbook
-TESTS += tests/test_serverbook
-tests_test_serverbook_LDADD = $(VG_FP_LIBS)
-tests_test_serverbook_SOURCES = tests/test_serverbook.c capture/vg_serverbook.c capture/vg_serverbook.h \
+check_PROGRAMS += tests/unit/test_serverbook
+TESTS += tests/unit/test_serverbook
+tests_unit_test_serverbook_LDADD = $(VG_FP_LIBS)
+tests_unit_test_serverbook_SOURCES = tests/unit/test_serverbook.c capture/vg_serverbook.c capture/vg_serverbook.h \
 	$(VG_TESTUTIL_SOURCES)

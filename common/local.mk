@@ -21,21 +21,21 @@ common_libvgcommon_a_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
 
 VG_COMMON_LIBS = common/libvgcommon.a $(PNG_LIBS) $(GLIB_LIBS) $(ZLIB_LIBS)
 
-VG_COMMON_TESTS = tests/test_rect tests/test_pixbuf tests/test_reader \
-	tests/test_writer tests/test_imgfile tests/test_error \
-	tests/test_mem tests/test_array tests/test_file tests/test_sha256
+VG_COMMON_TESTS = tests/unit/test_rect tests/unit/test_pixbuf tests/unit/test_reader \
+	tests/unit/test_writer tests/unit/test_imgfile tests/unit/test_error \
+	tests/unit/test_mem tests/unit/test_array tests/unit/test_file tests/unit/test_sha256
 check_PROGRAMS += $(VG_COMMON_TESTS)
 TESTS += $(VG_COMMON_TESTS)
-tests_test_rect_LDADD = $(VG_COMMON_LIBS)
-tests_test_pixbuf_LDADD = $(VG_COMMON_LIBS)
-tests_test_reader_LDADD = $(VG_COMMON_LIBS)
-tests_test_writer_LDADD = $(VG_COMMON_LIBS)
-tests_test_imgfile_LDADD = $(VG_COMMON_LIBS)
-tests_test_error_LDADD = $(VG_COMMON_LIBS)
-tests_test_mem_LDADD = $(VG_COMMON_LIBS)
-tests_test_array_LDADD = $(VG_COMMON_LIBS)
-tests_test_file_LDADD = $(VG_COMMON_LIBS)
-tests_test_sha256_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_rect_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_pixbuf_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_reader_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_writer_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_imgfile_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_error_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_mem_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_array_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_file_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_sha256_LDADD = $(VG_COMMON_LIBS)
 
 VG_BENCHES += tests/bench/bench_common
 tests_bench_bench_common_LDADD = $(VG_COMMON_LIBS)

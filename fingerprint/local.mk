@@ -31,25 +31,25 @@ VG_FP_LIBS = fingerprint/libvgfp.a $(VG_COMMON_LIBS) $(CRYPTO_LIBS) $(ZSTD_LIBS)
 
 # The protocol's tests, one file per message, sharing a sender and
 # receiver joined back to back (tests/vg_protopair.c).
-VG_PROTO_TESTS = tests/test_hello tests/test_update tests/test_repeat tests/test_moves \
-	tests/test_vectors
+VG_PROTO_TESTS = tests/unit/test_hello tests/unit/test_update tests/unit/test_repeat tests/unit/test_moves \
+	tests/unit/test_vectors
 VG_PROTOPAIR_SOURCES = tests/vg_protopair.c tests/vg_protopair.h
-check_PROGRAMS += $(VG_PROTO_TESTS) tests/test_literal tests/test_approx tests/test_pixmodel
-TESTS += $(VG_PROTO_TESTS) tests/test_literal tests/test_approx tests/test_pixmodel
-tests_test_hello_SOURCES = tests/test_hello.c $(VG_PROTOPAIR_SOURCES)
-tests_test_hello_LDADD = $(VG_FP_LIBS)
-tests_test_update_SOURCES = tests/test_update.c $(VG_PROTOPAIR_SOURCES)
-tests_test_update_LDADD = $(VG_FP_LIBS)
-tests_test_repeat_SOURCES = tests/test_repeat.c $(VG_PROTOPAIR_SOURCES)
-tests_test_repeat_LDADD = $(VG_FP_LIBS)
-tests_test_moves_SOURCES = tests/test_moves.c $(VG_PROTOPAIR_SOURCES)
-tests_test_moves_LDADD = segment2d/libvgseg.a $(VG_FP_LIBS)
-tests_test_vectors_SOURCES = tests/test_vectors.c $(VG_PROTOPAIR_SOURCES)
-tests_test_vectors_LDADD = $(VG_FP_LIBS)
+check_PROGRAMS += $(VG_PROTO_TESTS) tests/unit/test_literal tests/unit/test_approx tests/unit/test_pixmodel
+TESTS += $(VG_PROTO_TESTS) tests/unit/test_literal tests/unit/test_approx tests/unit/test_pixmodel
+tests_unit_test_hello_SOURCES = tests/unit/test_hello.c $(VG_PROTOPAIR_SOURCES)
+tests_unit_test_hello_LDADD = $(VG_FP_LIBS)
+tests_unit_test_update_SOURCES = tests/unit/test_update.c $(VG_PROTOPAIR_SOURCES)
+tests_unit_test_update_LDADD = $(VG_FP_LIBS)
+tests_unit_test_repeat_SOURCES = tests/unit/test_repeat.c $(VG_PROTOPAIR_SOURCES)
+tests_unit_test_repeat_LDADD = $(VG_FP_LIBS)
+tests_unit_test_moves_SOURCES = tests/unit/test_moves.c $(VG_PROTOPAIR_SOURCES)
+tests_unit_test_moves_LDADD = segment2d/libvgseg.a $(VG_FP_LIBS)
+tests_unit_test_vectors_SOURCES = tests/unit/test_vectors.c $(VG_PROTOPAIR_SOURCES)
+tests_unit_test_vectors_LDADD = $(VG_FP_LIBS)
 EXTRA_DIST += tests/vectors
-tests_test_literal_LDADD = $(VG_FP_LIBS)
-tests_test_approx_LDADD = $(VG_FP_LIBS)
-tests_test_pixmodel_LDADD = $(VG_FP_LIBS)
+tests_unit_test_literal_LDADD = $(VG_FP_LIBS)
+tests_unit_test_approx_LDADD = $(VG_FP_LIBS)
+tests_unit_test_pixmodel_LDADD = $(VG_FP_LIBS)
 
 VG_FUZZERS += tests/fuzz/fuzz_receiver
 tests_fuzz_fuzz_receiver_SOURCES = tests/fuzz/fuzz_receiver.c
@@ -62,13 +62,13 @@ tests_fuzz_fuzz_sender_LDADD = $(VG_FP_LIBS)
 tests_fuzz_fuzz_sender_LDFLAGS = -fsanitize=fuzzer
 
 # The segment cache: Bloom filter, container format, cache.
-check_PROGRAMS += tests/test_bloom tests/test_segcache
-TESTS += tests/test_bloom tests/test_segcache
+check_PROGRAMS += tests/unit/test_bloom tests/unit/test_segcache
+TESTS += tests/unit/test_bloom tests/unit/test_segcache
 VG_TESTUTIL_SOURCES = tests/vg_testutil.c tests/vg_testutil.h
-tests_test_bloom_SOURCES = tests/test_bloom.c $(VG_TESTUTIL_SOURCES)
-tests_test_bloom_LDADD = $(VG_FP_LIBS)
-tests_test_segcache_SOURCES = tests/test_segcache.c $(VG_TESTUTIL_SOURCES)
-tests_test_segcache_LDADD = $(VG_FP_LIBS)
+tests_unit_test_bloom_SOURCES = tests/unit/test_bloom.c $(VG_TESTUTIL_SOURCES)
+tests_unit_test_bloom_LDADD = $(VG_FP_LIBS)
+tests_unit_test_segcache_SOURCES = tests/unit/test_segcache.c $(VG_TESTUTIL_SOURCES)
+tests_unit_test_segcache_LDADD = $(VG_FP_LIBS)
 
 VG_BENCHES += tests/bench/bench_segcache
 tests_bench_bench_segcache_SOURCES = tests/bench/bench_segcache.c $(VG_TESTUTIL_SOURCES)
@@ -93,16 +93,16 @@ tests_fuzz_fuzz_container_LDFLAGS = -fsanitize=fuzzer
 
 # Beliefs across sessions: the belief table and its file image, the
 # server's belief files, the viewer's cache identity.
-check_PROGRAMS += tests/test_beliefs
-TESTS += tests/test_beliefs
-tests_test_beliefs_SOURCES = tests/test_beliefs.c $(VG_TESTUTIL_SOURCES)
-tests_test_beliefs_LDADD = $(VG_FP_LIBS)
+check_PROGRAMS += tests/unit/test_beliefs
+TESTS += tests/unit/test_beliefs
+tests_unit_test_beliefs_SOURCES = tests/unit/test_beliefs.c $(VG_TESTUTIL_SOURCES)
+tests_unit_test_beliefs_LDADD = $(VG_FP_LIBS)
 
 VG_FUZZERS += tests/fuzz/fuzz_beliefs
 tests_fuzz_fuzz_beliefs_SOURCES = tests/fuzz/fuzz_beliefs.c
 tests_fuzz_fuzz_beliefs_LDADD = $(VG_FP_LIBS)
 tests_fuzz_fuzz_beliefs_LDFLAGS = -fsanitize=fuzzer
-check_PROGRAMS += tests/test_history
-TESTS += tests/test_history
-tests_test_history_SOURCES = tests/test_history.c $(VG_TESTUTIL_SOURCES)
-tests_test_history_LDADD = $(VG_FP_LIBS)
+check_PROGRAMS += tests/unit/test_history
+TESTS += tests/unit/test_history
+tests_unit_test_history_SOURCES = tests/unit/test_history.c $(VG_TESTUTIL_SOURCES)
+tests_unit_test_history_LDADD = $(VG_FP_LIBS)

@@ -6,7 +6,7 @@ pipeline_libvgpipe_a_SOURCES = pipeline/vg_pipeline.c pipeline/vg_pipeline.h
 
 VG_PIPE_LIBS = pipeline/libvgpipe.a segment2d/libvgseg.a $(VG_FP_LIBS)
 
-check_PROGRAMS += tests/test_pipeline
-TESTS += tests/test_pipeline
-tests_test_pipeline_SOURCES = tests/test_pipeline.c $(VG_TESTSCENE_SOURCES)
-tests_test_pipeline_LDADD = $(VG_PIPE_LIBS)
+check_PROGRAMS += tests/unit/test_pipeline
+TESTS += tests/unit/test_pipeline
+tests_unit_test_pipeline_SOURCES = tests/unit/test_pipeline.c $(VG_TESTSCENE_SOURCES)
+tests_unit_test_pipeline_LDADD = $(VG_PIPE_LIBS)

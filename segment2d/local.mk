@@ -14,18 +14,18 @@ VG_SEG_LIBS = segment2d/libvgseg.a $(VG_COMMON_LIBS)
 # shared by the tests and the benchmark.
 VG_TESTSCENE_SOURCES = tests/vg_testscene.c tests/vg_testscene.h
 
-VG_SEG_TESTS = tests/test_seghash tests/test_differ tests/test_motion \
-	tests/test_segmenter tests/test_tilediff
+VG_SEG_TESTS = tests/unit/test_seghash tests/unit/test_differ tests/unit/test_motion \
+	tests/unit/test_segmenter tests/unit/test_tilediff
 check_PROGRAMS += $(VG_SEG_TESTS)
 TESTS += $(VG_SEG_TESTS)
-tests_test_seghash_LDADD = $(VG_SEG_LIBS)
-tests_test_differ_SOURCES = tests/test_differ.c $(VG_TESTSCENE_SOURCES)
-tests_test_differ_LDADD = $(VG_SEG_LIBS)
-tests_test_motion_SOURCES = tests/test_motion.c $(VG_TESTSCENE_SOURCES)
-tests_test_motion_LDADD = $(VG_SEG_LIBS)
-tests_test_segmenter_SOURCES = tests/test_segmenter.c $(VG_TESTSCENE_SOURCES)
-tests_test_segmenter_LDADD = $(VG_SEG_LIBS)
-tests_test_tilediff_LDADD = $(VG_SEG_LIBS)
+tests_unit_test_seghash_LDADD = $(VG_SEG_LIBS)
+tests_unit_test_differ_SOURCES = tests/unit/test_differ.c $(VG_TESTSCENE_SOURCES)
+tests_unit_test_differ_LDADD = $(VG_SEG_LIBS)
+tests_unit_test_motion_SOURCES = tests/unit/test_motion.c $(VG_TESTSCENE_SOURCES)
+tests_unit_test_motion_LDADD = $(VG_SEG_LIBS)
+tests_unit_test_segmenter_SOURCES = tests/unit/test_segmenter.c $(VG_TESTSCENE_SOURCES)
+tests_unit_test_segmenter_LDADD = $(VG_SEG_LIBS)
+tests_unit_test_tilediff_LDADD = $(VG_SEG_LIBS)
 EXTRA_DIST += tests/golden
 
 VG_BENCHES += tests/bench/bench_segment2d

@@ -48,25 +48,25 @@ dist_bin_SCRIPTS = server/varg-session
 dist_man_MANS += doc/varg-session.1
 
 # The password-guessing brake on its own (a fake clock).
-check_PROGRAMS += tests/test_authguard
-TESTS += tests/test_authguard
-tests_test_authguard_SOURCES = tests/test_authguard.c server/vg_authguard.c server/vg_authguard.h
-tests_test_authguard_CFLAGS = $(AM_CFLAGS)
-tests_test_authguard_LDADD = $(VG_COMMON_LIBS)
+check_PROGRAMS += tests/unit/test_authguard
+TESTS += tests/unit/test_authguard
+tests_unit_test_authguard_SOURCES = tests/unit/test_authguard.c server/vg_authguard.c server/vg_authguard.h
+tests_unit_test_authguard_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_authguard_LDADD = $(VG_COMMON_LIBS)
 
 # The refinement planner on paths given by hand.
-check_PROGRAMS += tests/test_refine
-TESTS += tests/test_refine
-tests_test_refine_SOURCES = tests/test_refine.c server/vg_refine.c server/vg_refine.h
-tests_test_refine_CFLAGS = $(AM_CFLAGS)
-tests_test_refine_LDADD = $(VG_COMMON_LIBS)
+check_PROGRAMS += tests/unit/test_refine
+TESTS += tests/unit/test_refine
+tests_unit_test_refine_SOURCES = tests/unit/test_refine.c server/vg_refine.c server/vg_refine.h
+tests_unit_test_refine_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_refine_LDADD = $(VG_COMMON_LIBS)
 
 # The HTTP request parser of --http, on bytes alone, and fuzzed.
-check_PROGRAMS += tests/test_http
-TESTS += tests/test_http
-tests_test_http_SOURCES = tests/test_http.c server/vg_http.c server/vg_http.h
-tests_test_http_CFLAGS = $(AM_CFLAGS)
-tests_test_http_LDADD = $(VG_COMMON_LIBS)
+check_PROGRAMS += tests/unit/test_http
+TESTS += tests/unit/test_http
+tests_unit_test_http_SOURCES = tests/unit/test_http.c server/vg_http.c server/vg_http.h
+tests_unit_test_http_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_http_LDADD = $(VG_COMMON_LIBS)
 VG_FUZZERS += tests/fuzz/fuzz_http
 tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c server/vg_http.c server/vg_http.h
 tests_fuzz_fuzz_http_LDADD = $(VG_COMMON_LIBS)
@@ -74,9 +74,9 @@ tests_fuzz_fuzz_http_LDFLAGS = -fsanitize=fuzzer
 
 # varg-server --http and varg-relay --http against a headless Chromium
 # running noVNC.
-TESTS += tests/test_browser.sh
-dist_noinst_SCRIPTS += tests/test_browser.sh tests/vg_browser.py
+TESTS += tests/interop/test_browser.sh
+dist_noinst_SCRIPTS += tests/interop/test_browser.sh tests/vg_browser.py
 
 # varg-relay between a real server, real viewers and a real X display.
-TESTS += tests/test_relay.sh
-dist_noinst_SCRIPTS += tests/test_relay.sh
+TESTS += tests/e2e/test_relay.sh
+dist_noinst_SCRIPTS += tests/e2e/test_relay.sh

@@ -59,7 +59,7 @@ int vg_screen_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	if ((env = g_getenv("VARG_TEST_NO_RACE_FIX")) && *env == '1')
 		scr->testing.race_fix = false;
 	/* Shows what a slow stock client did to everyone before it had a
-	 * frame of its own (tests/test_stress.sh). */
+	 * frame of its own (tests/e2e/test_stress.sh). */
 	if ((env = g_getenv("VARG_TEST_SHARED_FRAME")) && *env == '1')
 		scr->testing.shared_read = true;
 	pthread_rwlock_init(&scr->frame_lock, NULL);

@@ -35,7 +35,7 @@ int vg_tracesource_open(const char *path, vg_tracesource **out)
 		return err;
 	}
 	/* Widens the window in which a reader of the framebuffer would see
-	 * half a frame; tests/test_record_vnc.sh uses it. */
+	 * half a frame; tests/e2e/test_record_vnc.sh uses it. */
 	if (g_getenv("VARG_TEST_COPY_DELAY_MS"))
 		t->copy_delay_ms = atoi(g_getenv("VARG_TEST_COPY_DELAY_MS"));
 	t->next = vg_pixbuf_new(vg_trace_reader_width(t->reader), vg_trace_reader_height(t->reader));

@@ -1,5 +1,5 @@
 #!/bin/sh
-# One slow-viewer case of tests/test_stress.sh, run in a network namespace
+# One slow-viewer case of tests/e2e/test_stress.sh, run in a network namespace
 # of its own (unshare -n, as root):
 #   vg_slowcase.sh OUT NAME [SLOW-VIEWER-ARGS...]
 # Plays the heat-map trace at its own speed to a fast Varg viewer on

@@ -14,19 +14,19 @@ traces_varg_trace_SOURCES = traces/varg_trace.c traces/trace_cmd.h \
 	traces/trace_cmd_export.c
 traces_varg_trace_LDADD = $(VG_TRACE_LIBS)
 
-VG_TRACE_TESTS = tests/test_trace tests/test_rfbstream
+VG_TRACE_TESTS = tests/unit/test_trace tests/unit/test_rfbstream
 check_PROGRAMS += $(VG_TRACE_TESTS)
 TESTS += $(VG_TRACE_TESTS)
-tests_test_trace_LDADD = $(VG_TRACE_LIBS)
-tests_test_rfbstream_LDADD = $(VG_TRACE_LIBS)
+tests_unit_test_trace_LDADD = $(VG_TRACE_LIBS)
+tests_unit_test_rfbstream_LDADD = $(VG_TRACE_LIBS)
 
 # The synthetic heat-map session behind traces/samples/ (scripts/make-sample).
 noinst_PROGRAMS += traces/varg-synth
 traces_varg_synth_SOURCES = traces/vg_synth.c
 traces_varg_synth_LDADD = $(VG_COMMON_LIBS)
 
-TESTS += tests/test_varg_trace.sh
-dist_noinst_SCRIPTS += tests/test_varg_trace.sh scripts/make-sample scripts/record-sample
+TESTS += tests/e2e/test_varg_trace.sh
+dist_noinst_SCRIPTS += tests/e2e/test_varg_trace.sh scripts/make-sample scripts/record-sample
 dist_noinst_DATA += traces/samples/heatmap-scroll.vtr traces/samples/treeview-scroll.vtr
 
 VG_FUZZERS += tests/fuzz/fuzz_trace
@@ -45,13 +45,13 @@ traces_varg_trace_SOURCES += traces/trace_cmd_ratio.c \
 traces_varg_trace_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) $(ZLIB_CFLAGS)
 traces_varg_trace_LDADD += pipeline/libvgpipe.a segment2d/libvgseg.a $(VG_FP_LIBS) $(VNCSERVER_LIBS) $(ZLIB_LIBS) -lpthread -lm
 
-check_PROGRAMS += tests/test_wanmodel
-TESTS += tests/test_wanmodel
-tests_test_wanmodel_SOURCES = tests/test_wanmodel.c traces/vg_wanmodel.c traces/vg_wanmodel.h
-tests_test_wanmodel_LDADD = $(VG_COMMON_LIBS) -lm
+check_PROGRAMS += tests/unit/test_wanmodel
+TESTS += tests/unit/test_wanmodel
+tests_unit_test_wanmodel_SOURCES = tests/unit/test_wanmodel.c traces/vg_wanmodel.c traces/vg_wanmodel.h
+tests_unit_test_wanmodel_LDADD = $(VG_COMMON_LIBS) -lm
 
-TESTS += tests/test_varg_trace_ratio.sh
-dist_noinst_SCRIPTS += tests/test_varg_trace_ratio.sh
+TESTS += tests/e2e/test_varg_trace_ratio.sh
+dist_noinst_SCRIPTS += tests/e2e/test_varg_trace_ratio.sh
 
 # varg-trace record: live sessions through capture/libvgcapture.a.
 traces_varg_trace_SOURCES += traces/trace_cmd_record.c traces/trace_cmd_replay.c traces/trace_cmd_play.c
@@ -65,8 +65,8 @@ tests_fuzz_fuzz_fbs_LDFLAGS = -fsanitize=fuzzer
 
 # varg-trace model: Equation 1 (traces/vg_fpmodel.c) and its unit test.
 traces_varg_trace_SOURCES += traces/trace_cmd_model.c traces/vg_fpmodel.c traces/vg_fpmodel.h
-check_PROGRAMS += tests/test_fpmodel
-TESTS += tests/test_fpmodel tests/test_varg_trace_model.sh
-dist_noinst_SCRIPTS += tests/test_varg_trace_model.sh
-tests_test_fpmodel_SOURCES = tests/test_fpmodel.c traces/vg_fpmodel.c traces/vg_fpmodel.h
-tests_test_fpmodel_LDADD = $(VG_COMMON_LIBS) -lm
+check_PROGRAMS += tests/unit/test_fpmodel
+TESTS += tests/unit/test_fpmodel tests/e2e/test_varg_trace_model.sh
+dist_noinst_SCRIPTS += tests/e2e/test_varg_trace_model.sh
+tests_unit_test_fpmodel_SOURCES = tests/unit/test_fpmodel.c traces/vg_fpmodel.c traces/vg_fpmodel.h
+tests_unit_test_fpmodel_LDADD = $(VG_COMMON_LIBS) -lm

@@ -17,32 +17,32 @@ dist_man_MANS += doc/varg-viewer.1
 webdir = $(pkgdatadir)/web
 dist_web_DATA = viewer/web/varg.html viewer/web/varg-decoder.js
 
-check_PROGRAMS += tests/test_framelog
-TESTS += tests/test_framelog
-tests_test_framelog_SOURCES = tests/test_framelog.c $(VG_TESTUTIL_SOURCES) \
+check_PROGRAMS += tests/unit/test_framelog
+TESTS += tests/unit/test_framelog
+tests_unit_test_framelog_SOURCES = tests/unit/test_framelog.c $(VG_TESTUTIL_SOURCES) \
 	viewer/vg_framelog.c viewer/vg_framelog.h
-tests_test_framelog_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
-tests_test_framelog_LDADD = traces/libvgtrace.a $(VG_CAPTURE_LIBS)
+tests_unit_test_framelog_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
+tests_unit_test_framelog_LDADD = traces/libvgtrace.a $(VG_CAPTURE_LIBS)
 
-check_PROGRAMS += tests/test_viewer_input
-TESTS += tests/test_viewer_input
-tests_test_viewer_input_SOURCES = tests/test_viewer_input.c \
+check_PROGRAMS += tests/unit/test_viewer_input
+TESTS += tests/unit/test_viewer_input
+tests_unit_test_viewer_input_SOURCES = tests/unit/test_viewer_input.c \
 	viewer/vg_keymap.c viewer/vg_keymap.h \
 	capture/vg_latin1.c capture/vg_latin1.h capture/vg_passwd.c capture/vg_passwd.h \
 	$(VG_TESTUTIL_SOURCES)
-tests_test_viewer_input_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS) $(CRYPTO_CFLAGS)
-tests_test_viewer_input_LDADD = $(VG_COMMON_LIBS) $(CRYPTO_LIBS)
+tests_unit_test_viewer_input_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS) $(CRYPTO_CFLAGS)
+tests_unit_test_viewer_input_LDADD = $(VG_COMMON_LIBS) $(CRYPTO_LIBS)
 
-check_PROGRAMS += tests/test_recorder
-TESTS += tests/test_recorder
-tests_test_recorder_SOURCES = tests/test_recorder.c viewer/vg_recorder.c viewer/vg_recorder.h
-tests_test_recorder_LDADD = traces/libvgtrace.a $(VG_COMMON_LIBS) $(ZLIB_LIBS)
+check_PROGRAMS += tests/unit/test_recorder
+TESTS += tests/unit/test_recorder
+tests_unit_test_recorder_SOURCES = tests/unit/test_recorder.c viewer/vg_recorder.c viewer/vg_recorder.h
+tests_unit_test_recorder_LDADD = traces/libvgtrace.a $(VG_COMMON_LIBS) $(ZLIB_LIBS)
 
 # The browser viewer's WebAssembly module: `make web` builds
 # viewer/web/varg-wasm.js and varg-wasm.wasm in the build directory with
 # Emscripten (scripts/build-web; zlib and zstd sources from Debian's pool by
 # scripts/web-deps, into web-deps/). Not part of `make`; `make check`
-# builds it when configure found emcc (tests/test_browser.sh needs it), and
+# builds it when configure found emcc (tests/interop/test_browser.sh needs it), and
 # `make install` installs it when it was built.
 EXTRA_DIST += viewer/web/vg_webviewer.c viewer/web/vg_webviewer.h \
 	viewer/web/vg_sha1_portable.c viewer/web/compat/getrandom.c
@@ -72,9 +72,9 @@ uninstall-local:
 	rm -f '$(DESTDIR)$(webdir)/varg-wasm.js' '$(DESTDIR)$(webdir)/varg-wasm.wasm'
 
 # The WebAssembly build's SHA-1 against OpenSSL's.
-check_PROGRAMS += tests/test_sha1_portable
-TESTS += tests/test_sha1_portable
-tests_test_sha1_portable_SOURCES = tests/test_sha1_portable.c viewer/web/vg_sha1_portable.c \
+check_PROGRAMS += tests/unit/test_sha1_portable
+TESTS += tests/unit/test_sha1_portable
+tests_unit_test_sha1_portable_SOURCES = tests/unit/test_sha1_portable.c viewer/web/vg_sha1_portable.c \
 	fingerprint/codec/vg_sha1_rect.c
-tests_test_sha1_portable_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
-tests_test_sha1_portable_LDADD = $(VG_COMMON_LIBS) $(CRYPTO_LIBS)
+tests_unit_test_sha1_portable_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
+tests_unit_test_sha1_portable_LDADD = $(VG_COMMON_LIBS) $(CRYPTO_LIBS)

@@ -1,7 +1,7 @@
 /* SHA-1 (FIPS 180-1) in plain C, with the interface of
  * fingerprint/codec/vg_sha1.h: what the WebAssembly build links instead of
  * fingerprint/codec/vg_sha1.c, which goes through OpenSSL. Both hash the same
- * bytes (tests/test_sha1_portable.c compares them). */
+ * bytes (tests/unit/test_sha1_portable.c compares them). */
 #include <stdlib.h>
 #include <string.h>
 

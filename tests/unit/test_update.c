@@ -460,7 +460,7 @@ static void test_sha1_more_vectors(void)
 }
 
 /* The optimistic fingerprint is the low bits of the content hash: known
- * answers on a known content hash (tests/test_seghash.c's 5x3 ramp). */
+ * answers on a known content hash (tests/unit/test_seghash.c's 5x3 ramp). */
 static void test_fp_key_vectors(void)
 {
 	const uint64_t h = 0xf054722297b08f51ull;
