@@ -33,24 +33,31 @@ typedef struct {
 	GArray *segs;
 } pair;
 
+/* The configurations of the next pair's sender and viewer. */
+static void pair_configs(vg_sender_config *cfg, vg_receiver_config *rcfg, unsigned fp_bits,
+			 unsigned group)
+{
+	vg_sender_config_init(cfg);
+	cfg->fp_bits = fp_bits;
+	cfg->group_size = group;
+	memcpy(cfg->server_id, "0123456789abcdef", 16);
+	cfg->pixmodel = test_pixmodel;
+	vg_receiver_config_init(rcfg);
+	rcfg->memory_budget = 16u << 20;
+	if (test_coder == VG_CODER_ZLIB)
+		rcfg->zstd_window_log = 0;
+	rcfg->indexed = !test_no_indexed;
+	rcfg->repeat_within = !test_no_repeat_within;
+	rcfg->repeat_recent = !test_no_repeat_recent;
+	rcfg->pixmodel = !test_no_pixmodel;
+}
+
 static void pair_init_group(pair *p, int w, int h, unsigned fp_bits, unsigned group)
 {
 	vg_sender_config cfg;
 	vg_receiver_config rcfg;
 
-	vg_sender_config_init(&cfg);
-	cfg.fp_bits = fp_bits;
-	cfg.group_size = group;
-	memcpy(cfg.server_id, "0123456789abcdef", 16);
-	cfg.pixmodel = test_pixmodel;
-	vg_receiver_config_init(&rcfg);
-	rcfg.memory_budget = 16u << 20;
-	if (test_coder == VG_CODER_ZLIB)
-		rcfg.zstd_window_log = 0;
-	rcfg.indexed = !test_no_indexed;
-	rcfg.repeat_within = !test_no_repeat_within;
-	rcfg.repeat_recent = !test_no_repeat_recent;
-	rcfg.pixmodel = !test_no_pixmodel;
+	pair_configs(&cfg, &rcfg, fp_bits, group);
 	g_assert_cmpint(vg_sender_new(&cfg, &p->s), ==, 0);
 	g_assert_cmpint(vg_receiver_new(&rcfg, &p->r), ==, 0);
 	vg_writer_init(&p->wire);
@@ -320,6 +327,79 @@ static void test_round_trip(void)
 	/* An empty update is legal and changes nothing. */
 	g_assert_cmpint(send_segs(&p, segs, 0, NULL), ==, 0);
 	g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+	pair_clear(&p);
+	g_rand_free(rng);
+}
+
+/* A receiver reset after a session (its cache, history and pixel model
+ * full) takes the next session as a new receiver does: the same
+ * replies (the VIEWER HELLO's random cache identity aside), the same
+ * pixels, the same counts. */
+static void test_reset(void)
+{
+	GRand *rng = g_rand_new_with_seed(5);
+	vg_segdesc segs[4096];
+	vg_sender_config scfg;
+	vg_receiver_config rcfg;
+	vg_receiver_stats st_reset, st_new;
+	vg_receiver *fresh;
+	vg_pixbuf *fb_reset, *fb_new;
+	vg_writer reply_new;
+	pair p;
+	int update;
+
+	pair_init(&p, 160, 120);
+	for (update = 0; update < 20; update++) {
+		size_t n = random_update(rng, &p, segs, 40);
+		exchange(&p, segs, n);
+	}
+	g_assert_cmpint(vg_receiver_reset(p.r), ==, 0);
+	pair_configs(&scfg, &rcfg, VG_FP_BITS_DEFAULT, VG_GROUP_DEFAULT);
+	g_assert_cmpint(vg_receiver_new(&rcfg, &fresh), ==, 0);
+	vg_sender_free(p.s);
+	g_assert_cmpint(vg_sender_new(&scfg, &p.s), ==, 0);
+	fb_reset = vg_pixbuf_new(160, 120);
+	fb_new = vg_pixbuf_new(160, 120);
+	vg_writer_init(&reply_new);
+	vg_writer_reset(&p.reply);
+	vg_writer_reset(&p.wire);
+	vg_sender_hello(p.s, &p.wire);
+	for (update = 0; update <= 30; update++) {
+		g_assert_cmpint(vg_receiver_handle(p.r, p.wire.data, p.wire.len, fb_reset, &p.reply), ==, 0);
+		g_assert_cmpint(vg_receiver_handle(fresh, p.wire.data, p.wire.len, fb_new, &reply_new), ==, 0);
+		g_assert_cmpuint(p.reply.len, ==, reply_new.len);
+		if (update == 0)
+			g_assert_cmpuint(p.reply.data[VHELLO_FLAGS_AT], ==, reply_new.data[VHELLO_FLAGS_AT]);
+		else
+			g_assert_cmpmem(p.reply.data, p.reply.len, reply_new.data, reply_new.len);
+		g_assert_true(vg_pixbuf_equal(fb_reset, fb_new));
+		if (update > 0)
+			g_assert_true(vg_pixbuf_equal(fb_reset, p.server_fb));
+		feed_replies(&p);
+		vg_writer_reset(&reply_new);
+		vg_writer_reset(&p.wire);
+		if (update < 30) {
+			size_t n = random_update(rng, &p, segs, 40);
+
+			/* The whole picture first, as a new connection's first update. */
+			if (update == 0) {
+				segs[0] = seg_of(p.server_fb, vg_rect_make(0, 0, 160, 120), VG_ORIENT_ROWS);
+				n = 1;
+			}
+			g_assert_cmpint(vg_sender_update(p.s, p.server_fb, segs, n, NULL, &p.wire), ==, 0);
+		}
+	}
+	vg_receiver_get_stats(p.r, &st_reset);
+	vg_receiver_get_stats(fresh, &st_new);
+	g_assert_cmpuint(st_reset.updates, ==, 30);
+	g_assert_cmpuint(st_reset.updates, ==, st_new.updates);
+	g_assert_cmpuint(st_reset.cache_hits, ==, st_new.cache_hits);
+	g_assert_cmpuint(st_reset.cache_misses, ==, 0);
+	g_assert_cmpuint(st_reset.cache_entries, ==, st_new.cache_entries);
+	vg_writer_clear(&reply_new);
+	vg_pixbuf_free(fb_reset);
+	vg_pixbuf_free(fb_new);
+	vg_receiver_free(fresh);
 	pair_clear(&p);
 	g_rand_free(rng);
 }
@@ -660,6 +740,60 @@ static void test_bad_stream(void)
 }
 
 /* A bomb: a small body that inflates far past the frame size is refused. */
+/* A chunk that inflates to exactly the limit is whole, one byte more is
+ * too many; at the first buffer's size (64 KiB), below it, and empty (as
+ * the zstream fuzzer found: a chunk of exactly max bytes was refused).
+ * Streams restarted by vg_zout_reset / vg_zin_reset decode alike. */
+static void test_zstream_limit(void)
+{
+	static const size_t sizes[] = { 0, 1, 100, 65536, 65537 };
+	guint8 *plain = g_malloc(65537);
+	size_t i, k;
+	int coder;
+
+	for (i = 0; i < 65537; i++)
+		plain[i] = (guint8)(i * 7 / 3);
+	for (coder = 0; coder < 2; coder++) {
+		vg_coder c = coder ? VG_CODER_ZSTD : VG_CODER_ZLIB;
+
+		for (k = 0; k < G_N_ELEMENTS(sizes); k++) {
+			size_t n = sizes[k], got = 0, cap = 0;
+			guint8 *buf = NULL;
+			vg_zout *zo;
+			vg_zin *zi;
+			vg_writer out;
+
+			g_assert_cmpint(vg_zout_new(c, 1, VG_ZSTD_WINDOW_LOG_MIN, &zo), ==, 0);
+			g_assert_cmpint(vg_zin_new(c, VG_ZSTD_WINDOW_LOG_MIN, &zi), ==, 0);
+			vg_writer_init(&out);
+			g_assert_cmpint(vg_zout_put(zo, plain, n, &out), ==, 0);
+			g_assert_cmpint(vg_zin_get(zi, out.data, out.len, &buf, &cap, n, &got), ==, 0);
+			g_assert_cmpuint(got, ==, n);
+			g_assert_true(n == 0 || memcmp(buf, plain, n) == 0);
+			/* Again from the start, with one byte less allowed. */
+			g_assert_cmpint(vg_zout_reset(zo), ==, 0);
+			g_assert_cmpint(vg_zin_reset(zi), ==, 0);
+			vg_writer_reset(&out);
+			g_assert_cmpint(vg_zout_put(zo, plain, n, &out), ==, 0);
+			if (n > 0) {
+				g_free(buf);
+				buf = NULL;
+				cap = 0;
+				g_assert_cmpint(vg_zin_get(zi, out.data, out.len, &buf, &cap, n - 1, &got), ==,
+						VG_ERANGE);
+			} else {
+				g_assert_cmpint(vg_zin_get(zi, out.data, out.len, &buf, &cap, 0, &got), ==, 0);
+				g_assert_cmpuint(got, ==, 0);
+			}
+			vg_writer_clear(&out);
+			g_free(buf);
+			vg_zout_free(zo);
+			vg_zin_free(zi);
+		}
+	}
+	g_free(plain);
+}
+
 static void test_inflate_bomb(void)
 {
 	vg_zout *zs, *zpix;
@@ -2072,6 +2206,7 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	add_all("round-trip", test_round_trip);
+	add_all("reset", test_reset);
 	add_all("forced-collisions", test_forced_collisions);
 	add_all("cache-loss", test_cache_loss);
 	add_all("repeat-round-trip", test_repeat_round_trip);
@@ -2100,6 +2235,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/protocol/ping-pong", test_ping_pong);
 	g_test_add_func("/protocol/approx-refusals", test_approx_refusals);
 	g_test_add_func("/protocol/bad-stream", test_bad_stream);
+	g_test_add_func("/protocol/zstream-limit", test_zstream_limit);
 	g_test_add_func("/protocol/sha1-vectors", test_sha1_vectors);
 	g_test_add_func("/protocol/sha1-more-vectors", test_sha1_more_vectors);
 	g_test_add_func("/protocol/fp-key-vectors", test_fp_key_vectors);

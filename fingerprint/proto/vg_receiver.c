@@ -44,11 +44,15 @@ struct vg_receiver {
 	char *cache_dir;
 	vg_zin *zs;           /* mirrors the server's structure stream */
 	vg_zin *zpix;         /* ... and its pixel stream */
+	/* The streams zs and zpix point at: zlib's, and zstd's once a HELLO
+	 * agreed on it (kept across vg_receiver_reset with their windows). */
+	vg_zin *zlib_s, *zlib_pix, *zstd_s, *zstd_pix;
 	bool delta_runs;      /* version 2: run rectangles relative to the last */
 	bool hello;
 	bool caps_sent;       /* capabilities were announced ahead of the HELLO */
 	bool recent;          /* REPEAT offsets count back from the newest item */
 	vg_pixmodel *pm;      /* the pixel model, when the server offered it */
+	vg_pixmodel *spare_pm; /* an earlier connection's, reset, for the next HELLO */
 	bool by_model;        /* this update's pixel chunk is the model's */
 	bool pong_pending;    /* a PONG arrived and was not taken yet */
 	uint32_t pong_token;
@@ -62,6 +66,8 @@ struct vg_receiver {
 	uint8_t next_id[VG_CACHEID_BYTES]; /* renewed after a clear, for the next connection */
 	uint64_t capacity;    /* what the cache may hold, announced to the server */
 	vg_segcache *cache;
+	vg_segcache *spare_cache; /* an earlier connection's in memory, emptied at the next HELLO */
+	unsigned spare_bits;  /* its key width */
 	vg_sha1 *sha1;
 	GArray *group;        /* pending */
 	GArray *repairs;      /* vg_rect */
@@ -116,12 +122,14 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 		return VG_EINVAL;
 	}
 	/* zlib, unless the hellos agree on zstd. */
-	if ((err = vg_zin_new(VG_CODER_ZLIB, 0, &r->zs)) ||
-	    (err = vg_zin_new(VG_CODER_ZLIB, 0, &r->zpix)) ||
+	if ((err = vg_zin_new(VG_CODER_ZLIB, 0, &r->zlib_s)) ||
+	    (err = vg_zin_new(VG_CODER_ZLIB, 0, &r->zlib_pix)) ||
 	    (err = vg_sha1_new(&r->sha1))) {
 		vg_receiver_free(r);
 		return err;
 	}
+	r->zs = r->zlib_s;
+	r->zpix = r->zlib_pix;
 	r->group = g_array_new(FALSE, FALSE, sizeof(pending));
 	r->repairs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	r->moves = g_array_new(FALSE, FALSE, sizeof(vg_move));
@@ -139,12 +147,11 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	return VG_OK;
 }
 
-void vg_receiver_free(vg_receiver *r)
+/* Ends the connection's use of the cache: the history as the server last
+ * saw it whole is saved for the next session (after an error it may
+ * differ from the server's: keep nothing), and the cache is closed. */
+static void end_session(vg_receiver *r)
 {
-	if (!r)
-		return;
-	/* The history as the server last saw it whole, for the next session.
-	 * After an error it may differ from the server's: keep nothing. */
 	if (r->hello && r->ns_dir && !r->ephemeral) {
 		int err = r->broken ? VG_EIO : vg_history_save(r->ns_dir, r->fp_bits, r->hist);
 
@@ -154,14 +161,28 @@ void vg_receiver_free(vg_receiver *r)
 			g_unlink(path);
 		}
 	}
+	vg_segcache_close(r->cache);
+	r->cache = NULL;
+	g_free(r->ns_dir);
+	r->ns_dir = NULL;
+}
+
+void vg_receiver_free(vg_receiver *r)
+{
+	if (!r)
+		return;
+	end_session(r);
 	vg_history_free(r->hist);
 	vg_history_free(r->saved);
 	if (r->cur_hist)
 		g_array_free(r->cur_hist, TRUE);
-	vg_zin_free(r->zs);
-	vg_zin_free(r->zpix);
+	vg_zin_free(r->zlib_s);
+	vg_zin_free(r->zlib_pix);
+	vg_zin_free(r->zstd_s);
+	vg_zin_free(r->zstd_pix);
 	vg_pixmodel_free(r->pm);
-	vg_segcache_close(r->cache);
+	vg_pixmodel_free(r->spare_pm);
+	vg_segcache_close(r->spare_cache);
 	vg_sha1_free(r->sha1);
 	if (r->group)
 		g_array_free(r->group, TRUE);
@@ -180,8 +201,59 @@ void vg_receiver_free(vg_receiver *r)
 	g_free(r->plain);
 	g_free(r->pix);
 	g_free(r->cache_dir);
-	g_free(r->ns_dir);
 	g_free(r);
+}
+
+int vg_receiver_reset(vg_receiver *r)
+{
+	int err;
+
+	if ((err = vg_zin_reset(r->zlib_s)) || (err = vg_zin_reset(r->zlib_pix)))
+		return err;
+	r->zs = r->zlib_s;
+	r->zpix = r->zlib_pix;
+	/* A cache in memory holds nothing a next connection may use, but
+	 * its memory serves it, emptied. */
+	if (r->cache && !r->persistent) {
+		vg_segcache_close(r->spare_cache);
+		r->spare_cache = r->cache;
+		r->spare_bits = r->fp_bits;
+		r->cache = NULL;
+	}
+	end_session(r);
+	/* The pixel model keeps its tables, cleared, for a server that
+	 * offers it again. */
+	if (r->pm) {
+		vg_pixmodel_reset(r->pm);
+		r->spare_pm = r->pm;
+		r->pm = NULL;
+	}
+	r->delta_runs = r->hello = r->caps_sent = r->recent = r->by_model = false;
+	r->pong_pending = false;
+	r->pong_token = 0;
+	memset(r->server_id, 0, sizeof r->server_id);
+	r->fp_bits = r->group_size = 0;
+	r->persistent = r->ephemeral = false;
+	memset(r->cache_id, 0, sizeof r->cache_id);
+	memset(r->next_id, 0, sizeof r->next_id);
+	r->capacity = 0;
+	g_array_set_size(r->group, 0);
+	g_array_set_size(r->repairs, 0);
+	vg_region_clear(r->owed);
+	vg_region_clear(r->approx);
+	vg_history_clear(r->win);
+	vg_history_clear(r->hist);
+	g_array_set_size(r->cur_hist, 0);
+	vg_history_clear(r->saved);
+	r->saved_digest = 0;
+	r->updated = r->broken = false;
+	g_array_set_size(r->cur, 0);
+	r->expect = 0;
+	vg_lit_table_init(&r->table);
+	g_array_set_size(r->moves, 0);
+	r->error[0] = '\0';
+	memset(&r->stats, 0, sizeof r->stats);
+	return VG_OK;
 }
 
 const char *vg_receiver_error_text(const vg_receiver *r)
@@ -288,7 +360,13 @@ static void open_cache(vg_receiver *r, bool no_persist)
 		else if (r->cfg.clear_cache)
 			vg_segcache_clear(r->cache);
 	}
-	if (err) {
+	if (err && r->spare_cache && r->spare_bits == r->fp_bits &&
+	    vg_segcache_clear(r->spare_cache) == 0) {
+		cc.dir = NULL;
+		cc.capacity_bytes = capacity_of(r, false);
+		r->cache = r->spare_cache;
+		r->spare_cache = NULL;
+	} else if (err) {
 		cc.dir = NULL;
 		cc.capacity_bytes = capacity_of(r, false);
 		if (vg_segcache_open(&cc, &r->cache))
@@ -376,8 +454,12 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 		return fail(r, VG_EPROTO, "hello: coded ahead of capabilities never announced");
 	r->stats.coded_ahead = (flags & VG_HELLO_AHEAD) != 0;
 	r->recent = (flags & VG_HELLO_RECENT) && r->cfg.repeat_recent;
-	if ((flags & VG_HELLO_PIXMODEL) && r->cfg.pixmodel && vg_pixmodel_new(&r->pm))
+	if ((flags & VG_HELLO_PIXMODEL) && r->cfg.pixmodel && r->spare_pm) {
+		r->pm = r->spare_pm;
+		r->spare_pm = NULL;
+	} else if ((flags & VG_HELLO_PIXMODEL) && r->cfg.pixmodel && vg_pixmodel_new(&r->pm)) {
 		return fail(r, VG_ENOSPC, "hello: cannot start the pixel model");
+	}
 	r->hello = true;
 	vg_history_clear(r->win);
 	vg_history_clear(r->hist);
@@ -388,18 +470,16 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	 * server never sees version 2's extra byte. */
 	zstd = (flags & VG_HELLO_ZSTD) && r->cfg.zstd_window_log;
 	if (zstd) {
-		vg_zin *zs, *zpix;
-		int err = vg_zin_new(VG_CODER_ZSTD, VG_ZSTD_WINDOW_LOG_MIN, &zs);
+		int err = r->zstd_s ? vg_zin_reset(r->zstd_s)
+				    : vg_zin_new(VG_CODER_ZSTD, VG_ZSTD_WINDOW_LOG_MIN, &r->zstd_s);
 
-		if (err || (err = vg_zin_new(VG_CODER_ZSTD, r->cfg.zstd_window_log, &zpix))) {
-			if (!err)
-				vg_zin_free(zs);
+		if (!err)
+			err = r->zstd_pix ? vg_zin_reset(r->zstd_pix)
+					  : vg_zin_new(VG_CODER_ZSTD, r->cfg.zstd_window_log, &r->zstd_pix);
+		if (err)
 			return fail(r, err, "hello: cannot start zstd");
-		}
-		vg_zin_free(r->zs);
-		vg_zin_free(r->zpix);
-		r->zs = zs;
-		r->zpix = zpix;
+		r->zs = r->zstd_s;
+		r->zpix = r->zstd_pix;
 		r->delta_runs = true;
 		r->stats.zstd_window_log = r->cfg.zstd_window_log;
 	}
