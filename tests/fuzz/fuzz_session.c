@@ -113,17 +113,15 @@ static vg_segdesc seg_of(const vg_pixbuf *fb, vg_rect r, vg_orient o)
 }
 
 /* Cuts r into tiles of tw x th as segments of orientation o, or into
- * one segment when the tiles would not fit in segs. Aborts when not even
- * that fits: the segments must cover every change. */
+ * one segment when the tiles would not leave room in segs for the
+ * `later` rectangles still to come (one segment each at least). */
 static size_t cut(const vg_pixbuf *fb, vg_rect r, int32_t tw, int32_t th, vg_orient o,
-		  vg_segdesc *segs, size_t n)
+		  vg_segdesc *segs, size_t n, size_t later)
 {
 	size_t tiles = (size_t)((r.w + tw - 1) / tw) * (size_t)((r.h + th - 1) / th);
 	int32_t x, y;
 
-	if (n >= MAX_SEGS)
-		abort();
-	if (tiles > MAX_SEGS - n) {
+	if (tiles > MAX_SEGS - n - later) {
 		tw = r.w;
 		th = r.h;
 	}
@@ -150,8 +148,10 @@ static void repair_all(session *ss, vg_segdesc *segs)
 
 		if (++rounds > 4)
 			fail(ss, "repairs never end", VG_EPROTO);
+		if (nr > MAX_SEGS)
+			fail(ss, "more repair rectangles than the fuzzer keeps", VG_ERANGE);
 		for (i = 0; i < nr; i++)
-			n = cut(ss->frame, rs[i], rs[i].w, rs[i].h, VG_ORIENT_ROWS, segs, n);
+			n = cut(ss->frame, rs[i], rs[i].w, rs[i].h, VG_ORIENT_ROWS, segs, n, nr - i - 1);
 		vg_region_add_region(asked, ss->repair);
 		vg_region_clear(ss->repair);
 		vg_writer_reset(&ss->wire);
@@ -266,7 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			n_changes = 0;
 		}
 		for (i = 0; i < n_changes; i++)
-			n = cut(ss.frame, changed[i], tw, th, o, segs, n);
+			n = cut(ss.frame, changed[i], tw, th, o, segs, n, n_changes - i - 1);
 		if ((extra & 1) && n_changes && vg_sender_takes_approx(ss.s)) {
 			vg_writer_reset(&ss.wire);
 			if ((err = vg_sender_approx(ss.s, ss.frame, changed, n_changes, 2 + (extra >> 2 & 3),
