@@ -61,6 +61,28 @@ tests_fuzz_fuzz_sender_SOURCES = tests/fuzz/fuzz_sender.c
 tests_fuzz_fuzz_sender_LDADD = $(VG_FP_LIBS)
 tests_fuzz_fuzz_sender_LDFLAGS = -fsanitize=fuzzer
 
+# Round trips: encode, decode, compare; a difference aborts.
+VG_FUZZIN_SOURCES = tests/fuzz/vg_fuzzin.c tests/fuzz/vg_fuzzin.h
+VG_FUZZERS += tests/fuzz/fuzz_literal
+tests_fuzz_fuzz_literal_SOURCES = tests/fuzz/fuzz_literal.c $(VG_FUZZIN_SOURCES)
+tests_fuzz_fuzz_literal_LDADD = $(VG_FP_LIBS)
+tests_fuzz_fuzz_literal_LDFLAGS = -fsanitize=fuzzer
+
+VG_FUZZERS += tests/fuzz/fuzz_pixmodel
+tests_fuzz_fuzz_pixmodel_SOURCES = tests/fuzz/fuzz_pixmodel.c $(VG_FUZZIN_SOURCES)
+tests_fuzz_fuzz_pixmodel_LDADD = $(VG_FP_LIBS)
+tests_fuzz_fuzz_pixmodel_LDFLAGS = -fsanitize=fuzzer
+
+VG_FUZZERS += tests/fuzz/fuzz_zstream
+tests_fuzz_fuzz_zstream_SOURCES = tests/fuzz/fuzz_zstream.c
+tests_fuzz_fuzz_zstream_LDADD = $(VG_FP_LIBS)
+tests_fuzz_fuzz_zstream_LDFLAGS = -fsanitize=fuzzer
+
+VG_FUZZERS += tests/fuzz/fuzz_session
+tests_fuzz_fuzz_session_SOURCES = tests/fuzz/fuzz_session.c $(VG_FUZZIN_SOURCES)
+tests_fuzz_fuzz_session_LDADD = $(VG_FP_LIBS)
+tests_fuzz_fuzz_session_LDFLAGS = -fsanitize=fuzzer
+
 # The segment cache: Bloom filter, container format, cache.
 check_PROGRAMS += tests/unit/test_bloom tests/unit/test_segcache
 TESTS += tests/unit/test_bloom tests/unit/test_segcache

@@ -10,20 +10,26 @@
 
 bool vg_pair_pixmodel, vg_pair_no_indexed, vg_pair_no_repeat_within;
 
+void vg_pair_configs(vg_sender_config *cfg, vg_receiver_config *rcfg, unsigned fp_bits,
+		     unsigned group)
+{
+	vg_sender_config_init(cfg);
+	cfg->fp_bits = fp_bits;
+	cfg->group_size = group;
+	memcpy(cfg->server_id, "0123456789abcdef", 16);
+	cfg->pixmodel = vg_pair_pixmodel;
+	cfg->indexed = !vg_pair_no_indexed;
+	cfg->repeat_within = !vg_pair_no_repeat_within;
+	vg_receiver_config_init(rcfg);
+	rcfg->memory_budget = 16u << 20;
+}
+
 void vg_pair_init_group(vg_pair *p, int w, int h, unsigned fp_bits, unsigned group)
 {
 	vg_sender_config cfg;
 	vg_receiver_config rcfg;
 
-	vg_sender_config_init(&cfg);
-	cfg.fp_bits = fp_bits;
-	cfg.group_size = group;
-	memcpy(cfg.server_id, "0123456789abcdef", 16);
-	cfg.pixmodel = vg_pair_pixmodel;
-	cfg.indexed = !vg_pair_no_indexed;
-	cfg.repeat_within = !vg_pair_no_repeat_within;
-	vg_receiver_config_init(&rcfg);
-	rcfg.memory_budget = 16u << 20;
+	vg_pair_configs(&cfg, &rcfg, fp_bits, group);
 	g_assert_cmpint(vg_sender_new(&cfg, &p->s), ==, 0);
 	g_assert_cmpint(vg_receiver_new(&rcfg, &p->r), ==, 0);
 	vg_writer_init(&p->wire);

@@ -40,6 +40,11 @@ extern bool vg_pair_pixmodel, vg_pair_no_indexed, vg_pair_no_repeat_within;
 #define VG_PAIR_HELLO_FLAGS_AT 20
 #define VG_PAIR_VHELLO_FLAGS_AT (3 + 2 + 16 + 8)
 
+/* The configurations of a pair's sender and viewer, as vg_pair_init_group
+ * makes them. */
+void vg_pair_configs(vg_sender_config *cfg, vg_receiver_config *rcfg, unsigned fp_bits,
+		     unsigned group);
+
 /* A pair of w x h pictures, fingerprints of fp_bits, groups of group,
  * past both HELLOs; a viewer cache in memory of 16 MB. */
 void vg_pair_init_group(vg_pair *p, int w, int h, unsigned fp_bits, unsigned group);

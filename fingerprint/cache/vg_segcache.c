@@ -108,6 +108,13 @@ struct vg_segcache {
 	uint32_t area;         /* header + record area of new containers */
 	vg_array *ctrs;        /* ctr *: oldest first */
 	ctr *cur;              /* the container being written, or NULL */
+	/* One freed chunk's memory (CHUNK_BYTES), for the next chunk: a
+	 * cleared cache, or one whose containers come and go, does not give
+	 * a megabyte back only to ask for it again. Outside the budget. */
+	uint8_t *spare_chunk;
+	/* So too one freed container's tables, with keys, of spare_slots. */
+	uint64_t *spare_table, *spare_keys, *spare_verified;
+	uint32_t spare_slots;
 	uint64_t next_seq;
 	vg_bloom *bloom;
 	uint64_t bloom_entries;
@@ -221,7 +228,10 @@ static void chunk_free(vg_segcache *c, chunk *k)
 	lru_unlink(&k->lru);
 	t->chunks[k->index] = NULL;
 	c->mem_used -= k->size;
-	free(k->data);
+	if (k->size == CHUNK_BYTES && !c->spare_chunk)
+		c->spare_chunk = k->data;
+	else
+		free(k->data);
 	free(k);
 	/* Bytes read back from the file later must be checked again. */
 	if (t->verified)
@@ -234,6 +244,13 @@ static void table_free(vg_segcache *c, ctr *t)
 		return;
 	c->mem_used -= table_mem(t);
 	lru_unlink(&t->lru);
+	if (t->keys && !c->spare_table) {
+		c->spare_table = t->table;
+		c->spare_keys = t->keys;
+		c->spare_verified = t->verified;
+		c->spare_slots = t->slots;
+		t->table = t->keys = t->verified = NULL;
+	}
 	free(t->table);
 	t->table = NULL;
 	free(t->keys);
@@ -292,7 +309,12 @@ static chunk *chunk_new(vg_segcache *c, ctr *t, uint32_t index)
 	k->index = index;
 	k->size = t->area - start < CHUNK_BYTES ? (uint32_t)(t->area - start) : CHUNK_BYTES;
 	make_room(c, k->size);
-	k->data = vg_mem_alloc(k->size);
+	if (k->size == CHUNK_BYTES && c->spare_chunk) {
+		k->data = c->spare_chunk;
+		c->spare_chunk = NULL;
+	} else {
+		k->data = vg_mem_alloc(k->size);
+	}
 	t->chunks[index] = k;
 	c->mem_used += k->size;
 	lru_touch(c, &k->lru);
@@ -401,10 +423,20 @@ static ctr *ctr_alloc(uint64_t seq, uint32_t area)
 static void table_alloc(vg_segcache *c, ctr *t, bool with_keys)
 {
 	make_room(c, (uint64_t)t->slots * (with_keys ? 16 : 8) + t->slots / 8);
-	t->table = VG_NEW0(uint64_t, t->slots);
-	t->verified = VG_NEW0(uint64_t, t->slots / 64);
-	if (with_keys)
-		t->keys = VG_NEW0(uint64_t, t->slots);
+	if (with_keys && c->spare_table && c->spare_slots == t->slots) {
+		t->table = c->spare_table;
+		t->keys = c->spare_keys;
+		t->verified = c->spare_verified;
+		c->spare_table = c->spare_keys = c->spare_verified = NULL;
+		memset(t->table, 0, t->slots * sizeof *t->table);
+		memset(t->keys, 0, t->slots * sizeof *t->keys);
+		memset(t->verified, 0, t->slots / 8);
+	} else {
+		t->table = VG_NEW0(uint64_t, t->slots);
+		t->verified = VG_NEW0(uint64_t, t->slots / 64);
+		if (with_keys)
+			t->keys = VG_NEW0(uint64_t, t->slots);
+	}
 	c->mem_used += table_mem(t);
 	c->gen++;
 	t->table_gen = ++c->tables_made;
@@ -1434,6 +1466,10 @@ void vg_segcache_close(vg_segcache *c)
 	vg_array_free(c->ctrs);
 	vg_bloom_free(c->bloom);
 	free(c->hints);
+	free(c->spare_chunk);
+	free(c->spare_table);
+	free(c->spare_keys);
+	free(c->spare_verified);
 	free(c->scratch);
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);

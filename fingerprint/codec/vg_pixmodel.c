@@ -17,6 +17,10 @@
 #define K 6
 static const unsigned slot_bits[ORDERS] = { 17, 17, 16, 14 };
 #define SLOTS(o) (1u << slot_bits[o])
+/* Slots a reset clears one by one; past this many since the last reset,
+ * it clears the whole tables (a fuzzer's or a short connection's model
+ * touches a few thousand of the 2^18 + 2^16 + 2^14 slots). */
+#define TOUCHED_MAX 16384
 #define COUNT_MAX 255
 /* Colours the context-free list keeps, and its count limit. */
 #define O0_MAX 256
@@ -103,6 +107,9 @@ struct vg_pixmodel {
 	 * count, size and agreement with the left neighbour have escaped
 	 * ([0]) or not ([1]). */
 	uint16_t see[ORDERS][8][K][2][2];
+	/* The slots first used since the last reset, while they fit. */
+	slot **touched;
+	size_t n_touched;     /* TOUCHED_MAX + 1: too many, clear them all */
 };
 
 static void residuals_init(residuals *r)
@@ -116,6 +123,40 @@ static void residuals_init(residuals *r)
 	r->total = 256;
 }
 
+/* Sets everything the model learns to where a new model starts, the
+ * colour contexts aside (empty already, or cleared by the caller). */
+static void start(vg_pixmodel *m)
+{
+	uint16_t *e = &m->see[0][0][0][0][0];
+	size_t j;
+	int i;
+
+	memset(m->o0_colour, 0, sizeof m->o0_colour);
+	memset(m->o0_count, 0, sizeof m->o0_count);
+	m->o0_n = 0;
+	m->o0_total = 0;
+	memset(m->o0_hint, 0, sizeof m->o0_hint);
+	m->mode_count[0] = m->mode_count[1] = 1;
+	for (i = 0; i < FLAT_CTX; i++)
+		m->flat[i] = FLAT_ONE - FLAT_ONE / 64; /* screens are mostly flat */
+	for (j = 0; j < sizeof m->see / sizeof *e; j += 2) {
+		e[j] = SEE_START_ESC;
+		e[j + 1] = SEE_START_HIT;
+	}
+	for (i = 0; i <= NEIGHBOURS; i++)
+		m->shape[0][i] = 1;
+	for (i = 1; i < SHAPES; i++)
+		memcpy(m->shape[i], m->shape[0], sizeof m->shape[0]);
+	for (i = 0; i < 3; i++) {
+		residuals_init(&m->res[i]);
+		residuals_init(&m->fresh[i]);
+	}
+	m->decoding = false;
+	m->corrupt = false;
+	vg_array_set_len(m->done, 0);
+	m->n_touched = 0;
+}
+
 int vg_pixmodel_new(vg_pixmodel **out)
 {
 	vg_pixmodel *m = VG_NEW0(vg_pixmodel, 1);
@@ -123,31 +164,25 @@ int vg_pixmodel_new(vg_pixmodel **out)
 
 	for (i = 0; i < ORDERS; i++)
 		m->ctx[i] = VG_NEW0(slot, SLOTS(i));
-	m->mode_count[0] = m->mode_count[1] = 1;
-	for (i = 0; i < FLAT_CTX; i++)
-		m->flat[i] = FLAT_ONE - FLAT_ONE / 64; /* screens are mostly flat */
 	m->done = vg_array_new(sizeof(vg_rect));
-	{
-		uint16_t *e = &m->see[0][0][0][0][0];
-		size_t j;
-
-		for (j = 0; j < sizeof m->see / sizeof *e; j += 2) {
-			e[j] = SEE_START_ESC;
-			e[j + 1] = SEE_START_HIT;
-		}
-	}
-	for (i = 0; i < SHAPES; i++) {
-		int k;
-
-		for (k = 0; k <= NEIGHBOURS; k++)
-			m->shape[i][k] = 1;
-	}
-	for (i = 0; i < 3; i++) {
-		residuals_init(&m->res[i]);
-		residuals_init(&m->fresh[i]);
-	}
+	m->touched = VG_NEW(slot *, TOUCHED_MAX);
+	start(m);
 	*out = m;
 	return VG_OK;
+}
+
+void vg_pixmodel_reset(vg_pixmodel *m)
+{
+	size_t i;
+
+	if (m->n_touched > TOUCHED_MAX) {
+		for (i = 0; i < ORDERS; i++)
+			memset(m->ctx[i], 0, SLOTS(i) * sizeof(slot));
+	} else {
+		for (i = 0; i < m->n_touched; i++)
+			memset(m->touched[i], 0, sizeof(slot));
+	}
+	start(m);
 }
 
 void vg_pixmodel_free(vg_pixmodel *m)
@@ -160,6 +195,7 @@ void vg_pixmodel_free(vg_pixmodel *m)
 		free(m->ctx[i]);
 	free(m->scratch);
 	vg_array_free(m->done);
+	free(m->touched);
 	free(m);
 }
 
@@ -343,11 +379,16 @@ static void code_raw(vg_pixmodel *m, uint32_t pred, uint32_t *c)
 	*c = out;
 }
 
-static void learn_slot(slot *s, uint16_t tag, uint32_t c)
+static void learn_slot(vg_pixmodel *m, slot *s, uint16_t tag, uint32_t c)
 {
 	unsigned i, low = 0;
 
 	if (s->tag != tag || s->n == 0) {
+		/* A slot once used never empties again: each is noted once. */
+		if (s->n == 0 && m->n_touched < TOUCHED_MAX)
+			m->touched[m->n_touched++] = s;
+		else if (s->n == 0)
+			m->n_touched = TOUCHED_MAX + 1;
 		s->tag = tag;
 		s->n = 1;
 		s->colour[0] = c;
@@ -646,7 +687,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				return;
 			px[(ptrdiff_t)y * st + x] = c;
 			for (o = 0; o < ORDERS; o++)
-				learn_slot(at_order[o], (uint16_t)(hash[o] >> 48), c);
+				learn_slot(m, at_order[o], (uint16_t)(hash[o] >> 48), c);
 			learn_o0(m, c);
 		}
 	}

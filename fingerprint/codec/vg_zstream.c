@@ -70,6 +70,13 @@ void vg_zout_free(vg_zout *z)
 	free(z);
 }
 
+int vg_zout_reset(vg_zout *z)
+{
+	if (z->coder == VG_CODER_ZLIB)
+		return deflateReset(&z->zs) == Z_OK ? VG_OK : VG_EZLIB;
+	return ZSTD_isError(ZSTD_CCtx_reset(z->cc, ZSTD_reset_session_only)) ? VG_EZLIB : VG_OK;
+}
+
 vg_coder vg_zout_coder(const vg_zout *z)
 {
 	return z->coder;

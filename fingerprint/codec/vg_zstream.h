@@ -53,12 +53,20 @@ void vg_zout_free(vg_zout *z);
  * gets every byte of it from this chunk and those before. */
 int vg_zout_put(vg_zout *z, const uint8_t *in, size_t len, vg_writer *out);
 
+/* Starts z again as a new stream with the same coder, level and window,
+ * keeping its memory; VG_EZLIB if the library refuses. */
+int vg_zout_reset(vg_zout *z);
+
 vg_coder vg_zout_coder(const vg_zout *z);
 
 /* A decompressing stream; window_log as the viewer announced it (zstd). */
 int vg_zin_new(vg_coder coder, unsigned window_log, vg_zin **out);
 
 void vg_zin_free(vg_zin *z);
+
+/* Starts z again as a new stream, as vg_zout_reset; a stream damaged
+ * data had made unusable is usable again. */
+int vg_zin_reset(vg_zin *z);
 
 /* Decompresses one chunk into *buf (grown, *buf_cap its size) and sets
  * *out_len. VG_ERANGE if it would produce more than max bytes, VG_EZLIB

@@ -59,6 +59,14 @@ void vg_zin_free(vg_zin *z)
 	free(z);
 }
 
+int vg_zin_reset(vg_zin *z)
+{
+	z->failed = false;
+	if (z->coder == VG_CODER_ZLIB)
+		return inflateReset(&z->zs) == Z_OK ? VG_OK : VG_EZLIB;
+	return ZSTD_isError(ZSTD_DCtx_reset(z->dc, ZSTD_reset_session_only)) ? VG_EZLIB : VG_OK;
+}
+
 /* Doubles *buf up to max; false when it is already that large. */
 static bool grow(uint8_t **buf, size_t *buf_cap, size_t max)
 {
@@ -80,15 +88,22 @@ static int inflate_get(z_stream *zs, const uint8_t *in, size_t len, uint8_t **bu
 	zs->next_in = (Bytef *)in;
 	zs->avail_in = (uInt)len;
 	for (;;) {
-		if (have == *buf_cap && !grow(buf, buf_cap, max))
-			return VG_ERANGE;
-		zs->next_out = *buf + have;
-		zs->avail_out = (uInt)(*buf_cap - have);
+		uint8_t probe;
+		bool full = have == *buf_cap && !grow(buf, buf_cap, max);
+
+		/* Full at max: the chunk fits only if not one byte more
+		 * comes, which a one-byte buffer tells. */
+		zs->next_out = full ? &probe : *buf + have;
+		zs->avail_out = full ? 1 : (uInt)(*buf_cap - have);
 		ret = inflate(zs, Z_SYNC_FLUSH);
-		have = *buf_cap - zs->avail_out;
 		if (ret == Z_STREAM_END || ret == Z_NEED_DICT || ret == Z_DATA_ERROR ||
 		    ret == Z_MEM_ERROR || ret == Z_STREAM_ERROR)
 			return VG_EZLIB;
+		if (full && zs->avail_out == 0)
+			return VG_ERANGE;
+		if (full)
+			break;
+		have = *buf_cap - zs->avail_out;
 		if (zs->avail_in == 0 && zs->avail_out > 0)
 			break;
 	}
@@ -104,10 +119,19 @@ static int zstd_get(ZSTD_DCtx *dc, const uint8_t *in, size_t len, uint8_t **buf,
 
 	for (;;) {
 		ZSTD_outBuffer dst;
+		uint8_t probe;
 		size_t ret;
 
-		if (have == *buf_cap && !grow(buf, buf_cap, max))
-			return VG_ERANGE;
+		/* Full at max: as inflate_get, one byte more is too many. */
+		if (have == *buf_cap && !grow(buf, buf_cap, max)) {
+			dst = (ZSTD_outBuffer){ &probe, 1, 0 };
+			ret = ZSTD_decompressStream(dc, &dst, &src);
+			if (ZSTD_isError(ret))
+				return VG_EZLIB;
+			if (dst.pos)
+				return VG_ERANGE;
+			break;
+		}
 		dst = (ZSTD_outBuffer){ *buf, *buf_cap, have };
 		ret = ZSTD_decompressStream(dc, &dst, &src);
 		have = dst.pos;

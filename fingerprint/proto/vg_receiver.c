@@ -64,6 +64,8 @@ struct vg_receiver {
 	uint8_t next_id[VG_CACHEID_BYTES]; /* renewed after a clear, for the next connection */
 	uint64_t capacity;    /* what the cache may hold, announced to the server */
 	vg_segcache *cache;
+	vg_segcache *spare_cache; /* an earlier connection's in memory, emptied at the next HELLO */
+	unsigned spare_bits;  /* its key width */
 	vg_sha1 *sha1;
 	vg_array *group;      /* pending */
 	vg_array *repairs;    /* vg_rect */
@@ -132,12 +134,11 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 	return VG_OK;
 }
 
-void vg_receiver_free(vg_receiver *r)
+/* Ends the connection's use of the cache: the history as the server last
+ * saw it whole is saved for the next session (after an error it may
+ * differ from the server's: keep nothing), and the cache is closed. */
+static void end_session(vg_receiver *r)
 {
-	if (!r)
-		return;
-	/* The history as the server last saw it whole, for the next session.
-	 * After an error it may differ from the server's: keep nothing. */
 	if (r->hello && r->ns_dir && !r->ephemeral) {
 		int err = r->broken ? VG_EIO : vg_history_save(r->ns_dir, r->fp_bits, r->hist);
 
@@ -147,6 +148,17 @@ void vg_receiver_free(vg_receiver *r)
 			unlink(path);
 		}
 	}
+	vg_segcache_close(r->cache);
+	r->cache = NULL;
+	free(r->ns_dir);
+	r->ns_dir = NULL;
+}
+
+void vg_receiver_free(vg_receiver *r)
+{
+	if (!r)
+		return;
+	end_session(r);
 	vg_history_free(r->hist);
 	vg_history_free(r->saved);
 	if (r->cur_hist)
@@ -154,7 +166,7 @@ void vg_receiver_free(vg_receiver *r)
 	vg_zin_free(r->zs);
 	vg_zin_free(r->zpix);
 	vg_pixmodel_free(r->pm);
-	vg_segcache_close(r->cache);
+	vg_segcache_close(r->spare_cache);
 	vg_sha1_free(r->sha1);
 	if (r->group)
 		vg_array_free(r->group);
@@ -173,8 +185,55 @@ void vg_receiver_free(vg_receiver *r)
 	free(r->plain);
 	free(r->pix);
 	free(r->cache_dir);
-	free(r->ns_dir);
 	free(r);
+}
+
+int vg_receiver_reset(vg_receiver *r)
+{
+	int err = VG_OK;
+
+	/* The streams keep their windows for the next HELLO, which
+	 * starts them again. */
+	if ((r->zs && (err = vg_zin_reset(r->zs))) || (r->zpix && (err = vg_zin_reset(r->zpix))))
+		return err;
+	/* A cache in memory holds nothing a next connection may use, but
+	 * its memory serves it, emptied. */
+	if (r->cache && !r->persistent) {
+		vg_segcache_close(r->spare_cache);
+		r->spare_cache = r->cache;
+		r->spare_bits = r->fp_bits;
+		r->cache = NULL;
+	}
+	end_session(r);
+	/* The pixel model keeps its tables, cleared: as a new one. */
+	if (r->pm)
+		vg_pixmodel_reset(r->pm);
+	r->hello = r->caps_sent = r->by_model = false;
+	r->pong_pending = false;
+	r->pong_token = 0;
+	memset(r->server_id, 0, sizeof r->server_id);
+	r->fp_bits = r->group_size = 0;
+	r->persistent = r->ephemeral = false;
+	memset(r->cache_id, 0, sizeof r->cache_id);
+	memset(r->next_id, 0, sizeof r->next_id);
+	r->capacity = 0;
+	vg_array_set_len(r->group, 0);
+	vg_array_set_len(r->repairs, 0);
+	vg_region_clear(r->owed);
+	vg_region_clear(r->approx);
+	vg_history_clear(r->win);
+	vg_history_clear(r->hist);
+	vg_array_set_len(r->cur_hist, 0);
+	vg_history_clear(r->saved);
+	r->saved_digest = 0;
+	r->updated = r->broken = false;
+	vg_array_set_len(r->cur, 0);
+	r->expect = 0;
+	vg_lit_table_init(&r->table);
+	vg_array_set_len(r->moves, 0);
+	r->error[0] = '\0';
+	memset(&r->stats, 0, sizeof r->stats);
+	return VG_OK;
 }
 
 const char *vg_receiver_error_text(const vg_receiver *r)
@@ -281,7 +340,13 @@ static void open_cache(vg_receiver *r, bool no_persist)
 		else if (r->cfg.clear_cache)
 			vg_segcache_clear(r->cache);
 	}
-	if (err) {
+	if (err && r->spare_cache && r->spare_bits == r->fp_bits &&
+	    vg_segcache_clear(r->spare_cache) == 0) {
+		cc.dir = NULL;
+		cc.capacity_bytes = capacity_of(r, false);
+		r->cache = r->spare_cache;
+		r->spare_cache = NULL;
+	} else if (err) {
 		cc.dir = NULL;
 		cc.capacity_bytes = capacity_of(r, false);
 		if (vg_segcache_open(&cc, &r->cache))
@@ -362,8 +427,9 @@ static int handle_hello(vg_receiver *r, vg_reader *rd, vg_writer *reply)
 	 * the VIEWER HELLO below repeats. */
 	if ((flags & VG_HELLO_AHEAD) && !r->caps_sent)
 		return fail(r, VG_EPROTO, "hello: coded ahead of capabilities never announced");
-	if ((err = vg_zin_new(VG_CODER_ZSTD, VG_ZSTD_WINDOW_LOG_MIN, &r->zs)) ||
-	    (err = vg_zin_new(VG_CODER_ZSTD, r->cfg.zstd_window_log, &r->zpix)))
+	/* After vg_receiver_reset, the last connection's streams, reset. */
+	if ((!r->zs && (err = vg_zin_new(VG_CODER_ZSTD, VG_ZSTD_WINDOW_LOG_MIN, &r->zs))) ||
+	    (!r->zpix && (err = vg_zin_new(VG_CODER_ZSTD, r->cfg.zstd_window_log, &r->zpix))))
 		return fail(r, err, "hello: cannot start zstd");
 	r->stats.zstd_window_log = r->cfg.zstd_window_log;
 	r->stats.coded_ahead = (flags & VG_HELLO_AHEAD) != 0;

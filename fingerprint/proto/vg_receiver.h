@@ -48,6 +48,16 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out);
 /* Frees r and closes its cache; accepts NULL. */
 void vg_receiver_free(vg_receiver *r);
 
+/* Makes r what vg_receiver_new made with the same configuration, for a
+ * new connection: the cache is closed as vg_receiver_free closes it (a
+ * persistent one keeps its segments and history on disk for the next
+ * HELLO), and every state of the last connection is forgotten, while
+ * buffers, the zstd streams and the pixel model's 14 MB of tables are
+ * kept (the streams started again at the next HELLO, the model reset, so
+ * a reset costs what the last connection touched). VG_EZLIB if zstd
+ * cannot reset a stream; r must then be freed. */
+int vg_receiver_reset(vg_receiver *r);
+
 /* Handles the body of one Varg rectangle (after its u32 length), drawing
  * into fb, which must be the whole framebuffer. Messages for the server
  * are appended to reply. Errors: VG_ETRUNC / VG_ECORRUPT / VG_ERANGE for a

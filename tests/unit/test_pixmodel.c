@@ -244,6 +244,52 @@ static void test_damage(void)
 	g_rand_free(rng);
 }
 
+/* Codes r of src by m into out (emptied first). */
+static void encode_one(vg_pixmodel *m, const vg_pixbuf *src, vg_rect r, vg_writer *out)
+{
+	vg_writer_reset(out);
+	g_assert_cmpint(vg_pixmodel_encode(m, src, &r, 1, out), ==, 0);
+}
+
+/* A reset model codes as a new one does, whether it learnt a little (its
+ * slots cleared one by one) or a lot (its tables cleared whole), and a
+ * model that learnt without a reset codes differently. */
+static void test_reset(void)
+{
+	GRand *rng = g_rand_new_with_seed(11);
+	vg_pixbuf *src = vg_pixbuf_new(256, 192);
+	vg_rect all = vg_rect_make(0, 0, 256, 192), probe = vg_rect_make(0, 0, 48, 26);
+	vg_pixmodel *fresh, *m;
+	vg_writer want, got;
+	int lot;
+
+	paint(src, all, 5, rng);
+	paint(src, probe, 2, rng);
+	vg_writer_init(&want);
+	vg_writer_init(&got);
+	g_assert_cmpint(vg_pixmodel_new(&fresh), ==, 0);
+	encode_one(fresh, src, probe, &want);
+	for (lot = 0; lot < 2; lot++) {
+		g_assert_cmpint(vg_pixmodel_new(&m), ==, 0);
+		/* A few glyphs, or enough noise to use more slots than a
+		 * reset clears one by one. */
+		if (lot)
+			paint(src, vg_rect_make(0, 96, 256, 96), 4, rng);
+		encode_one(m, src, lot ? vg_rect_make(0, 96, 256, 96) : probe, &got);
+		encode_one(m, src, probe, &got);
+		g_assert_true(got.len != want.len || memcmp(got.data, want.data, got.len) != 0);
+		vg_pixmodel_reset(m);
+		encode_one(m, src, probe, &got);
+		g_assert_cmpmem(got.data, got.len, want.data, want.len);
+		vg_pixmodel_free(m);
+	}
+	vg_writer_clear(&want);
+	vg_writer_clear(&got);
+	vg_pixmodel_free(fresh);
+	vg_pixbuf_free(src);
+	g_rand_free(rng);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -251,5 +297,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/pixmodel/round-trip", test_round_trip);
 	g_test_add_func("/pixmodel/costs", test_costs);
 	g_test_add_func("/pixmodel/damage", test_damage);
+	g_test_add_func("/pixmodel/reset", test_reset);
 	return g_test_run();
 }

@@ -1,6 +1,7 @@
 /* UPDATE round trips, fingerprints and their SHA-1 groups, forced
  * collisions, cache loss, malformed updates and streams. */
 #include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/vg_error.h"
@@ -218,6 +219,140 @@ static void test_malformed(void)
 		g_test_message("frame %zu: %s", i, vg_receiver_error_text(p.r));
 		vg_pair_clear(&p);
 	}
+}
+
+/* A receiver reset after a session (its cache, history and pixel model
+ * full) takes the next session as a new receiver does: the same
+ * replies (the VIEWER HELLO's random cache identity aside), the same
+ * pixels, the same counts. */
+static void test_reset(void)
+{
+	GRand *rng = g_rand_new_with_seed(5);
+	vg_segdesc segs[4096];
+	vg_sender_config scfg;
+	vg_receiver_config rcfg;
+	vg_receiver_stats st_reset, st_new;
+	vg_sender_stats ss;
+	vg_receiver *fresh;
+	vg_pixbuf *fb_reset, *fb_new;
+	vg_writer reply_new;
+	vg_pair p;
+	int update;
+
+	vg_pair_init(&p, 160, 120);
+	for (update = 0; update < 20; update++) {
+		size_t n = vg_pair_random_update(rng, &p, segs, 40);
+		vg_pair_exchange(&p, segs, n);
+	}
+	vg_sender_get_stats(p.s, &ss);
+	if (vg_pair_pixmodel)
+		g_assert_cmpuint(ss.model_updates, >, 0);
+	g_assert_cmpint(vg_receiver_reset(p.r), ==, 0);
+	vg_pair_configs(&scfg, &rcfg, VG_FP_BITS_DEFAULT, VG_GROUP_DEFAULT);
+	g_assert_cmpint(vg_receiver_new(&rcfg, &fresh), ==, 0);
+	vg_sender_free(p.s);
+	g_assert_cmpint(vg_sender_new(&scfg, &p.s), ==, 0);
+	fb_reset = vg_pixbuf_new(160, 120);
+	fb_new = vg_pixbuf_new(160, 120);
+	vg_writer_init(&reply_new);
+	vg_writer_reset(&p.reply);
+	vg_writer_reset(&p.wire);
+	vg_sender_hello(p.s, &p.wire);
+	for (update = 0; update <= 30; update++) {
+		g_assert_cmpint(vg_receiver_handle(p.r, p.wire.data, p.wire.len, fb_reset, &p.reply), ==, 0);
+		g_assert_cmpint(vg_receiver_handle(fresh, p.wire.data, p.wire.len, fb_new, &reply_new), ==, 0);
+		g_assert_cmpuint(p.reply.len, ==, reply_new.len);
+		if (update == 0)
+			g_assert_cmpuint(p.reply.data[VG_PAIR_VHELLO_FLAGS_AT], ==,
+					 reply_new.data[VG_PAIR_VHELLO_FLAGS_AT]);
+		else
+			g_assert_cmpmem(p.reply.data, p.reply.len, reply_new.data, reply_new.len);
+		g_assert_true(vg_pixbuf_equal(fb_reset, fb_new));
+		if (update > 0)
+			g_assert_true(vg_pixbuf_equal(fb_reset, p.server_fb));
+		vg_pair_feed_replies(&p);
+		vg_writer_reset(&reply_new);
+		vg_writer_reset(&p.wire);
+		if (update < 30) {
+			size_t n = vg_pair_random_update(rng, &p, segs, 40);
+
+			/* The whole picture first, as a new connection's first update. */
+			if (update == 0) {
+				segs[0] = vg_pair_seg(p.server_fb, vg_rect_make(0, 0, 160, 120),
+						      VG_ORIENT_ROWS);
+				n = 1;
+			}
+			g_assert_cmpint(vg_sender_update(p.s, p.server_fb, segs, n, NULL, &p.wire), ==, 0);
+		}
+	}
+	vg_receiver_get_stats(p.r, &st_reset);
+	vg_receiver_get_stats(fresh, &st_new);
+	g_assert_cmpuint(st_reset.updates, ==, 30);
+	g_assert_cmpuint(st_reset.updates, ==, st_new.updates);
+	g_assert_cmpuint(st_reset.cache_hits, ==, st_new.cache_hits);
+	g_assert_cmpuint(st_reset.cache_misses, ==, 0);
+	g_assert_cmpuint(st_reset.cache_entries, ==, st_new.cache_entries);
+	vg_writer_clear(&reply_new);
+	vg_pixbuf_free(fb_reset);
+	vg_pixbuf_free(fb_new);
+	vg_receiver_free(fresh);
+	vg_pair_clear(&p);
+	g_rand_free(rng);
+}
+
+/* A chunk that inflates to exactly the limit is whole, one byte more is
+ * too many; at the first buffer's size (64 KiB), below it, and empty (as
+ * the zstream fuzzer found: a chunk of exactly max bytes was refused).
+ * Streams restarted by vg_zout_reset / vg_zin_reset decode alike. Both
+ * coders vg_zstream has, though the protocol speaks zstd only. */
+static void test_zstream_limit(void)
+{
+	static const size_t sizes[] = { 0, 1, 100, 65536, 65537 };
+	guint8 *plain = g_malloc(65537);
+	size_t i, k;
+	int coder;
+
+	for (i = 0; i < 65537; i++)
+		plain[i] = (guint8)(i * 7 / 3);
+	for (coder = 0; coder < 2; coder++) {
+		vg_coder c = coder ? VG_CODER_ZSTD : VG_CODER_ZLIB;
+
+		for (k = 0; k < G_N_ELEMENTS(sizes); k++) {
+			size_t n = sizes[k], got = 0, cap = 0;
+			guint8 *buf = NULL;
+			vg_zout *zo;
+			vg_zin *zi;
+			vg_writer out;
+
+			g_assert_cmpint(vg_zout_new(c, 1, VG_ZSTD_WINDOW_LOG_MIN, &zo), ==, 0);
+			g_assert_cmpint(vg_zin_new(c, VG_ZSTD_WINDOW_LOG_MIN, &zi), ==, 0);
+			vg_writer_init(&out);
+			g_assert_cmpint(vg_zout_put(zo, plain, n, &out), ==, 0);
+			g_assert_cmpint(vg_zin_get(zi, out.data, out.len, &buf, &cap, n, &got), ==, 0);
+			g_assert_cmpuint(got, ==, n);
+			g_assert_true(n == 0 || memcmp(buf, plain, n) == 0);
+			/* Again from the start, with one byte less allowed. */
+			g_assert_cmpint(vg_zout_reset(zo), ==, 0);
+			g_assert_cmpint(vg_zin_reset(zi), ==, 0);
+			vg_writer_reset(&out);
+			g_assert_cmpint(vg_zout_put(zo, plain, n, &out), ==, 0);
+			if (n > 0) {
+				free(buf);
+				buf = NULL;
+				cap = 0;
+				g_assert_cmpint(vg_zin_get(zi, out.data, out.len, &buf, &cap, n - 1, &got), ==,
+						VG_ERANGE);
+			} else {
+				g_assert_cmpint(vg_zin_get(zi, out.data, out.len, &buf, &cap, 0, &got), ==, 0);
+				g_assert_cmpuint(got, ==, 0);
+			}
+			vg_writer_clear(&out);
+			free(buf);
+			vg_zout_free(zo);
+			vg_zin_free(zi);
+		}
+	}
+	g_free(plain);
 }
 
 /* A bomb: a small body that inflates far past the frame size is refused. */
@@ -482,7 +617,9 @@ int main(int argc, char **argv)
 	vg_pair_add("forced-collisions", test_forced_collisions);
 	vg_pair_add("cache-loss", test_cache_loss);
 	vg_pair_add("fingerprint-collision", test_fingerprint_collision);
+	vg_pair_add("reset", test_reset);
 	g_test_add_func("/protocol/update/inflate-bomb", test_inflate_bomb);
+	g_test_add_func("/protocol/update/zstream-limit", test_zstream_limit);
 	g_test_add_func("/protocol/update/malformed", test_malformed);
 	g_test_add_func("/protocol/update/run-deltas", test_run_deltas);
 	g_test_add_func("/protocol/update/sha1-vectors", test_sha1_vectors);
