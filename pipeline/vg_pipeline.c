@@ -24,6 +24,7 @@ struct vg_pipeline {
 	GArray *moves;            /* vg_move: what the viewer copies */
 	GArray *rest;             /* vg_rect: the todo the moves leave */
 	GArray *segs;             /* vg_segdesc: the update's segments */
+	GArray *taken;            /* vg_segdesc: vg_pipeline_take's copy, swapped with segs */
 	vg_motion_dir dir;
 	vg_pipeline_times times;
 };
@@ -66,6 +67,7 @@ int vg_pipeline_new(const vg_pipeline_config *cfg, int32_t width, int32_t height
 	p->moves = g_array_new(FALSE, FALSE, sizeof(vg_move));
 	p->rest = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	p->segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
+	p->taken = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	if (!sender) {
 		err = VG_EINVAL;
 		goto out;
@@ -105,6 +107,7 @@ void vg_pipeline_free(vg_pipeline *p)
 	g_array_free(p->moves, TRUE);
 	g_array_free(p->rest, TRUE);
 	g_array_free(p->segs, TRUE);
+	g_array_free(p->taken, TRUE);
 	g_free(p);
 }
 
@@ -325,12 +328,14 @@ int vg_pipeline_segment(vg_pipeline *p, const vg_pixbuf *pic, bool owed)
 
 void vg_pipeline_take(vg_pipeline *p, vg_motion_dir dir, const vg_segdesc *segs, size_t n)
 {
-	/* segs may be p's own. */
-	GArray *copy = g_array_sized_new(FALSE, FALSE, sizeof(vg_segdesc), (guint)n);
+	/* segs may be p's own: copied aside first, then the two arrays trade
+	 * places, so that taking allocates nothing once both have grown. */
+	GArray *t = p->taken;
 
-	g_array_append_vals(copy, segs, (guint)n);
-	g_array_free(p->segs, TRUE);
-	p->segs = copy;
+	g_array_set_size(t, 0);
+	g_array_append_vals(t, segs, (guint)n);
+	p->taken = p->segs;
+	p->segs = t;
 	p->dir = dir;
 }
 

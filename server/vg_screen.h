@@ -42,18 +42,11 @@ typedef struct {
 	bool shared_read;         /* stock clients encode from the shared frame */
 } vg_screen_testing;
 
-/* Counters, under the stats lock (vg_screen_stats_lock). */
+/* Counters, under the stats lock (vg_screen_stats_lock): the programs'
+ * counts where the screen keeps them (the rest are computed when asked),
+ * and LibVNCServer's counts of clients gone. */
 typedef struct {
-	uint64_t clients_total;   /* as in vg_server_stats */
-	uint64_t varg_clients;
-	uint64_t varg_updates;
-	uint64_t varg_bytes;
-	uint64_t fingerprints;
-	uint64_t literals;
-	uint64_t repairs;
-	uint64_t warm_viewers;
-	uint64_t resizes;
-	uint64_t shared_updates;
+	vg_server_stats kept;
 	uint64_t gone_bytes;      /* LibVNCServer's bytes to clients now gone */
 	uint64_t gone_updates;    /* ... and its updates */
 } vg_screen_stats;

@@ -180,7 +180,7 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	pthread_mutex_lock(&s->lock);
 	s->live_conns++;
 	pthread_mutex_unlock(&s->lock);
-	vg_screen_stats_lock(s->scr)->clients_total++;
+	vg_screen_stats_lock(s->scr)->kept.clients_total++;
 	vg_screen_stats_unlock(s->scr);
 	return RFB_CLIENT_ACCEPT;
 }
@@ -276,7 +276,7 @@ int vg_server_resize(vg_server *s, int32_t width, int32_t height)
 	}
 	rfbReleaseClientIterator(it);
 	g_ptr_array_free(clients, TRUE);
-	vg_screen_stats_lock(s->scr)->resizes++;
+	vg_screen_stats_lock(s->scr)->kept.resizes++;
 	vg_screen_stats_unlock(s->scr);
 	return VG_OK;
 }
@@ -598,18 +598,8 @@ void vg_server_get_stats(vg_server *s, vg_server_stats *st)
 		updates += (uint64_t)rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
 	}
 	rfbReleaseClientIterator(it);
-	memset(st, 0, sizeof *st);
 	counts = vg_screen_stats_lock(s->scr);
-	st->clients_total = counts->clients_total;
-	st->varg_clients = counts->varg_clients;
-	st->varg_updates = counts->varg_updates;
-	st->varg_bytes = counts->varg_bytes;
-	st->fingerprints = counts->fingerprints;
-	st->literals = counts->literals;
-	st->repairs = counts->repairs;
-	st->warm_viewers = counts->warm_viewers;
-	st->resizes = counts->resizes;
-	st->shared_updates = counts->shared_updates;
+	*st = counts->kept;
 	st->clients_now = now;
 	/* LibVNCServer counts what it writes; Varg updates are written
 	 * past it. */

@@ -80,28 +80,6 @@ void vg_server_cut_text(vg_server *s, const char *utf8, size_t len);
  * updates in progress. VG_EINVAL for a bad size. */
 int vg_server_resize(vg_server *s, int32_t width, int32_t height);
 
-typedef struct {
-	uint64_t clients_total;   /* clients accepted so far */
-	uint64_t varg_clients;    /* of which spoke Varg */
-	uint64_t varg_updates;    /* Varg updates written */
-	uint64_t varg_bytes;      /* bytes of Varg updates written */
-	uint64_t fingerprints;    /* segments sent as fingerprints */
-	uint64_t literals;        /* segments sent as pixels */
-	uint64_t repairs;         /* rectangles viewers asked for again */
-	uint64_t warm_viewers;    /* Varg viewers whose beliefs were loaded from disk */
-	uint64_t clients_now;     /* clients connected now */
-	uint64_t bytes_sent;      /* RFB bytes written to all clients, Varg or not */
-	uint64_t updates_sent;    /* framebuffer updates written to all clients */
-	uint64_t resizes;         /* framebuffer size changes */
-	/* Shared segmentation (server/vg_segshare.h), with 2+ Varg viewers: */
-	uint64_t shared_updates;  /* Varg updates whose segments were shared */
-	uint64_t shared_hits;     /* results taken from another viewer */
-	uint64_t shared_misses;   /* results computed and offered to others */
-	uint64_t shared_waits;    /* lookups that waited for a result being computed */
-	uint64_t shared_wait_ns;  /* ... and how long they waited in all */
-	uint64_t shared_evictions; /* results dropped for newer ones */
-	uint64_t unshared;        /* computed without sharing (first update, no slot) */
-} vg_server_stats;
 
 void vg_server_get_stats(vg_server *s, vg_server_stats *st);
 

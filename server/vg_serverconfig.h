@@ -1,6 +1,7 @@
 /* The settings of a server program's screen: what it serves, to whom and
  * how it codes, as the programs fill them from their options. Read by
- * every part of the screen (vg_screen_config), changed by none.
+ * every part of the screen (vg_screen_config), changed by none. Also the
+ * counts the screen keeps for the programs (vg_server_get_stats).
  */
 #ifndef VG_SERVERCONFIG_H
 #define VG_SERVERCONFIG_H
@@ -75,5 +76,29 @@ typedef struct {
 } vg_server_config;
 
 void vg_server_config_init(vg_server_config *cfg);
+
+/* What a screen has done so far (vg_server_get_stats). */
+typedef struct {
+	uint64_t clients_total;   /* clients accepted so far */
+	uint64_t varg_clients;    /* of which spoke Varg */
+	uint64_t varg_updates;    /* Varg updates written */
+	uint64_t varg_bytes;      /* bytes of Varg updates written */
+	uint64_t fingerprints;    /* segments sent as fingerprints */
+	uint64_t literals;        /* segments sent as pixels */
+	uint64_t repairs;         /* rectangles viewers asked for again */
+	uint64_t warm_viewers;    /* Varg viewers whose beliefs were loaded from disk */
+	uint64_t clients_now;     /* clients connected now */
+	uint64_t bytes_sent;      /* RFB bytes written to all clients, Varg or not */
+	uint64_t updates_sent;    /* framebuffer updates written to all clients */
+	uint64_t resizes;         /* framebuffer size changes */
+	/* Shared segmentation (server/vg_segshare.h), with 2+ Varg viewers: */
+	uint64_t shared_updates;  /* Varg updates whose segments were shared */
+	uint64_t shared_hits;     /* results taken from another viewer */
+	uint64_t shared_misses;   /* results computed and offered to others */
+	uint64_t shared_waits;    /* lookups that waited for a result being computed */
+	uint64_t shared_wait_ns;  /* ... and how long they waited in all */
+	uint64_t shared_evictions; /* results dropped for newer ones */
+	uint64_t unshared;        /* computed without sharing (first update, no slot) */
+} vg_server_stats;
 
 #endif

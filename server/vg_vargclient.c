@@ -92,9 +92,6 @@ struct vg_vargclient {
 	uint64_t saved_ns;        /* when beliefs were last saved */
 };
 
-/* The name the update path uses for it. */
-typedef struct vg_vargclient vg_conn;
-
 static int varg_encodings[] = { VG_ENCODING, 0 };
 
 /* Varg sends pixels in the server's own format only; other formats fall
@@ -108,7 +105,7 @@ static bool format_is_native(const rfbPixelFormat *f)
 }
 
 /* cl's state here, from the core's; NULL before the new-client hook. */
-static vg_conn *conn_of(rfbClientPtr cl)
+static vg_vargclient *conn_of(rfbClientPtr cl)
 {
 	vg_client *k = cl->clientData;
 
@@ -117,7 +114,7 @@ static vg_conn *conn_of(rfbClientPtr cl)
 
 vg_vargclient *vg_vargclient_new(vg_screen *scr)
 {
-	vg_conn *c = g_new0(vg_conn, 1);
+	vg_vargclient *c = g_new0(vg_vargclient, 1);
 
 	c->screen = scr;
 	pthread_mutex_init(&c->lock, NULL);
@@ -163,7 +160,7 @@ bool vg_vargclient_takes_pass(rfbClientPtr cl, const vg_vargclient *c)
 
 /* Loads what an earlier session with this viewer's cache left, right
  * after its HELLO set the budget. Caller holds c->lock. */
-static void load_beliefs(vg_conn *c, const char *host)
+static void load_beliefs(vg_vargclient *c, const char *host)
 {
 	vg_screen *s = c->screen;
 	vg_beliefstore *beliefs = vg_screen_beliefs(s);
@@ -196,13 +193,13 @@ static void load_beliefs(vg_conn *c, const char *host)
 		vg_sender_get_stats(c->sender, &st);
 		vg_info("client %s: %" G_GUINT64_FORMAT " beliefs from earlier sessions, %" G_GUINT64_FORMAT
 			" history items", host, st.beliefs_loaded, st.history_restored);
-		vg_screen_stats_lock(s)->warm_viewers++;
+		vg_screen_stats_lock(s)->kept.warm_viewers++;
 		vg_screen_stats_unlock(s);
 	}
 }
 
 /* Writes this viewer's beliefs to its file. Any thread; takes c->lock. */
-static void save_beliefs(vg_conn *c, const char *host)
+static void save_beliefs(vg_vargclient *c, const char *host)
 {
 	vg_beliefstore *beliefs = vg_screen_beliefs(c->screen);
 	uint8_t id[sizeof c->cache_id];
@@ -227,7 +224,7 @@ static void save_beliefs(vg_conn *c, const char *host)
 }
 
 /* The session's account: how often the viewer's cache disagreed. */
-static void log_session(vg_conn *c, const char *host)
+static void log_session(vg_vargclient *c, const char *host)
 {
 	vg_sender_stats st;
 
@@ -268,7 +265,7 @@ static bool pixmodel_for(const vg_server_config *cfg, uint64_t rtt_us)
 
 static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 {
-	vg_conn *c = conn_of(cl);
+	vg_vargclient *c = conn_of(cl);
 	vg_screen *s;
 	const vg_server_config *scfg;
 	const vg_pixbuf *frame;
@@ -326,7 +323,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	if (!c->varg)
 		return FALSE;
 	vg_screen_varg_joined(s);
-	vg_screen_stats_lock(s)->varg_clients++;
+	vg_screen_stats_lock(s)->kept.varg_clients++;
 	vg_screen_stats_unlock(s);
 	return TRUE;
 }
@@ -350,21 +347,21 @@ static void mark_modified(rfbClientPtr cl, const vg_rect *rs, size_t n)
 }
 
 /* Marks a repaired region modified; the next update sends it as pixels. */
-static void ask_again(rfbClientPtr cl, vg_conn *c, const vg_region *repair)
+static void ask_again(rfbClientPtr cl, vg_vargclient *c, const vg_region *repair)
 {
 	vg_screen *s = c->screen;
 	size_t n;
 	const vg_rect *rs = vg_region_rects(repair, &n);
 
 	mark_modified(cl, rs, n);
-	vg_screen_stats_lock(s)->repairs += n;
+	vg_screen_stats_lock(s)->kept.repairs += n;
 	vg_screen_stats_unlock(s);
 }
 
 /* The VIEWER HELLO arrived: hands the requests that waited for it back to
  * LibVNCServer's bookkeeping and wakes the output thread. On the input
  * thread; sendMutex keeps the region away from a send in progress. */
-static void unpark(rfbClientPtr cl, vg_conn *c)
+static void unpark(rfbClientPtr cl, vg_vargclient *c)
 {
 	LOCK(cl->sendMutex);
 	LOCK(cl->updateMutex);
@@ -432,7 +429,7 @@ static int send_pong(rfbClientPtr cl, uint32_t token)
 /* Reads one Varg viewer message (the type byte is already read). */
 static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientToServerMsg *msg)
 {
-	vg_conn *c = conn_of(cl);
+	vg_vargclient *c = conn_of(cl);
 	const vg_pixbuf *frame;
 	uint8_t hdr[2], *body;
 	vg_region *repair;
@@ -499,7 +496,7 @@ static rfbProtocolExtension varg_extension = {
  * which no update region can intersect; the next pass removes it. */
 void vg_vargclient_request(rfbClientPtr cl, rfbFramebufferUpdateRequestMsg *msg)
 {
-	vg_conn *c = conn_of(cl);
+	vg_vargclient *c = conn_of(cl);
 	sraRegion *r;
 
 	if (!c || !c->varg || !vg_screen_testing_aids(c->screen)->race_fix ||
@@ -531,7 +528,7 @@ void vg_vargclient_request(rfbClientPtr cl, rfbFramebufferUpdateRequestMsg *msg)
 /* Takes (modified | copy) & requested from the client under its lock,
  * empties what LibVNCServer would look at and uses up one credit. Returns
  * NULL if nothing is due. */
-static sraRegion *take_due_region(rfbClientPtr cl, vg_conn *c)
+static sraRegion *take_due_region(rfbClientPtr cl, vg_vargclient *c)
 {
 	sraRegion *due;
 
@@ -558,7 +555,7 @@ static sraRegion *take_due_region(rfbClientPtr cl, vg_conn *c)
  * widened to whole motion strips and segmenter columns, because movement
  * estimation reads whole strips and the segmenter widens to its columns
  * (rows, when it cuts bands). Caller holds the frame lock. */
-static void snapshot_region(vg_conn *c, sraRegion *due)
+static void snapshot_region(vg_vargclient *c, sraRegion *due)
 {
 	vg_screen *s = c->screen;
 	const vg_pixbuf *frame = vg_screen_frame(s);
@@ -595,14 +592,14 @@ static void snapshot_region(vg_conn *c, sraRegion *due)
 }
 
 /* True when d must go exact: it covers a repair or this pass's refinement. */
-static bool must_be_exact(const vg_conn *c, const vg_segdesc *d)
+static bool must_be_exact(const vg_vargclient *c, const vg_segdesc *d)
 {
 	return vg_region_touches(c->repair, d->rect) || vg_region_touches(c->refined, d->rect);
 }
 
 /* True when d may be approximated: the viewer lacks it, and it need not
  * go exact. */
-static bool approximable(const vg_conn *c, const vg_segdesc *d)
+static bool approximable(const vg_vargclient *c, const vg_segdesc *d)
 {
 	return vg_sender_is_miss(c->sender, d) && !must_be_exact(c, d);
 }
@@ -611,7 +608,7 @@ static bool approximable(const vg_conn *c, const vg_segdesc *d)
  * pixels of it (the rest waits, so that a fresh change never queues
  * behind a whole screen of refinement), into c->refined and the
  * pipeline's todo. */
-static void add_refinement(vg_conn *c, uint64_t max_px)
+static void add_refinement(vg_vargclient *c, uint64_t max_px)
 {
 	size_t i, k, n;
 	const vg_rect *rs = vg_region_rects(c->approximate, &n);
@@ -641,7 +638,7 @@ static void add_refinement(vg_conn *c, uint64_t max_px)
  * returns 0 and everything goes exact. Repairs and this pass's
  * refinement always go exact; a fresh change over an area still
  * approximate may be approximated again. Caller holds c->lock. */
-static unsigned plan_refinement(vg_conn *c)
+static unsigned plan_refinement(vg_vargclient *c)
 {
 	uint64_t exact_px = 0, approx_px = 0, approx_bytes;
 	vg_region *merged;
@@ -695,7 +692,7 @@ static unsigned plan_refinement(vg_conn *c)
 /* Appends the APPROX messages for c->approx_rects as Varg rectangles (at
  * most VG_APPROX_MAX_RECTS each), counting them in *n_msgs. Caller holds
  * c->lock. */
-static int put_approx(vg_conn *c, unsigned factor, unsigned *n_msgs)
+static int put_approx(vg_vargclient *c, unsigned factor, unsigned *n_msgs)
 {
 	const vg_rect *rs = (const vg_rect *)(const void *)c->approx_rects->data;
 	size_t left = c->approx_rects->len, i, m, len_at, body_at;
@@ -725,7 +722,7 @@ static int put_approx(vg_conn *c, unsigned factor, unsigned *n_msgs)
  * damage is often wider than the change), the repairs in them are added
  * as they are, and this pass's share of the refinement. Caller holds
  * c->lock (for c->repair). */
-static int begin_pipeline(vg_conn *c, vg_monitor_update *u)
+static int begin_pipeline(vg_vargclient *c, vg_monitor_update *u)
 {
 	int err = vg_pipeline_begin(c->pipe, c->snapshot, (const vg_rect *)(void *)c->rects->data,
 				    c->rects->len, c->repair);
@@ -743,7 +740,7 @@ static int begin_pipeline(vg_conn *c, vg_monitor_update *u)
  * in step did them for the same input (vg_segshare.h): true on a hit, else
  * *claim is the slot to publish in (NULL when not shared). One viewer
  * alone computes as it always did. Caller holds c->lock. */
-static bool take_shared(vg_conn *c, vg_segshare_claim **claim)
+static bool take_shared(vg_vargclient *c, vg_segshare_claim **claim)
 {
 	vg_segshare *share = vg_screen_share(c->screen);
 	vg_segshare_input in = { .serial = c->snap_serial };
@@ -765,7 +762,7 @@ static bool take_shared(vg_conn *c, vg_segshare_claim **claim)
  * taken from viewers in step or computed and published for them. Moves
  * wait while some of the viewer's picture is approximate. Caller holds
  * c->lock. */
-static int segment_update(vg_conn *c, vg_monitor_update *u)
+static int segment_update(vg_vargclient *c, vg_monitor_update *u)
 {
 	vg_segshare *share = vg_screen_share(c->screen);
 	vg_segshare_claim *claim;
@@ -794,7 +791,7 @@ static int segment_update(vg_conn *c, vg_monitor_update *u)
 
 /* Appends a Varg rectangle holding the HELLO to c->out. Caller holds
  * c->lock. */
-static void put_hello(vg_conn *c)
+static void put_hello(vg_vargclient *c)
 {
 	size_t len_at = put_rect(&c->out, vg_rect_make(0, 0, 0, 0));
 
@@ -806,7 +803,7 @@ static void put_hello(vg_conn *c)
 /* True when the viewer announced all its capabilities ahead of the
  * VIEWER HELLO and the sender takes them: the first update may be coded
  * now, the HELLO travelling in front of it. Caller holds c->lock. */
-static bool code_ahead(vg_conn *c)
+static bool code_ahead(vg_vargclient *c)
 {
 	return c->caps_seen == (1u << VG_CAPS_COUNT) - 1 && vg_screen_testing_aids(c->screen)->race_fix &&
 	       vg_sender_assume_viewer(c->sender, c->caps[0], c->caps[1], c->caps[2]) == VG_OK;
@@ -818,7 +815,7 @@ static bool code_ahead(vg_conn *c)
  * the first segments are written knowing the beliefs of earlier sessions
  * with its cache. Returns true when this pass is done. On the output
  * thread with sendMutex held. */
-static bool hello_first(rfbClientPtr cl, vg_conn *c)
+static bool hello_first(rfbClientPtr cl, vg_vargclient *c)
 {
 	bool requested, write_hello = false;
 
@@ -862,7 +859,7 @@ static bool hello_first(rfbClientPtr cl, vg_conn *c)
 
 /* Takes what is due and copies its pixels into the snapshot under the
  * frame lock; false when nothing is due. */
-static bool take_snapshot(rfbClientPtr cl, vg_conn *c, vg_monitor_update *u)
+static bool take_snapshot(rfbClientPtr cl, vg_vargclient *c, vg_monitor_update *u)
 {
 	vg_screen *s = c->screen;
 	sraRegion *due;
@@ -884,7 +881,7 @@ static bool take_snapshot(rfbClientPtr cl, vg_conn *c, vg_monitor_update *u)
 
 /* Whether this pass may approximate, and what the link does now (for
  * the refinement planner). Caller holds c->lock. */
-static void observe_link(rfbClientPtr cl, vg_conn *c)
+static void observe_link(rfbClientPtr cl, vg_vargclient *c)
 {
 	vg_path_sample path;
 
@@ -899,7 +896,7 @@ static void observe_link(rfbClientPtr cl, vg_conn *c)
  * update with nothing changed still goes out (empty): the request it
  * answers is used up, and the viewer asks again on each update. Caller
  * holds c->lock. */
-static int code_update(vg_conn *c, unsigned factor, vg_monitor_update *u)
+static int code_update(vg_vargclient *c, unsigned factor, vg_monitor_update *u)
 {
 	size_t len_at, body_at;
 	unsigned n_approx = 0, n_rects = 0;
@@ -943,7 +940,7 @@ static int code_update(vg_conn *c, unsigned factor, vg_monitor_update *u)
  * segment sent is exact on the viewer now, what was approximated is
  * owed, and marked modified again for the next passes. Caller holds
  * c->lock. */
-static void settle_update(rfbClientPtr cl, vg_conn *c, unsigned factor)
+static void settle_update(rfbClientPtr cl, vg_vargclient *c, unsigned factor)
 {
 	const vg_segdesc *segs;
 	const vg_rect *owed;
@@ -964,7 +961,7 @@ static void settle_update(rfbClientPtr cl, vg_conn *c, unsigned factor)
 }
 
 /* Tells the refinement planner what the update's pixels cost. */
-static void tell_planner(vg_conn *c, unsigned factor, const vg_sender_stats *before,
+static void tell_planner(vg_vargclient *c, unsigned factor, const vg_sender_stats *before,
 			 const vg_sender_stats *after)
 {
 	vg_refine_coded(c->refine, (after->literal_bytes - before->literal_bytes) / 3,
@@ -976,7 +973,7 @@ static void tell_planner(vg_conn *c, unsigned factor, const vg_sender_stats *bef
 
 /* Writes c->out to the socket and records its stages with the monitor;
  * false (the client closed) when the write failed. Sets *done_ns. */
-static bool write_update(rfbClientPtr cl, vg_conn *c, vg_monitor_update *u, uint64_t *done_ns)
+static bool write_update(rfbClientPtr cl, vg_vargclient *c, vg_monitor_update *u, uint64_t *done_ns)
 {
 	vg_monitor *monitor = vg_screen_monitor(c->screen);
 	uint64_t t0 = vg_time_ns(), t1;
@@ -1002,7 +999,7 @@ static bool write_update(rfbClientPtr cl, vg_conn *c, vg_monitor_update *u, uint
 }
 
 /* Counts a written update in the server's statistics and its update log. */
-static void count_update(vg_conn *c, const vg_monitor_update *u, uint64_t done_ns,
+static void count_update(vg_vargclient *c, const vg_monitor_update *u, uint64_t done_ns,
 			 const vg_sender_stats *before, const vg_sender_stats *after)
 {
 	FILE *log = vg_screen_config(c->screen)->update_log;
@@ -1018,11 +1015,11 @@ static void count_update(vg_conn *c, const vg_monitor_update *u, uint64_t done_n
 	c->sent_bytes += c->out.len;
 	c->sent_updates++;
 	if (u->shared)
-		counts->shared_updates++;
-	counts->varg_updates++;
-	counts->varg_bytes += c->out.len;
-	counts->fingerprints += after->fingerprint_segments - before->fingerprint_segments;
-	counts->literals += after->literal_segments - before->literal_segments;
+		counts->kept.shared_updates++;
+	counts->kept.varg_updates++;
+	counts->kept.varg_bytes += c->out.len;
+	counts->kept.fingerprints += after->fingerprint_segments - before->fingerprint_segments;
+	counts->kept.literals += after->literal_segments - before->literal_segments;
 	vg_screen_stats_unlock(c->screen);
 }
 

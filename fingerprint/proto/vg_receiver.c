@@ -161,26 +161,21 @@ void vg_receiver_free(vg_receiver *r)
 	end_session(r);
 	vg_history_free(r->hist);
 	vg_history_free(r->saved);
-	if (r->cur_hist)
-		vg_array_free(r->cur_hist);
+	vg_array_free(r->cur_hist);
 	vg_zin_free(r->zs);
 	vg_zin_free(r->zpix);
 	vg_pixmodel_free(r->pm);
 	vg_segcache_close(r->spare_cache);
 	vg_sha1_free(r->sha1);
-	if (r->group)
-		vg_array_free(r->group);
-	if (r->repairs)
-		vg_array_free(r->repairs);
-	if (r->moves)
-		vg_array_free(r->moves);
+	vg_array_free(r->group);
+	vg_array_free(r->repairs);
+	vg_array_free(r->moves);
 	free(r->moved);
 	vg_region_free(r->owed);
 	vg_region_free(r->approx);
 	vg_approx_free(r->ax);
 	vg_history_free(r->win);
-	if (r->cur)
-		vg_array_free(r->cur);
+	vg_array_free(r->cur);
 	free(r->seg);
 	free(r->plain);
 	free(r->pix);
