@@ -3,7 +3,7 @@
  * It completes the RFB 3.8 handshake, asks for Varg and a full update,
  * then either closes the socket after the first bytes of the update
  * (hangup) or never reads again for SECONDS (stall, with a tiny receive
- * buffer so the server's writes block). */
+ * buffer so the server's writes block; it prints "stalling" then). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -76,6 +76,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (stall) {
+		/* Tells the test that the server holds this client now. */
+		printf("stalling\n");
+		fflush(stdout);
 		sleep((unsigned)atoi(argv[3]));
 	} else {
 		/* Read the first bytes of the first update, then vanish. */

@@ -72,11 +72,21 @@ stop_server
 
 # Misbehaving clients: one stops reading with a tiny receive buffer, one
 # hangs up in the middle of its first update. The others are not disturbed.
+# Play starts when the stalled client and both viewers are in: the
+# stalled one first, so that a slow start of it (a loaded sanitizer run)
+# cannot hold play back while the viewers sit idle on the first frame.
+# IDLE is long for the same reason: a viewer that waits for the other to
+# join must not take the pause for the end.
 start_server bad --trace "$TRACE" --speed 0 --wait-clients 3 --pace-timeout 100 || exit 1
-"$B/tests/vg_badclient" "$PORT" stall 600 >/dev/null 2>&1 &
+"$B/tests/vg_badclient" "$PORT" stall 600 >"$work/stall.out" 2>&1 &
 stall_pid=$!
 pids="$pids $stall_pid"
+for _ in $(seq 1 300); do
+	grep -q stalling "$work/stall.out" && break
+	sleep 0.1
+done
 "$B/tests/vg_badclient" "$PORT" hangup 0 >/dev/null 2>&1
+IDLE=15
 viewer good_varg
 viewer good_hextile --no-varg --encodings hextile
 ok=1
