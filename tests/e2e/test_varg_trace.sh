@@ -9,7 +9,7 @@ synth=$bld/traces/varg-synth
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vg-vt.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-tap_plan 28
+tap_plan 30
 
 same_dirs() { # same_dirs A B: the same files with the same bytes
 	[ "$(ls "$1")" = "$(ls "$2")" ] || return 1
@@ -31,6 +31,21 @@ tap_check "re-import the export" "$vt" import --quiet --frames "$tmp/b-png" -o "
 "$vt" export --format ppm --frames "$tmp/c-ppm" "$tmp/c.vtr" >/dev/null
 "$vt" export --format ppm --frames "$tmp/b-ppm" "$tmp/b.vtr" >/dev/null
 tap_check "PPM -> trace -> PNG -> trace -> PPM is bit-exact, times too" same_dirs "$tmp/b-ppm" "$tmp/c-ppm"
+# --changed: each frame's changed box; pasted in order onto the first
+# frame they give every frame back.
+tap_check "export --changed" "$vt" export --changed --format ppm --frames "$tmp/ch" "$tmp/b.vtr"
+changes_rebuild_frames() {
+	cp "$tmp/b-ppm/frame-000000.ppm" "$tmp/canvas.ppm"
+	n=0
+	while read -r f x y w h ms; do
+		n=$((n + 1))
+		convert "$tmp/canvas.ppm" "$tmp/ch/$f" -geometry "+$x+$y" -composite "$tmp/canvas.ppm" || return 1
+		i=${f#change-}
+		"$bld/tests/vg_imgcmp" "$tmp/canvas.ppm" "$tmp/b-ppm/frame-$i" >/dev/null || { echo "# $f: frame $i differs"; return 1; }
+	done <"$tmp/ch/changes.txt"
+	[ "$n" -ge 2 ] && head -1 "$tmp/ch/changes.txt" | grep -q '^change-000000.ppm 0 0 97 61 '
+}
+tap_check "the changed boxes rebuild every frame" changes_rebuild_frames
 "$vt" info --json "$tmp/a.vtr" >"$tmp/info.json"
 tap_check "info --json counts the frames" grep -q '"frames": 12,' "$tmp/info.json"
 tap_check "info prints the geometry" sh -c "'$vt' info '$tmp/a.vtr' | grep -q '97x61'"
