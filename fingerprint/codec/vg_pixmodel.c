@@ -25,7 +25,7 @@ static const unsigned slot_bits[ORDERS] = { 17, 17, 16, 14 };
 /* Colours the context-free list keeps, and its count limit. */
 #define O0_MAX 256
 #define O0_TOTAL_MAX 30000
-#define O0_HINTS 1024
+#define O0_BUCKETS 1024
 /* A neighbour outside what both ends know: no 24-bit colour. */
 #define NONE 0x1000000u
 /* The border around a block that its contexts reach into. */
@@ -77,14 +77,17 @@ typedef struct {
 	uint32_t total;
 } residuals;
 
-/* What the model learns besides the colour contexts: some 22 KB, set
+/* What the model learns besides the colour contexts: some 24 KB, set
  * back to where a new model starts by one copy (see vg_pixmodel_reset). */
 typedef struct {
 	uint32_t o0_colour[O0_MAX];
 	uint16_t o0_count[O0_MAX];
 	unsigned o0_n;
 	uint32_t o0_total;
-	uint8_t o0_hint[O0_HINTS]; /* by a colour's hash: where it was last found */
+	/* The list's colours by their hash: 1 + the first one's index in
+	 * a bucket (0: none), 1 + the next one's in o0_next. */
+	uint16_t o0_head[O0_BUCKETS];
+	uint16_t o0_next[O0_MAX];
 	uint16_t mode_count[MODES];
 	uint16_t flat[FLAT_CTX];
 	/* By the pattern of equal neighbours alone: which neighbour's colour
@@ -431,21 +434,22 @@ static void learn_slot(vg_pixmodel *m, slot *s, uint16_t tag, uint32_t c)
 	s->count[low] = 1;
 }
 
-/* Where colour c sits in the context-free list, or o0_n. The hint says
- * where it was last found (colours are unique in the list, so any right
- * answer is the same answer). */
+static inline unsigned o0_bucket(uint32_t c)
+{
+	return (unsigned)(mix(c) >> 20) & (O0_BUCKETS - 1);
+}
+
+/* Where colour c sits in the context-free list, or o0_n: its bucket's
+ * chain, a quarter of a colour long on average, so that a colour not
+ * in the list (every new one, most exclusions) is not looked for
+ * among all 256. */
 static unsigned o0_find(vg_pixmodel *m, uint32_t c)
 {
-	uint8_t *hint = &m->l.o0_hint[(mix(c) >> 20) & (O0_HINTS - 1)];
 	unsigned i;
 
-	if (*hint < m->l.o0_n && m->l.o0_colour[*hint] == c)
-		return *hint;
-	for (i = 0; i < m->l.o0_n; i++)
-		if (m->l.o0_colour[i] == c) {
-			*hint = (uint8_t)i;
-			return i;
-		}
+	for (i = m->l.o0_head[o0_bucket(c)]; i; i = m->l.o0_next[i - 1])
+		if (m->l.o0_colour[i - 1] == c)
+			return i - 1;
 	return m->l.o0_n;
 }
 
@@ -482,6 +486,7 @@ static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint3
 static void learn_o0(vg_pixmodel *m, uint32_t c)
 {
 	unsigned i = o0_find(m, c), low = 0;
+	uint16_t *p;
 
 	if (i == m->l.o0_n) {
 		if (m->l.o0_n < O0_MAX) {
@@ -492,9 +497,17 @@ static void learn_o0(vg_pixmodel *m, uint32_t c)
 					low = i;
 			i = low;
 			m->l.o0_total -= m->l.o0_count[i];
+			/* Out of its bucket's chain. */
+			for (p = &m->l.o0_head[o0_bucket(m->l.o0_colour[i])]; *p != i + 1;
+			     p = &m->l.o0_next[*p - 1])
+				;
+			*p = m->l.o0_next[i];
 		}
 		m->l.o0_colour[i] = c;
 		m->l.o0_count[i] = 0;
+		p = &m->l.o0_head[o0_bucket(c)];
+		m->l.o0_next[i] = *p;
+		*p = (uint16_t)(i + 1);
 	}
 	m->l.o0_count[i]++;
 	if (++m->l.o0_total > O0_TOTAL_MAX) {
