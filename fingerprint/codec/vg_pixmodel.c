@@ -519,13 +519,6 @@ static void learn_o0(vg_pixmodel *m, uint32_t c)
 	}
 }
 
-/* The pixel at (x, y) of a block, whose rows are stride apart; x from
- * -2 to its width, y from -2 (block_for's border). */
-static inline uint32_t at(const uint32_t *px, int32_t stride, int32_t x, int32_t y)
-{
-	return px[(ptrdiff_t)y * stride + x];
-}
-
 /* Which neighbours agree: the shape model's context. */
 static unsigned shape_of(const uint32_t nb[NEIGHBOURS])
 {
@@ -648,28 +641,48 @@ static inline unsigned flat_context(uint64_t W, uint64_t WW, uint64_t NN, uint64
 }
 
 /* Codes (or decodes) every pixel of a w x h block in px: a flat pixel's
- * yes or no first, then its contexts. */
+ * yes or no first, then its contexts. Rows are w + 3 apart; a pixel's
+ * neighbours reach two columns left, one right and two rows up, into
+ * block_for's border. */
 static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 {
 	int32_t x, y, st = w + BORDER_L + BORDER_R;
 
 	for (y = 0; y < h && !m->corrupt; y++) {
+		uint32_t *row = px + (ptrdiff_t)y * st;
+		const uint32_t *up = row - st, *up2 = up - st;
+		/* The ten neighbours move along the row with the pixel: three
+		 * loads a pixel, not ten (each load is checked under the
+		 * sanitizers and its checks traced by the fuzzer, which made
+		 * them most of a fuzzed pixel's cost). */
+		uint64_t W = row[-1], WW = row[-2];
+		uint64_t NWW = up[-2], NW = up[-1], N = up[0], NE = up[1];
+		uint64_t NNWW = up2[-2], NNW = up2[-1], NN = up2[0], NNE = up2[1];
 		unsigned run = 0;
 
 		for (x = 0; x < w; x++) {
-			uint64_t W = at(px, st, x - 1, y), N = at(px, st, x, y - 1);
-			uint64_t NW = at(px, st, x - 1, y - 1), NE = at(px, st, x + 1, y - 1);
-			uint64_t WW = at(px, st, x - 2, y), NN = at(px, st, x, y - 2);
-			uint64_t NWW = at(px, st, x - 2, y - 1), NNW = at(px, st, x - 1, y - 2);
-			uint64_t NNE = at(px, st, x + 1, y - 2), NNWW = at(px, st, x - 2, y - 2);
 			uint64_t hash[ORDERS];
 			slot *at_order[ORDERS];
 			/* The flat colour, each list's colours, the neighbours: at
 			 * most one of each colour, so never more than these. */
 			uint32_t excl[1 + ORDERS * K + NEIGHBOURS], nb[NEIGHBOURS];
-			uint32_t c = m->decoding ? 0 : at(px, st, x, y);
+			uint32_t c;
 			unsigned n_excl = 0, o;
 			bool found = false;
+
+			if (x > 0) {
+				WW = W;
+				W = row[x - 1];
+				NWW = NW;
+				NW = N;
+				N = NE;
+				NE = up[x + 1];
+				NNWW = NNW;
+				NNW = NN;
+				NN = NNE;
+				NNE = up2[x + 1];
+			}
+			c = m->decoding ? 0 : row[x];
 
 			if (W == N && W == NW && W == NE && W != NONE) {
 				bool same = c == W;
@@ -682,7 +695,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				 * from the flat ones, which they would predict well
 				 * but slowly. */
 				if (same) {
-					px[(ptrdiff_t)y * st + x] = (uint32_t)W;
+					row[x] = (uint32_t)W;
 					run++;
 					continue;
 				}
@@ -715,7 +728,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				code_raw(m, nb[0] != NONE ? nb[0] : nb[1] != NONE ? nb[1] : 0, &c);
 			if (m->corrupt)
 				return;
-			px[(ptrdiff_t)y * st + x] = c;
+			row[x] = c;
 			for (o = 0; o < ORDERS; o++)
 				learn_slot(m, at_order[o], (uint16_t)(hash[o] >> 48), c);
 			learn_o0(m, c);
