@@ -34,8 +34,8 @@
 #define DEFAULT_AVG_SEGMENT 1024u
 #define CHUNK_BYTES (1u << 20)
 #define BLOOM_BITS 8
-#define HINT_BLOCKS 1024
 #define BLOOM_HASHES 6
+#define HINT_BLOCKS 1024 /* the hints' dirty blocks (struct vg_segcache) */
 
 /* Compact in-memory table entry (8.4.4's 64-bit entry): 20 tag bits taken
  * from the key's hash, the record offset in 16-byte units (26 bits) and the
