@@ -35,6 +35,7 @@
 #define CHUNK_BYTES (1u << 20)
 #define BLOOM_BITS 8
 #define BLOOM_HASHES 6
+#define HINT_BLOCKS 1024 /* the hints' dirty blocks (struct vg_segcache) */
 
 /* Compact in-memory table entry (8.4.4's 64-bit entry): 20 tag bits taken
  * from the key's hash, the record offset in 16-byte units (26 bits) and the
@@ -81,6 +82,10 @@ struct ctr {
 	chunk **chunks;
 	uint32_t n_chunks;
 	uint64_t table_gen;    /* c->tables_made when this table was loaded */
+	/* Which 64ths of the table (and of keys[] and verified[]) were
+	 * written since it was allocated or cleared: a spare table is
+	 * cleared where it was used, not whole. */
+	uint64_t dirty;
 };
 
 /* Where the latest record of a key was last seen, so that a warm hit goes
@@ -115,6 +120,7 @@ struct vg_segcache {
 	/* So too one freed container's tables, with keys, of spare_slots. */
 	uint64_t *spare_table, *spare_keys, *spare_verified;
 	uint32_t spare_slots;
+	uint64_t spare_dirty;  /* its dirty 64ths, as ctr.dirty */
 	uint64_t next_seq;
 	vg_bloom *bloom;
 	uint64_t bloom_entries;
@@ -122,6 +128,11 @@ struct vg_segcache {
 	hint *hints;
 	unsigned hint_shift;
 	size_t n_hints;
+	/* Which of HINT_BLOCKS equal blocks of hints were set since the
+	 * last clear: a clear after a short connection, or before each of
+	 * a fuzzer's inputs, empties a few blocks, not all the hints. */
+	uint64_t hints_dirty[HINT_BLOCKS / 64];
+	unsigned hint_block_shift;
 	lru_node lru;          /* sentinel: next is the most recent */
 	uint64_t gen;          /* bumped whenever a table or chunk is loaded */
 	uint64_t tables_made;  /* tables loaded or started, ever */
@@ -216,6 +227,31 @@ static void lru_touch(vg_segcache *c, lru_node *n)
 	c->lru.next = n;
 }
 
+/* Notes that slot i of t's table, keys or verified bits was written. */
+static inline void table_dirty(ctr *t, uint32_t i)
+{
+	t->dirty |= UINT64_C(1) << (i / (t->slots / 64));
+}
+
+/* Zeroes what was written of a table of slots entries, dirty as
+ * ctr.dirty says (keys may be NULL). */
+static void table_clear(uint64_t *table, uint64_t *keys, uint64_t *verified, uint32_t slots,
+			uint64_t dirty)
+{
+	uint32_t block = slots / 64, b;
+
+	for (; dirty; dirty &= dirty - 1) {
+		b = (uint32_t)__builtin_ctzll(dirty);
+		memset(table + (size_t)b * block, 0, block * sizeof *table);
+		if (keys)
+			memset(keys + (size_t)b * block, 0, block * sizeof *keys);
+		/* Whole words of bits: a neighbour block's share of a word
+		 * is either dirty too or zero already. */
+		memset(verified + (size_t)b * block / 64, 0,
+		       ((block + 63) / 64) * sizeof *verified);
+	}
+}
+
 static size_t table_mem(const ctr *t)
 {
 	return (size_t)t->slots * 8 + t->slots / 8 + (t->keys ? (size_t)t->slots * 8 : 0);
@@ -249,6 +285,7 @@ static void table_free(vg_segcache *c, ctr *t)
 		c->spare_keys = t->keys;
 		c->spare_verified = t->verified;
 		c->spare_slots = t->slots;
+		c->spare_dirty = t->dirty;
 		t->table = t->keys = t->verified = NULL;
 	}
 	free(t->table);
@@ -428,15 +465,14 @@ static void table_alloc(vg_segcache *c, ctr *t, bool with_keys)
 		t->keys = c->spare_keys;
 		t->verified = c->spare_verified;
 		c->spare_table = c->spare_keys = c->spare_verified = NULL;
-		memset(t->table, 0, t->slots * sizeof *t->table);
-		memset(t->keys, 0, t->slots * sizeof *t->keys);
-		memset(t->verified, 0, t->slots / 8);
+		table_clear(t->table, t->keys, t->verified, t->slots, c->spare_dirty);
 	} else {
 		t->table = VG_NEW0(uint64_t, t->slots);
 		t->verified = VG_NEW0(uint64_t, t->slots / 64);
 		if (with_keys)
 			t->keys = VG_NEW0(uint64_t, t->slots);
 	}
+	t->dirty = 0;
 	c->mem_used += table_mem(t);
 	c->gen++;
 	t->table_gen = ++c->tables_made;
@@ -517,6 +553,7 @@ static uint32_t table_put_keyed(ctr *t, uint64_t key, uint64_t off, uint64_t spa
 	}
 	t->table[i] = pack(tag, off, span);
 	t->keys[i] = key;
+	table_dirty(t, i);
 	if (verified)
 		t->verified[i / 64] |= UINT64_C(1) << (i % 64);
 	else
@@ -535,6 +572,7 @@ static int table_put_sealed(void *ud, const vg_container_entry *e)
 		if (n >= t->slots)
 			return VG_ECORRUPT;
 	t->table[i] = pack(tag_of(h), e->offset, e->span);
+	table_dirty(t, i);
 	return 0;
 }
 
@@ -865,6 +903,7 @@ static int ctr_find(vg_segcache *c, ctr *t, uint64_t key, uint64_t h, found *f)
 				goto damaged;
 			}
 			t->verified[i / 64] |= UINT64_C(1) << (i % 64);
+			table_dirty(t, i);
 		}
 	}
 	return VG_ENOENT;
@@ -891,9 +930,14 @@ static ctr *ctr_by_seq(const vg_segcache *c, uint64_t seq)
 	return NULL;
 }
 
-/* Points ht at the record of key at off, entry slot of t's table. */
-static void hint_set(hint *ht, uint64_t key, const ctr *t, uint32_t slot, uint64_t off)
+/* Points ht, one of c's hints, at the record of key at off, entry slot
+ * of t's table. */
+static void hint_set(vg_segcache *c, hint *ht, uint64_t key, const ctr *t, uint32_t slot,
+		     uint64_t off)
 {
+	size_t b = (size_t)(ht - c->hints) >> c->hint_block_shift;
+
+	c->hints_dirty[b / 64] |= UINT64_C(1) << (b % 64);
 	ht->key = key;
 	ht->seq = t->seq;
 	ht->table_gen = t->table_gen;
@@ -946,7 +990,7 @@ static int locate(vg_segcache *c, uint64_t key, uint64_t h, found *f, ctr **wher
 				err = ctr_find(c, t, key, h, f);
 			if (err != VG_ENOENT) {
 				if (err == 0)
-					hint_set(ht, key, t, f->slot, f->off);
+					hint_set(c, ht, key, t, f->slot, f->off);
 				*where = t;
 				return err;
 			}
@@ -959,7 +1003,7 @@ static int locate(vg_segcache *c, uint64_t key, uint64_t h, found *f, ctr **wher
 		if (err == VG_ENOENT)
 			continue;
 		if (err == 0) {
-			hint_set(ht, key, t, f->slot, f->off);
+			hint_set(c, ht, key, t, f->slot, f->off);
 			*where = t;
 		}
 		return err;
@@ -1009,6 +1053,7 @@ int vg_segcache_lookup(vg_segcache *c, uint64_t key, vg_segcache_view *out)
 		return VG_ENOENT;
 	}
 	t->verified[f.slot / 64] |= UINT64_C(1) << (f.slot % 64);
+	table_dirty(t, f.slot);
 	out->len = f.rec.data_len;
 	out->content_hash = f.rec.content_hash;
 	c->st.hits++;
@@ -1071,7 +1116,7 @@ static int append_entry(vg_segcache *c, uint64_t key, uint64_t content_hash, uin
 	c->stored += span;
 	vg_bloom_add(c->bloom, bloom_hash(key));
 	ht = &c->hints[mix(key) >> c->hint_shift];
-	hint_set(ht, key, t, slot, off);
+	hint_set(c, ht, key, t, slot, off);
 	if (!c->persistent)
 		enforce_bounds(c, 0);
 	return err ? err : err2;
@@ -1117,13 +1162,25 @@ int vg_segcache_flush(vg_segcache *c)
 
 /* ---- open, close, clear ---------------------------------------------------- */
 
+/* Empties the hints set since the last clear. */
+static void hints_clear(vg_segcache *c)
+{
+	size_t block = c->n_hints / HINT_BLOCKS, w, b;
+
+	for (w = 0; w < HINT_BLOCKS / 64; w++)
+		for (; c->hints_dirty[w]; c->hints_dirty[w] &= c->hints_dirty[w] - 1) {
+			b = w * 64 + (size_t)__builtin_ctzll(c->hints_dirty[w]);
+			memset(c->hints + b * block, 0, block * sizeof(hint));
+		}
+}
+
 static int clear_all(vg_segcache *c)
 {
 	while (c->ctrs->len > 0)
 		ctr_drop(c, c->ctrs->len - 1, false);
 	vg_bloom_clear(c->bloom);
 	c->bloom_stale = 0;
-	memset(c->hints, 0, c->n_hints * sizeof(hint));
+	hints_clear(c);
 	return ctr_start(c);
 }
 
@@ -1413,6 +1470,8 @@ int vg_segcache_open(const vg_segcache_config *cfg, vg_segcache **out)
 		hints *= 2;
 	c->n_hints = (size_t)hints;
 	c->hint_shift = 64 - (unsigned)__builtin_ctzll(hints);
+	assert(hints >= HINT_BLOCKS);
+	c->hint_block_shift = (unsigned)__builtin_ctzll(hints / HINT_BLOCKS);
 	c->hints = VG_NEW0(hint, c->n_hints);
 	c->mem_used = hints * sizeof(hint);
 

@@ -132,7 +132,9 @@ int vg_segcache_drop(vg_segcache *c, uint64_t key);
 /* Hands every buffered record to the files. VG_EIO on a write error. */
 int vg_segcache_flush(vg_segcache *c);
 
-/* Forgets every segment and deletes every container file. */
+/* Forgets every segment and deletes every container file. A memory
+ * cache keeps its hints and a table, emptied only where they were
+ * written: clearing one that held little costs little. */
 int vg_segcache_clear(vg_segcache *c);
 
 /* Fills *st with the counters (a snapshot). */

@@ -25,7 +25,7 @@ static const unsigned slot_bits[ORDERS] = { 17, 17, 16, 14 };
 /* Colours the context-free list keeps, and its count limit. */
 #define O0_MAX 256
 #define O0_TOTAL_MAX 30000
-#define O0_HINTS 1024
+#define O0_BUCKETS 1024
 /* A neighbour outside what both ends know: no 24-bit colour. */
 #define NONE 0x1000000u
 /* The border around a block that its contexts reach into. */
@@ -77,13 +77,17 @@ typedef struct {
 	uint32_t total;
 } residuals;
 
-struct vg_pixmodel {
-	slot *ctx[ORDERS];
+/* What the model learns besides the colour contexts: some 24 KB, set
+ * back to where a new model starts by one copy (see vg_pixmodel_reset). */
+typedef struct {
 	uint32_t o0_colour[O0_MAX];
 	uint16_t o0_count[O0_MAX];
 	unsigned o0_n;
 	uint32_t o0_total;
-	uint8_t o0_hint[O0_HINTS]; /* by a colour's hash: where it was last found */
+	/* The list's colours by their hash: 1 + the first one's index in
+	 * a bucket (0: none), 1 + the next one's in o0_next. */
+	uint16_t o0_head[O0_BUCKETS];
+	uint16_t o0_next[O0_MAX];
 	uint16_t mode_count[MODES];
 	uint16_t flat[FLAT_CTX];
 	/* By the pattern of equal neighbours alone: which neighbour's colour
@@ -96,6 +100,16 @@ struct vg_pixmodel {
 	 * spread follows the screen's palette (a heat map's colours lie on
 	 * a scale, so most channels barely move or stay at zero). */
 	residuals fresh[3];
+	/* Secondary escape estimation: how often contexts of each order,
+	 * count, size and agreement with the left neighbour have escaped
+	 * ([0]) or not ([1]). */
+	uint16_t see[ORDERS][8][K][2][2];
+} learnt;
+
+struct vg_pixmodel {
+	slot *ctx[ORDERS];
+	learnt l;
+	learnt *initial;      /* l as a new model starts */
 	vg_rc_encoder enc;
 	vg_rc_decoder dec;
 	bool decoding;
@@ -103,10 +117,6 @@ struct vg_pixmodel {
 	uint32_t *scratch;    /* the block's pixels with a border (see block_for) */
 	size_t scratch_cap;
 	vg_array *done;       /* vg_rect: the chunk's blocks coded so far */
-	/* Secondary escape estimation: how often contexts of each order,
-	 * count, size and agreement with the left neighbour have escaped
-	 * ([0]) or not ([1]). */
-	uint16_t see[ORDERS][8][K][2][2];
 	/* The slots first used since the last reset, while they fit. */
 	slot **touched;
 	size_t n_touched;     /* TOUCHED_MAX + 1: too many, clear them all */
@@ -123,34 +133,39 @@ static void residuals_init(residuals *r)
 	r->total = 256;
 }
 
-/* Sets everything the model learns to where a new model starts, the
- * colour contexts aside (empty already, or cleared by the caller). */
-static void start(vg_pixmodel *m)
+/* Sets l to where a new model starts. */
+static void learnt_init(learnt *l)
 {
-	uint16_t *e = &m->see[0][0][0][0][0];
+	uint16_t *e = &l->see[0][0][0][0][0];
 	size_t j;
 	int i;
 
-	memset(m->o0_colour, 0, sizeof m->o0_colour);
-	memset(m->o0_count, 0, sizeof m->o0_count);
-	m->o0_n = 0;
-	m->o0_total = 0;
-	memset(m->o0_hint, 0, sizeof m->o0_hint);
-	m->mode_count[0] = m->mode_count[1] = 1;
+	memset(l, 0, sizeof *l);
+	l->mode_count[0] = l->mode_count[1] = 1;
 	for (i = 0; i < FLAT_CTX; i++)
-		m->flat[i] = FLAT_ONE - FLAT_ONE / 64; /* screens are mostly flat */
-	for (j = 0; j < sizeof m->see / sizeof *e; j += 2) {
+		l->flat[i] = FLAT_ONE - FLAT_ONE / 64; /* screens are mostly flat */
+	for (j = 0; j < sizeof l->see / sizeof *e; j += 2) {
 		e[j] = SEE_START_ESC;
 		e[j + 1] = SEE_START_HIT;
 	}
 	for (i = 0; i <= NEIGHBOURS; i++)
-		m->shape[0][i] = 1;
+		l->shape[0][i] = 1;
 	for (i = 1; i < SHAPES; i++)
-		memcpy(m->shape[i], m->shape[0], sizeof m->shape[0]);
+		memcpy(l->shape[i], l->shape[0], sizeof l->shape[0]);
 	for (i = 0; i < 3; i++) {
-		residuals_init(&m->res[i]);
-		residuals_init(&m->fresh[i]);
+		residuals_init(&l->res[i]);
+		residuals_init(&l->fresh[i]);
 	}
+}
+
+/* Sets everything the model learns to where a new model starts, the
+ * colour contexts aside (empty already, or cleared by the caller). One
+ * copy of the state prepared at vg_pixmodel_new, not its thousands of
+ * counts set one by one: a reconnecting viewer, or a fuzzer resetting
+ * before each input, pays a few microseconds. */
+static void start(vg_pixmodel *m)
+{
+	m->l = *m->initial;
 	m->decoding = false;
 	m->corrupt = false;
 	vg_array_set_len(m->done, 0);
@@ -166,6 +181,8 @@ int vg_pixmodel_new(vg_pixmodel **out)
 		m->ctx[i] = VG_NEW0(slot, SLOTS(i));
 	m->done = vg_array_new(sizeof(vg_rect));
 	m->touched = VG_NEW(slot *, TOUCHED_MAX);
+	m->initial = VG_NEW(learnt, 1);
+	learnt_init(m->initial);
 	start(m);
 	*out = m;
 	return VG_OK;
@@ -173,14 +190,16 @@ int vg_pixmodel_new(vg_pixmodel **out)
 
 void vg_pixmodel_reset(vg_pixmodel *m)
 {
+	static const slot empty;
 	size_t i;
 
 	if (m->n_touched > TOUCHED_MAX) {
 		for (i = 0; i < ORDERS; i++)
 			memset(m->ctx[i], 0, SLOTS(i) * sizeof(slot));
 	} else {
+		/* An assignment, not a memset call per slot. */
 		for (i = 0; i < m->n_touched; i++)
-			memset(m->touched[i], 0, sizeof(slot));
+			*m->touched[i] = empty;
 	}
 	start(m);
 }
@@ -196,6 +215,7 @@ void vg_pixmodel_free(vg_pixmodel *m)
 	free(m->scratch);
 	vg_array_free(m->done);
 	free(m->touched);
+	free(m->initial);
 	free(m);
 }
 
@@ -373,7 +393,7 @@ static void code_raw(vg_pixmodel *m, uint32_t pred, uint32_t *c)
 	for (ch = 0; ch < 3; ch++) {
 		int p = channel(pred, ch), v = m->decoding ? 0 : (channel(*c, ch) - p) & 0xff;
 
-		code_residual(m, &m->fresh[ch], &v);
+		code_residual(m, &m->l.fresh[ch], &v);
 		out |= (uint32_t)((p + v) & 0xff) << (16 - 8 * ch);
 	}
 	*c = out;
@@ -414,22 +434,23 @@ static void learn_slot(vg_pixmodel *m, slot *s, uint16_t tag, uint32_t c)
 	s->count[low] = 1;
 }
 
-/* Where colour c sits in the context-free list, or o0_n. The hint says
- * where it was last found (colours are unique in the list, so any right
- * answer is the same answer). */
+static inline unsigned o0_bucket(uint32_t c)
+{
+	return (unsigned)(mix(c) >> 20) & (O0_BUCKETS - 1);
+}
+
+/* Where colour c sits in the context-free list, or o0_n: its bucket's
+ * chain, a quarter of a colour long on average, so that a colour not
+ * in the list (every new one, most exclusions) is not looked for
+ * among all 256. */
 static unsigned o0_find(vg_pixmodel *m, uint32_t c)
 {
-	uint8_t *hint = &m->o0_hint[(mix(c) >> 20) & (O0_HINTS - 1)];
 	unsigned i;
 
-	if (*hint < m->o0_n && m->o0_colour[*hint] == c)
-		return *hint;
-	for (i = 0; i < m->o0_n; i++)
-		if (m->o0_colour[i] == c) {
-			*hint = (uint8_t)i;
-			return i;
-		}
-	return m->o0_n;
+	for (i = m->l.o0_head[o0_bucket(c)]; i; i = m->l.o0_next[i - 1])
+		if (m->l.o0_colour[i - 1] == c)
+			return i - 1;
+	return m->l.o0_n;
 }
 
 /* Codes *c among the context-free list's colours not excluded, or
@@ -439,14 +460,14 @@ static unsigned o0_find(vg_pixmodel *m, uint32_t c)
 static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint32_t *c)
 {
 	uint64_t skip[O0_MAX / 64] = { 0 };
-	uint32_t total = m->o0_total, esc = m->o0_n;
+	uint32_t total = m->l.o0_total, esc = m->l.o0_n;
 	unsigned i, k;
 
 	for (k = 0; k < n_excl; k++) {
 		i = o0_find(m, excl[k]);
-		if (i < m->o0_n && !skipped(skip, i)) {
+		if (i < m->l.o0_n && !skipped(skip, i)) {
 			skip[i / 64] |= UINT64_C(1) << (i % 64);
-			total -= m->o0_count[i];
+			total -= m->l.o0_count[i];
 			esc--;
 		}
 	}
@@ -454,46 +475,48 @@ static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint3
 		return false;
 	total += esc;
 	i = m->decoding ? 0 : o0_find(m, *c);
-	if (i < m->o0_n && skipped(skip, i))
-		i = m->o0_n;
-	if (!code_among(m, m->o0_count, m->o0_n, skip, total, esc, &i))
+	if (i < m->l.o0_n && skipped(skip, i))
+		i = m->l.o0_n;
+	if (!code_among(m, m->l.o0_count, m->l.o0_n, skip, total, esc, &i))
 		return false;
-	*c = m->o0_colour[i];
+	*c = m->l.o0_colour[i];
 	return true;
 }
 
 static void learn_o0(vg_pixmodel *m, uint32_t c)
 {
 	unsigned i = o0_find(m, c), low = 0;
+	uint16_t *p;
 
-	if (i == m->o0_n) {
-		if (m->o0_n < O0_MAX) {
-			m->o0_n++;
+	if (i == m->l.o0_n) {
+		if (m->l.o0_n < O0_MAX) {
+			m->l.o0_n++;
 		} else {
 			for (i = 1; i < O0_MAX; i++)
-				if (m->o0_count[i] <= m->o0_count[low])
+				if (m->l.o0_count[i] <= m->l.o0_count[low])
 					low = i;
 			i = low;
-			m->o0_total -= m->o0_count[i];
+			m->l.o0_total -= m->l.o0_count[i];
+			/* Out of its bucket's chain. */
+			for (p = &m->l.o0_head[o0_bucket(m->l.o0_colour[i])]; *p != i + 1;
+			     p = &m->l.o0_next[*p - 1])
+				;
+			*p = m->l.o0_next[i];
 		}
-		m->o0_colour[i] = c;
-		m->o0_count[i] = 0;
+		m->l.o0_colour[i] = c;
+		m->l.o0_count[i] = 0;
+		p = &m->l.o0_head[o0_bucket(c)];
+		m->l.o0_next[i] = *p;
+		*p = (uint16_t)(i + 1);
 	}
-	m->o0_count[i]++;
-	if (++m->o0_total > O0_TOTAL_MAX) {
-		m->o0_total = 0;
-		for (i = 0; i < m->o0_n; i++) {
-			m->o0_count[i] = (uint16_t)((m->o0_count[i] + 1) / 2);
-			m->o0_total += m->o0_count[i];
+	m->l.o0_count[i]++;
+	if (++m->l.o0_total > O0_TOTAL_MAX) {
+		m->l.o0_total = 0;
+		for (i = 0; i < m->l.o0_n; i++) {
+			m->l.o0_count[i] = (uint16_t)((m->l.o0_count[i] + 1) / 2);
+			m->l.o0_total += m->l.o0_count[i];
 		}
 	}
-}
-
-/* The pixel at (x, y) of a block, whose rows are stride apart; x from
- * -2 to its width, y from -2 (block_for's border). */
-static inline uint32_t at(const uint32_t *px, int32_t stride, int32_t x, int32_t y)
-{
-	return px[(ptrdiff_t)y * stride + x];
 }
 
 /* Which neighbours agree: the shape model's context. */
@@ -525,7 +548,7 @@ static bool nameable(const uint32_t nb[NEIGHBOURS], int k, const uint32_t *excl,
 static bool code_shape(vg_pixmodel *m, const uint32_t nb[NEIGHBOURS], unsigned age,
 		       uint32_t *excl, unsigned *n_excl, uint32_t *c)
 {
-	uint16_t *cnt = m->shape[shape_of(nb) | age << 8];
+	uint16_t *cnt = m->l.shape[shape_of(nb) | age << 8];
 	uint64_t skip = 0;
 	uint32_t total = cnt[NEIGHBOURS];
 	unsigned k, hit = NEIGHBOURS;
@@ -581,7 +604,7 @@ static uint16_t *see_of(vg_pixmodel *m, unsigned o, const slot *s, const uint32_
 			top = i;
 	}
 	b = t < 2 ? t : t < 4 ? 2 : t < 8 ? 3 : t < 16 ? 4 : t < 64 ? 5 : t < 256 ? 6 : 7;
-	return m->see[o][b][s->n - 1][s->colour[top] == nb[0]];
+	return m->l.see[o][b][s->n - 1][s->colour[top] == nb[0]];
 }
 
 /* Codes *yes (decodes into it), of probability *p / FLAT_ONE, and moves *p
@@ -618,33 +641,53 @@ static inline unsigned flat_context(uint64_t W, uint64_t WW, uint64_t NN, uint64
 }
 
 /* Codes (or decodes) every pixel of a w x h block in px: a flat pixel's
- * yes or no first, then its contexts. */
+ * yes or no first, then its contexts. Rows are w + 3 apart; a pixel's
+ * neighbours reach two columns left, one right and two rows up, into
+ * block_for's border. */
 static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 {
 	int32_t x, y, st = w + BORDER_L + BORDER_R;
 
 	for (y = 0; y < h && !m->corrupt; y++) {
+		uint32_t *row = px + (ptrdiff_t)y * st;
+		const uint32_t *up = row - st, *up2 = up - st;
+		/* The ten neighbours move along the row with the pixel: three
+		 * loads a pixel, not ten (each load is checked under the
+		 * sanitizers and its checks traced by the fuzzer, which made
+		 * them most of a fuzzed pixel's cost). */
+		uint64_t W = row[-1], WW = row[-2];
+		uint64_t NWW = up[-2], NW = up[-1], N = up[0], NE = up[1];
+		uint64_t NNWW = up2[-2], NNW = up2[-1], NN = up2[0], NNE = up2[1];
 		unsigned run = 0;
 
 		for (x = 0; x < w; x++) {
-			uint64_t W = at(px, st, x - 1, y), N = at(px, st, x, y - 1);
-			uint64_t NW = at(px, st, x - 1, y - 1), NE = at(px, st, x + 1, y - 1);
-			uint64_t WW = at(px, st, x - 2, y), NN = at(px, st, x, y - 2);
-			uint64_t NWW = at(px, st, x - 2, y - 1), NNW = at(px, st, x - 1, y - 2);
-			uint64_t NNE = at(px, st, x + 1, y - 2), NNWW = at(px, st, x - 2, y - 2);
 			uint64_t hash[ORDERS];
 			slot *at_order[ORDERS];
 			/* The flat colour, each list's colours, the neighbours: at
 			 * most one of each colour, so never more than these. */
 			uint32_t excl[1 + ORDERS * K + NEIGHBOURS], nb[NEIGHBOURS];
-			uint32_t c = m->decoding ? 0 : at(px, st, x, y);
+			uint32_t c;
 			unsigned n_excl = 0, o;
 			bool found = false;
+
+			if (x > 0) {
+				WW = W;
+				W = row[x - 1];
+				NWW = NW;
+				NW = N;
+				N = NE;
+				NE = up[x + 1];
+				NNWW = NNW;
+				NNW = NN;
+				NN = NNE;
+				NNE = up2[x + 1];
+			}
+			c = m->decoding ? 0 : row[x];
 
 			if (W == N && W == NW && W == NE && W != NONE) {
 				bool same = c == W;
 
-				code_flat(m, &m->flat[flat_context(W, WW, NN, NWW, NNW, NNE, run)],
+				code_flat(m, &m->l.flat[flat_context(W, WW, NN, NWW, NNW, NNE, run)],
 					  &same);
 				if (m->corrupt)
 					return;
@@ -652,7 +695,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				 * from the flat ones, which they would predict well
 				 * but slowly. */
 				if (same) {
-					px[(ptrdiff_t)y * st + x] = (uint32_t)W;
+					row[x] = (uint32_t)W;
 					run++;
 					continue;
 				}
@@ -685,7 +728,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				code_raw(m, nb[0] != NONE ? nb[0] : nb[1] != NONE ? nb[1] : 0, &c);
 			if (m->corrupt)
 				return;
-			px[(ptrdiff_t)y * st + x] = c;
+			row[x] = c;
 			for (o = 0; o < ORDERS; o++)
 				learn_slot(m, at_order[o], (uint16_t)(hash[o] >> 48), c);
 			learn_o0(m, c);
@@ -719,7 +762,7 @@ static void code_predicted(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				int pred = x == 0 ? b : y == 0 ? a : med(a, b, cc);
 				int v = m->decoding ? 0 : (channel(*p, ch) - pred) & 0xff;
 
-				code_residual(m, &m->res[ch], &v);
+				code_residual(m, &m->l.res[ch], &v);
 				c |= (uint32_t)((pred + v) & 0xff) << (16 - 8 * ch);
 			}
 			*p = c;
@@ -735,15 +778,15 @@ static void code_mode(vg_pixmodel *m, int *mode)
 	int k;
 
 	for (k = 0; k < MODES; k++)
-		total += m->mode_count[k];
+		total += m->l.mode_count[k];
 	/* No escape: peek keeps the decoder's find below total. */
-	code_among(m, m->mode_count, MODES, &none, total, 0, &i);
+	code_among(m, m->l.mode_count, MODES, &none, total, 0, &i);
 	if (i >= MODES)
 		i = 0;
 	*mode = (int)i;
-	if (++m->mode_count[*mode] > COUNT_MAX)
+	if (++m->l.mode_count[*mode] > COUNT_MAX)
 		for (k = 0; k < MODES; k++)
-			m->mode_count[k] = (uint16_t)((m->mode_count[k] + 1) / 2);
+			m->l.mode_count[k] = (uint16_t)((m->l.mode_count[k] + 1) / 2);
 }
 
 /* Whether most of a block's pixels differ from all four neighbours

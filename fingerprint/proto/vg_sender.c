@@ -58,6 +58,13 @@ struct vg_sender {
 	vg_literal *approx_lit;   /* codes them: a message apart, never from the table */
 	vg_literal *trial;        /* codes estimates (its counts are not the updates') */
 	vg_pixmodel *pm;          /* to a viewer that takes it: the pixel model */
+	/* An earlier connection's streams (of spare_level and pixel window
+	 * spare_window) and pixel model, kept by vg_sender_reset for the
+	 * next viewer: restarted, not made again. */
+	vg_zout *spare_zs, *spare_zpix;
+	int spare_level;
+	unsigned spare_window;
+	vg_pixmodel *spare_pm;
 	char error[128];          /* why the last viewer message was refused */
 	vg_sender_stats stats;
 };
@@ -111,10 +118,9 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 	return VG_OK;
 }
 
-void vg_sender_free(vg_sender *s)
+/* Frees everything s holds, not s itself. */
+static void release(vg_sender *s)
 {
-	if (!s)
-		return;
 	vg_zout_free(s->zs);
 	vg_zout_free(s->zpix);
 	vg_sha1_free(s->sha1);
@@ -134,7 +140,53 @@ void vg_sender_free(vg_sender *s)
 	vg_literal_free(s->approx_lit);
 	vg_literal_free(s->trial);
 	vg_pixmodel_free(s->pm);
+	vg_zout_free(s->spare_zs);
+	vg_zout_free(s->spare_zpix);
+	vg_pixmodel_free(s->spare_pm);
+}
+
+void vg_sender_free(vg_sender *s)
+{
+	if (!s)
+		return;
+	release(s);
 	g_free(s);
+}
+
+int vg_sender_reset(vg_sender *s, const vg_sender_config *cfg)
+{
+	vg_sender *n;
+	int err;
+
+	if ((err = vg_sender_new(cfg, &n)))
+		return err;
+	/* The streams and the model this connection used, or the spares it
+	 * did not take up, wait for the next viewer. */
+	if (s->zs) {
+		vg_zout_free(s->spare_zs);
+		vg_zout_free(s->spare_zpix);
+		s->spare_zs = s->zs;
+		s->spare_zpix = s->zpix;
+		s->spare_level = s->cfg.zstd_level;
+		s->spare_window = s->stats.zstd_window_log;
+		s->zs = s->zpix = NULL;
+	}
+	if (s->pm) {
+		vg_pixmodel_free(s->spare_pm);
+		s->spare_pm = s->pm;
+		s->pm = NULL;
+	}
+	n->spare_zs = s->spare_zs;
+	n->spare_zpix = s->spare_zpix;
+	n->spare_level = s->spare_level;
+	n->spare_window = s->spare_window;
+	n->spare_pm = s->spare_pm;
+	s->spare_zs = s->spare_zpix = NULL;
+	s->spare_pm = NULL;
+	release(s);
+	*s = *n;
+	g_free(n);
+	return VG_OK;
 }
 
 void vg_sender_hello(vg_sender *s, vg_writer *out)
@@ -655,6 +707,17 @@ static int start_streams(vg_sender *s, unsigned log)
 	unsigned window = MIN(log, s->cfg.zstd_window_log);
 	int err;
 
+	if (s->spare_zs && s->spare_level == s->cfg.zstd_level && s->spare_window == window &&
+	    (err = vg_zout_reset(s->spare_zs)) == VG_OK && (err = vg_zout_reset(s->spare_zpix)) == VG_OK) {
+		s->zs = s->spare_zs;
+		s->zpix = s->spare_zpix;
+		s->spare_zs = s->spare_zpix = NULL;
+		s->stats.zstd_window_log = window;
+		return VG_OK;
+	}
+	vg_zout_free(s->spare_zs);
+	vg_zout_free(s->spare_zpix);
+	s->spare_zs = s->spare_zpix = NULL;
 	/* The structure stream is a few KB an update: a small window. */
 	if ((err = vg_zout_new(VG_CODER_ZSTD, s->cfg.zstd_level, VG_ZSTD_WINDOW_LOG_MIN, &s->zs)))
 		return err;
@@ -687,8 +750,13 @@ static int take_viewer(vg_sender *s, unsigned window_log, uint64_t capacity)
 
 	if ((err = start_streams(s, window_log)))
 		return err;
-	if (model && (err = vg_pixmodel_new(&s->pm)))
+	if (model && s->spare_pm) {
+		vg_pixmodel_reset(s->spare_pm);
+		s->pm = s->spare_pm;
+		s->spare_pm = NULL;
+	} else if (model && (err = vg_pixmodel_new(&s->pm))) {
 		return err;
+	}
 	s->viewer_hello = true;
 	vg_literal_set_indexed(s->lit, !model && s->cfg.indexed);
 	set_capacity(s, capacity);

@@ -62,6 +62,15 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out);
 /* Frees s; accepts NULL. */
 void vg_sender_free(vg_sender *s);
 
+/* Makes s as vg_sender_new(cfg) makes a sender, for the next viewer,
+ * keeping the memory of its zstd streams (used again when the next
+ * viewer's level and window are the same) and of its pixel model (about
+ * 14 MB): a server's next client, or a fuzzer's next input, does not
+ * allocate and clear them again. Nothing of the last connection shows:
+ * the same inputs give the same bytes as from a new sender. Errors as
+ * vg_sender_new's; s is then unchanged. */
+int vg_sender_reset(vg_sender *s, const vg_sender_config *cfg);
+
 /* Coding ahead of the VIEWER HELLO: the viewer announced its VIEWER HELLO
  * flags (VG_CAPS_VHELLO_FLAGS only), zstd window log (20..27) and
  * capacity log in SetEncodings (VG_CAPS_*). Updates may then be coded at

@@ -49,6 +49,7 @@ static void send_rects(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rect
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static vg_sender *sender;
 	vg_rect tiles[64];
 	vg_sender_config cfg;
 	vg_sender *s;
@@ -66,8 +67,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.zstd_window_log = VG_ZSTD_WINDOW_LOG_MIN;
 	cfg.fp_bits = 16;
 	cfg.group_size = 4;
-	if (vg_sender_new(&cfg, &s) != 0)
+	/* One sender serves every input, reset before each as for a new
+	 * viewer: its zstd streams and pixel model are kept, not made again. */
+	if (!sender ? vg_sender_new(&cfg, &sender) != 0 : vg_sender_reset(sender, &cfg) != 0)
 		abort();
+	s = sender;
 	frame = vg_pixbuf_new(w, h);
 	for (y = 0; y < h; y++)
 		for (x = 0; x < w; x++)
@@ -105,6 +109,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	vg_region_free(repair);
 	vg_pixbuf_free(frame);
-	vg_sender_free(s);
 	return 0;
 }

@@ -196,8 +196,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const int32_t sizes[4][2] = { { 16, 12 }, { 48, 40 }, { 96, 64 }, { 33, 130 } };
 	static vg_segdesc segs[MAX_SEGS];
 	/* One viewer of each kind serves every input, reset before each as
-	 * for a new connection: a new one's 14 MB would cost most of the time. */
+	 * for a new connection: a new one's 14 MB would cost most of the time.
+	 * So does one sender of each zstd level and window (flags bits 4-5),
+	 * whose streams and pixel model its reset keeps. */
 	static vg_receiver *viewers[VIEWERS];
+	static vg_sender *senders[4];
 	vg_sender_config scfg;
 	int which;
 	vg_fuzzin in;
@@ -225,8 +228,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	ss.r = viewers[which];
-	if (vg_sender_new(&scfg, &ss.s))
+	if (!senders[flags >> 4 & 3] ? vg_sender_new(&scfg, &senders[flags >> 4 & 3])
+				     : vg_sender_reset(senders[flags >> 4 & 3], &scfg))
 		abort();
+	ss.s = senders[flags >> 4 & 3];
 	ss.frame = vg_pixbuf_new(sizes[size_class][0], sizes[size_class][1]);
 	ss.view = vg_pixbuf_new(ss.frame->width, ss.frame->height);
 	junk = vg_pixbuf_new(ss.frame->width, ss.frame->height);
@@ -295,6 +300,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vg_pixbuf_free(junk);
 	vg_pixbuf_free(ss.frame);
 	vg_pixbuf_free(ss.view);
-	vg_sender_free(ss.s);
 	return 0;
 }

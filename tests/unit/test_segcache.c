@@ -715,6 +715,36 @@ static void test_capacity_and_clear(void)
 	g_free(dir);
 }
 
+/* A memory-only cache cleared again and again, as a viewer's at each
+ * connection: the clear empties what was written (its table is reused,
+ * emptied where used), so nothing of an earlier round is found and the
+ * round's own keys all are, whether a round wrote a few entries or
+ * enough to spread over the whole table. */
+static void test_clear_rounds(void)
+{
+	vg_segcache *c = open_cache(NULL, 40, 0, 16 << 20, 0);
+	static const uint64_t sizes[] = { 3, 1, 2000, 5, 4000, 0, 7 };
+	vg_segcache_stats st;
+	size_t round;
+	uint64_t k;
+
+	for (round = 0; round < G_N_ELEMENTS(sizes); round++) {
+		uint64_t base = round * 10000;
+
+		g_assert_cmpint(vg_segcache_clear(c), ==, 0);
+		for (k = 0; k < sizes[round]; k++)
+			put_version(c, base + k, round + 1);
+		vg_segcache_stats_get(c, &st);
+		g_assert_cmpuint(st.entries, ==, sizes[round]);
+		for (k = 0; k < sizes[round]; k++)
+			g_assert_cmpint(get_version(c, base + k), ==, (int64_t)round + 1);
+		if (round > 0)
+			for (k = 0; k < sizes[round - 1]; k++)
+				g_assert_cmpint(get_version(c, base - 10000 + k), ==, -1);
+	}
+	vg_segcache_close(c);
+}
+
 static void test_args(void)
 {
 	vg_segcache_config cfg = { .key_bits = 16, .max_segment_bytes = 100 };
@@ -794,5 +824,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/segcache/permissions", test_permissions);
 	g_test_add_func("/segcache/budget", test_budget);
 	g_test_add_func("/segcache/capacity-and-clear", test_capacity_and_clear);
+	g_test_add_func("/segcache/clear-rounds", test_clear_rounds);
 	return g_test_run();
 }

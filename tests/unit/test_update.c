@@ -221,10 +221,31 @@ static void test_malformed(void)
 	}
 }
 
+/* Hands the viewer's replies to s as well (repairs ignored). */
+static void feed_sender(vg_sender *s, const vg_writer *reply, const vg_pixbuf *fb)
+{
+	vg_region *repair = vg_region_new();
+	vg_reader rd;
+
+	vg_reader_init(&rd, reply->data, reply->len);
+	while (vg_reader_remaining(&rd)) {
+		const uint8_t *body;
+		uint8_t type;
+		uint16_t len;
+
+		g_assert_cmpint(vg_reader_u8(&rd, &type), ==, 0);
+		g_assert_cmpint(vg_reader_u16be(&rd, &len), ==, 0);
+		g_assert_cmpint(vg_reader_ptr(&rd, len, &body), ==, 0);
+		g_assert_cmpint(vg_sender_handle(s, body, len, fb->width, fb->height, repair), ==, 0);
+	}
+	vg_region_free(repair);
+}
+
 /* A receiver reset after a session (its cache, history and pixel model
  * full) takes the next session as a new receiver does: the same
  * replies (the VIEWER HELLO's random cache identity aside), the same
- * pixels, the same counts. */
+ * pixels, the same counts. So does a sender reset (vg_sender_reset,
+ * keeping its streams and pixel model): the same bytes as a new one. */
 static void test_reset(void)
 {
 	GRand *rng = g_rand_new_with_seed(5);
@@ -234,8 +255,9 @@ static void test_reset(void)
 	vg_receiver_stats st_reset, st_new;
 	vg_sender_stats ss;
 	vg_receiver *fresh;
+	vg_sender *fresh_s;
 	vg_pixbuf *fb_reset, *fb_new;
-	vg_writer reply_new;
+	vg_writer reply_new, wire_new;
 	vg_pair p;
 	int update;
 
@@ -250,15 +272,18 @@ static void test_reset(void)
 	g_assert_cmpint(vg_receiver_reset(p.r), ==, 0);
 	vg_pair_configs(&scfg, &rcfg, VG_FP_BITS_DEFAULT, VG_GROUP_DEFAULT);
 	g_assert_cmpint(vg_receiver_new(&rcfg, &fresh), ==, 0);
-	vg_sender_free(p.s);
-	g_assert_cmpint(vg_sender_new(&scfg, &p.s), ==, 0);
+	g_assert_cmpint(vg_sender_reset(p.s, &scfg), ==, 0);
+	g_assert_cmpint(vg_sender_new(&scfg, &fresh_s), ==, 0);
 	fb_reset = vg_pixbuf_new(160, 120);
 	fb_new = vg_pixbuf_new(160, 120);
 	vg_writer_init(&reply_new);
+	vg_writer_init(&wire_new);
 	vg_writer_reset(&p.reply);
 	vg_writer_reset(&p.wire);
 	vg_sender_hello(p.s, &p.wire);
+	vg_sender_hello(fresh_s, &wire_new);
 	for (update = 0; update <= 30; update++) {
+		g_assert_cmpmem(p.wire.data, p.wire.len, wire_new.data, wire_new.len);
 		g_assert_cmpint(vg_receiver_handle(p.r, p.wire.data, p.wire.len, fb_reset, &p.reply), ==, 0);
 		g_assert_cmpint(vg_receiver_handle(fresh, p.wire.data, p.wire.len, fb_new, &reply_new), ==, 0);
 		g_assert_cmpuint(p.reply.len, ==, reply_new.len);
@@ -270,9 +295,11 @@ static void test_reset(void)
 		g_assert_true(vg_pixbuf_equal(fb_reset, fb_new));
 		if (update > 0)
 			g_assert_true(vg_pixbuf_equal(fb_reset, p.server_fb));
+		feed_sender(fresh_s, &p.reply, p.server_fb);
 		vg_pair_feed_replies(&p);
 		vg_writer_reset(&reply_new);
 		vg_writer_reset(&p.wire);
+		vg_writer_reset(&wire_new);
 		if (update < 30) {
 			size_t n = vg_pair_random_update(rng, &p, segs, 40);
 
@@ -283,6 +310,8 @@ static void test_reset(void)
 				n = 1;
 			}
 			g_assert_cmpint(vg_sender_update(p.s, p.server_fb, segs, n, NULL, &p.wire), ==, 0);
+			g_assert_cmpint(vg_sender_update(fresh_s, p.server_fb, segs, n, NULL, &wire_new),
+					==, 0);
 		}
 	}
 	vg_receiver_get_stats(p.r, &st_reset);
@@ -293,6 +322,8 @@ static void test_reset(void)
 	g_assert_cmpuint(st_reset.cache_misses, ==, 0);
 	g_assert_cmpuint(st_reset.cache_entries, ==, st_new.cache_entries);
 	vg_writer_clear(&reply_new);
+	vg_writer_clear(&wire_new);
+	vg_sender_free(fresh_s);
 	vg_pixbuf_free(fb_reset);
 	vg_pixbuf_free(fb_new);
 	vg_receiver_free(fresh);
