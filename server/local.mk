@@ -22,7 +22,7 @@ server_libvgscreen_a_SOURCES = \
 	server/vg_serverkey.c server/vg_serverkey.h
 server_libvgscreen_a_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) \
 	-DVG_WEB_DIR='"$(webdir)"' -DVG_WEB_SRCDIR='"$(abs_top_srcdir)/viewer/web"' \
-	-DVG_WEB_BUILDDIR='"$(abs_top_builddir)/viewer/web"'
+	-DVG_WEB_BUILDDIR='"$(abs_top_builddir)/viewer/web"' -DVG_WEB_BUILDTOP='"$(abs_top_builddir)"'
 VG_SCREEN_LIBS = server/libvgscreen.a pipeline/libvgpipe.a $(VG_CAPTURE_LIBS) $(VNCSERVER_LIBS) -lpthread
 
 bin_PROGRAMS += server/varg-server

@@ -1,5 +1,6 @@
 /* The directories --http serves, and the option that names them. */
 #include <glib.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,23 +38,31 @@ int vg_webdir_check(const char *dir)
 	return VG_OK;
 }
 
+/* Whether this program is one the build tree holds (not installed): then
+ * its page is the source tree's and its WebAssembly the build tree's. */
+static bool running_from_build_tree(void)
+{
+	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+	size_t n = strlen(VG_WEB_BUILDTOP);
+
+	return exe && strncmp(exe, VG_WEB_BUILDTOP, n) == 0 && exe[n] == '/';
+}
+
 int vg_webdir_varg(char *dirs[2])
 {
 	const char *env = g_getenv("VARG_WEB_DIR");
-	g_autofree char *page = g_build_filename(VG_WEB_DIR, VG_HTTP_PAGE, NULL);
 
 	if (env && *env) {
 		dirs[0] = g_strdup(env);
 		return 1;
 	}
-	if (g_file_test(page, G_FILE_TEST_IS_REGULAR)) {
-		dirs[0] = g_strdup(VG_WEB_DIR);
-		return 1;
+	if (running_from_build_tree()) {
+		dirs[0] = g_strdup(VG_WEB_SRCDIR);
+		dirs[1] = g_strdup(VG_WEB_BUILDDIR);
+		return 2;
 	}
-	/* Not installed: the page in the sources, the WebAssembly built. */
-	dirs[0] = g_strdup(VG_WEB_SRCDIR);
-	dirs[1] = g_strdup(VG_WEB_BUILDDIR);
-	return 2;
+	dirs[0] = g_strdup(VG_WEB_DIR);
+	return 1;
 }
 
 void vg_webdir_print(const char *listen, int port, const char *dir)
