@@ -23,18 +23,38 @@
  *
  * With an HTTP root, a request for a file is answered on the screening
  * thread (server/vg_http.h) and only WebSocket upgrades go on.
+ *
+ * With an HTTP root and a TLS context, a browser may also come with TLS
+ * (https://, wss://): a connection whose first byte is 0x16 (a TLS
+ * handshake record; HTTP begins with a letter, RFB clients send nothing
+ * first) gets the TLS handshake on the screening thread, within
+ * screen_ms, then a bridge (capture/vg_tls.h) whose plain end is served
+ * like a plain connection: files answered, a WebSocket upgrade handed to
+ * handover_tls_cb. Inside TLS only HTTP is taken. With tls_required, plain
+ * HTTP requests, WebSocket upgrades included, are refused (403, saying to
+ * use https://): a page never reaches the server unencrypted.
  */
 #ifndef VG_LISTENER_H
 #define VG_LISTENER_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "capture/vg_tls.h"
 
 typedef struct vg_listener vg_listener;
 
 /* Called on one screening thread at a time with a connected socket,
  * which it owns from then on (it closes it when done with it). */
 typedef void (*vg_listener_handover_cb)(void *user, int fd);
+
+/* The same for a WebSocket upgrade that came inside TLS: fd is the plain
+ * end of the connection's bridge (a socketpair, whose peer address says
+ * nothing), peer the network peer's address as text ("192.0.2.7"). The
+ * request head is still queued on fd; the bridge runs until fd is
+ * closed or the peer goes. */
+typedef void (*vg_listener_handover_tls_cb)(void *user, int fd, const char *peer);
 
 typedef struct {
 	in_addr_t addr;           /* address to listen on (network order) */
@@ -46,7 +66,13 @@ typedef struct {
 				   * these directories (NULL-terminated, looked
 				   * in in order; server/vg_http.h); NULL: every
 				   * connection goes to the handover callback */
+	vg_tls_ctx *tls;          /* with http_roots: serve https:// and wss://
+				   * too, with this context (the caller's; it
+				   * outlives the listener); NULL: no TLS */
+	bool tls_required;        /* with tls: refuse plain HTTP and ws:// */
 	vg_listener_handover_cb handover_cb;
+	vg_listener_handover_tls_cb handover_tls_cb; /* with tls: wss:// upgrades;
+				   * NULL: they go to handover_cb */
 	void *user;
 } vg_listener_config;
 
@@ -56,6 +82,8 @@ typedef struct {
 	uint64_t dropped;         /* closed by the screening (or over max_pending) */
 	uint64_t cut;             /* handovers cut after handover_ms */
 	uint64_t http_answered;   /* HTTP requests answered (with http_root) */
+	uint64_t tls_accepted;    /* TLS handshakes that succeeded (with tls) */
+	uint64_t tls_failed;      /* and those that failed or timed out */
 } vg_listener_stats;
 
 /* Binds and listens; accepts nothing before vg_listener_start. Errors:
