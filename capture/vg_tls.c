@@ -576,7 +576,7 @@ void vg_tls_free(vg_tls *t)
 #define BRIDGE_BUF 16384
 
 struct vg_tls_bridge {
-	vg_tls *t;
+	vg_tls *t;               /* NULL: the bytes pass as they are */
 	int net_fd;
 	int plain_fd;            /* the bridge's end of the socketpair */
 	int stop[2];             /* a pipe: a byte asks the thread to stop */
@@ -593,8 +593,81 @@ struct vg_tls_bridge {
 
 static void count_net(vg_tls_bridge *b)
 {
+	if (!b->t)
+		return; /* counted as the bytes pass */
 	__atomic_store_n(&b->net_in, BIO_number_read(SSL_get_rbio(b->t->ssl)), __ATOMIC_RELAXED);
 	__atomic_store_n(&b->net_out, BIO_number_written(SSL_get_wbio(b->t->ssl)), __ATOMIC_RELAXED);
+}
+
+/* What a read or write on the network side came to. */
+enum { NET_DONE, NET_WANT_READ, NET_WANT_WRITE, NET_EOF, NET_ERROR };
+
+static int net_read(vg_tls_bridge *b, uint8_t *buf, size_t cap, size_t *n)
+{
+	if (!b->t) {
+		ssize_t r = recv(b->net_fd, buf, cap, 0);
+		if (r > 0) {
+			*n = (size_t)r;
+			__atomic_add_fetch(&b->net_in, (uint64_t)r, __ATOMIC_RELAXED);
+			return NET_DONE;
+		}
+		if (r == 0)
+			return NET_EOF;
+		return errno == EAGAIN || errno == EINTR ? NET_WANT_READ : NET_ERROR;
+	}
+	ERR_clear_error();
+	int r = SSL_read(b->t->ssl, buf, (int)cap);
+	if (r > 0) {
+		*n = (size_t)r;
+		return NET_DONE;
+	}
+	int e = SSL_get_error(b->t->ssl, r);
+	if (e == SSL_ERROR_WANT_READ)
+		return NET_WANT_READ;
+	if (e == SSL_ERROR_WANT_WRITE)
+		return NET_WANT_WRITE;
+	/* close_notify, or the socket's end (a peer that closed without
+	 * one). */
+	if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) || peer_closed()) {
+		ERR_clear_error();
+		return NET_EOF;
+	}
+	return NET_ERROR;
+}
+
+static int net_write(vg_tls_bridge *b, const uint8_t *buf, size_t len, size_t *n)
+{
+	if (!b->t) {
+		ssize_t w = send(b->net_fd, buf, len, MSG_NOSIGNAL);
+		if (w > 0) {
+			*n = (size_t)w;
+			__atomic_add_fetch(&b->net_out, (uint64_t)w, __ATOMIC_RELAXED);
+			return NET_DONE;
+		}
+		return w < 0 && (errno == EAGAIN || errno == EINTR) ? NET_WANT_WRITE : NET_ERROR;
+	}
+	ERR_clear_error();
+	int w = SSL_write(b->t->ssl, buf, (int)len);
+	if (w > 0) {
+		*n = (size_t)w;
+		return NET_DONE;
+	}
+	int e = SSL_get_error(b->t->ssl, w);
+	return e == SSL_ERROR_WANT_WRITE ? NET_WANT_WRITE : e == SSL_ERROR_WANT_READ ? NET_WANT_READ : NET_ERROR;
+}
+
+/* The end of what the plain end sends: close_notify, or for a plain
+ * bridge the socket's end of writing. */
+static int net_close(vg_tls_bridge *b)
+{
+	if (!b->t)
+		return shutdown(b->net_fd, SHUT_WR) == 0 || errno == ENOTCONN ? NET_DONE : NET_ERROR;
+	ERR_clear_error();
+	int r = SSL_shutdown(b->t->ssl);
+	if (r >= 0)
+		return NET_DONE;
+	int e = SSL_get_error(b->t->ssl, r);
+	return e == SSL_ERROR_WANT_WRITE ? NET_WANT_WRITE : e == SSL_ERROR_WANT_READ ? NET_WANT_READ : NET_ERROR;
 }
 
 /* The pump. Each direction ends on its own: the peer's close_notify (or
@@ -605,7 +678,6 @@ static void count_net(vg_tls_bridge *b)
  * either socket, or when asked to. */
 static void pump(vg_tls_bridge *b)
 {
-	SSL *ssl = b->t->ssl;
 	size_t n2p_len = 0, n2p_off = 0, p2n_len = 0, p2n_off = 0;
 	bool net_eof = false, plain_eof = false, shut_sent = false, plain_hup = false;
 	short read_wants = POLLIN, write_wants = 0;
@@ -615,30 +687,23 @@ static void pump(vg_tls_bridge *b)
 		do {
 			progress = false;
 			if (!net_eof && n2p_off == n2p_len) {
-				ERR_clear_error();
-				int r = SSL_read(ssl, b->n2p, sizeof b->n2p);
-				if (r > 0) {
-					n2p_len = (size_t)r;
+				size_t n = 0;
+				switch (net_read(b, b->n2p, sizeof b->n2p, &n)) {
+				case NET_DONE:
+					n2p_len = n;
 					n2p_off = 0;
 					read_wants = POLLIN;
 					progress = true;
-				} else {
-					int e = SSL_get_error(ssl, r);
-					if (e == SSL_ERROR_WANT_READ) {
-						read_wants = POLLIN;
-					} else if (e == SSL_ERROR_WANT_WRITE) {
-						read_wants = POLLOUT;
-					} else if (e == SSL_ERROR_ZERO_RETURN ||
-						   (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) || peer_closed()) {
-						/* close_notify, or the socket's end
-						 * (a peer that closed without one). */
-						ERR_clear_error();
-						net_eof = true;
-						shutdown(b->plain_fd, SHUT_WR);
-						progress = true;
-					} else {
-						return;
-					}
+					break;
+				case NET_WANT_READ: read_wants = POLLIN; break;
+				case NET_WANT_WRITE: read_wants = POLLOUT; break;
+				case NET_EOF:
+					net_eof = true;
+					shutdown(b->plain_fd, SHUT_WR);
+					progress = true;
+					break;
+				default:
+					return;
 				}
 			}
 			if (n2p_off < n2p_len) {
@@ -663,41 +728,30 @@ static void pump(vg_tls_bridge *b)
 					progress = true;
 				}
 			}
+			int st = NET_DONE;
 			if (p2n_off < p2n_len) {
-				ERR_clear_error();
-				int w = SSL_write(ssl, b->p2n + p2n_off, (int)(p2n_len - p2n_off));
-				if (w > 0) {
-					p2n_off += (size_t)w;
+				size_t n = 0;
+				st = net_write(b, b->p2n + p2n_off, p2n_len - p2n_off, &n);
+				if (st == NET_DONE) {
+					p2n_off += n;
 					write_wants = 0;
 					progress = true;
-				} else {
-					int e = SSL_get_error(ssl, w);
-					if (e == SSL_ERROR_WANT_WRITE)
-						write_wants = POLLOUT;
-					else if (e == SSL_ERROR_WANT_READ)
-						write_wants = POLLIN;
-					else
-						return;
 				}
-			}
-			if (plain_eof && p2n_off == p2n_len && !shut_sent) {
-				/* close_notify, once; the peer's is not awaited
-				 * here but read like any record. */
-				ERR_clear_error();
-				int r = SSL_shutdown(ssl);
-				if (r >= 0) {
+			} else if (plain_eof && !shut_sent) {
+				/* Once; the peer's close is not awaited here but
+				 * read like any record. */
+				st = net_close(b);
+				if (st == NET_DONE) {
 					shut_sent = true;
 					progress = true;
-				} else {
-					int e = SSL_get_error(ssl, r);
-					if (e == SSL_ERROR_WANT_WRITE)
-						write_wants = POLLOUT;
-					else if (e == SSL_ERROR_WANT_READ)
-						write_wants = POLLIN;
-					else
-						return;
 				}
 			}
+			if (st == NET_WANT_WRITE)
+				write_wants = POLLOUT;
+			else if (st == NET_WANT_READ)
+				write_wants = POLLIN;
+			else if (st != NET_DONE)
+				return;
 			count_net(b);
 			if (shut_sent && ((net_eof && n2p_off == n2p_len) || plain_hup))
 				return;
@@ -741,8 +795,10 @@ static void bridge_release(vg_tls_bridge *b)
 	vg_tls_free(b->t);
 	close(b->net_fd);
 	close(b->plain_fd);
-	close(b->stop[0]);
-	close(b->stop[1]);
+	if (b->stop[0] >= 0) {
+		close(b->stop[0]);
+		close(b->stop[1]);
+	}
 	pthread_mutex_destroy(&b->lock);
 	g_free(b);
 }
@@ -777,36 +833,47 @@ static void *bridge_main(void *arg)
 	return NULL;
 }
 
-int vg_tls_bridge_new(vg_tls *t, int net_fd, int *plain_fd, vg_tls_bridge **out)
+int vg_tls_bridge_start(vg_tls *t, int net_fd, int plain_fd, vg_tls_bridge **out)
 {
-	int sp[2] = {-1, -1};
 	*out = NULL;
-	*plain_fd = -1;
 	vg_tls_bridge *b = g_new0(vg_tls_bridge, 1);
 	b->t = t;
 	b->net_fd = net_fd;
+	b->plain_fd = plain_fd;
 	b->stop[0] = b->stop[1] = -1;
 	pthread_mutex_init(&b->lock, NULL);
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) != 0 ||
-	    pipe(b->stop) != 0) {
-		b->plain_fd = sp[0];
-		if (sp[1] >= 0)
-			close(sp[1]);
+	if (pipe(b->stop) != 0) {
 		bridge_release(b);
 		return VG_EIO;
 	}
-	b->plain_fd = sp[0];
 	for (int i = 0; i < 2; i++)
 		fcntl(b->stop[i], F_SETFD, FD_CLOEXEC);
-	fcntl(b->plain_fd, F_SETFL, fcntl(b->plain_fd, F_GETFL) | O_NONBLOCK);
+	fcntl(plain_fd, F_SETFL, fcntl(plain_fd, F_GETFL) | O_NONBLOCK);
 	fcntl(net_fd, F_SETFL, fcntl(net_fd, F_GETFL) | O_NONBLOCK);
 	if (pthread_create(&b->thread, NULL, bridge_main, b) != 0) {
-		close(sp[1]);
 		bridge_release(b);
 		return VG_EIO;
 	}
-	*plain_fd = sp[1];
 	*out = b;
+	return 0;
+}
+
+int vg_tls_bridge_new(vg_tls *t, int net_fd, int *plain_fd, vg_tls_bridge **out)
+{
+	int sp[2];
+	*out = NULL;
+	*plain_fd = -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) != 0) {
+		vg_tls_free(t);
+		close(net_fd);
+		return VG_EIO;
+	}
+	int rc = vg_tls_bridge_start(t, net_fd, sp[0], out);
+	if (rc < 0) {
+		close(sp[1]);
+		return rc;
+	}
+	*plain_fd = sp[1];
 	return 0;
 }
 

@@ -113,6 +113,12 @@ typedef void (*vg_tls_bridge_done_cb)(void *user, const vg_tls_bridge_stats *st)
  * or thread). Free with vg_tls_bridge_free, or detach. */
 int vg_tls_bridge_new(vg_tls *t, int net_fd, int *plain_fd, vg_tls_bridge **out);
 
+/* The same over a plain end the caller already has: takes t (NULL: no
+ * TLS, the bytes pass as they are), net_fd and plain_fd, all owned by
+ * the bridge from then on, even on failure. For a program that must
+ * speak on the plain end before the bridge starts. Errors: VG_EIO. */
+int vg_tls_bridge_start(vg_tls *t, int net_fd, int plain_fd, vg_tls_bridge **out);
+
 /* The counters so far (safe from any thread while b lives). */
 void vg_tls_bridge_stats_get(vg_tls_bridge *b, vg_tls_bridge_stats *out);
 

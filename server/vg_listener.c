@@ -1,13 +1,13 @@
 #define _GNU_SOURCE /* accept4, pipe2, POLLRDHUP */
 #include "server/vg_listener.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +34,7 @@ typedef struct conn {
 	struct vg_listener *owner;
 	int fd;                   /* given to the handover callback */
 	int dup_fd;               /* ours: the socket, whatever becomes of fd */
+	char peer[64];            /* the peer's numeric address */
 	uint64_t handover_ns;     /* when the handover began; 0: not yet */
 	int done;                 /* the handover returned */
 	int cut;                  /* dissolved by the watchdog */
@@ -273,6 +274,21 @@ static void unlink_conn(vg_listener *l, conn *c)
 	}
 }
 
+/* The handover's watchdog cuts the socket the gate handed over: make
+ * dup_fd a duplicate of it. With l->lock, so that no cut runs between. */
+static int watch_gated(vg_listener *l, conn *c)
+{
+	int d = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
+
+	if (d < 0)
+		return 0;
+	pthread_mutex_lock(&l->lock);
+	close(c->dup_fd);
+	c->dup_fd = d;
+	pthread_mutex_unlock(&l->lock);
+	return 1;
+}
+
 /* Whether the peer began with a TLS handshake record. */
 static bool starts_tls(int fd)
 {
@@ -283,24 +299,15 @@ static bool starts_tls(int fd)
 
 /* The TLS handshake on c->fd within screen_ms, then a bridge: c->fd
  * becomes the bridge's plain end (-1 if the bridge could not start; the
- * network socket is the bridge's either way) and peer the network
- * address. VG_OK, or the handshake's error, c->fd untouched. */
-static int start_tls(vg_listener *l, conn *c, char peer[INET6_ADDRSTRLEN])
+ * network socket is the bridge's either way, and dup_fd still cuts it).
+ * VG_OK, or the handshake's error, c->fd untouched. */
+static int start_tls(vg_listener *l, conn *c)
 {
-	struct sockaddr_storage sa;
-	socklen_t len = sizeof sa;
 	char why[256] = "";
 	vg_tls_bridge *b;
 	vg_tls *t;
 	int plain, err;
 
-	g_strlcpy(peer, "?", INET6_ADDRSTRLEN);
-	if (getpeername(c->fd, (struct sockaddr *)&sa, &len) == 0) {
-		if (sa.ss_family == AF_INET)
-			inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, peer, INET6_ADDRSTRLEN);
-		else if (sa.ss_family == AF_INET6)
-			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, peer, INET6_ADDRSTRLEN);
-	}
 	err = vg_tls_handshake(l->cfg.tls, c->fd, NULL, l->cfg.screen_ms, &t, why, sizeof why);
 	pthread_mutex_lock(&l->lock);
 	if (err)
@@ -309,7 +316,7 @@ static int start_tls(vg_listener *l, conn *c, char peer[INET6_ADDRSTRLEN])
 		l->stats.tls_accepted++;
 	pthread_mutex_unlock(&l->lock);
 	if (err) {
-		vg_debug("https from %s: no TLS: %s", peer, why);
+		vg_debug("https from %s: no TLS: %s", c->peer, why);
 		return err;
 	}
 	err = vg_tls_bridge_new(t, c->fd, &plain, &b);
@@ -324,18 +331,24 @@ static void *screening_thread(void *arg)
 {
 	conn *c = arg;
 	vg_listener *l = c->owner;
-	int ok, route = HAND_OVER;
+	int ok, route = HAND_OVER, gated = 0;
+	void *gate_state = NULL;
 	bool secure = false;
-	char peer[INET6_ADDRSTRLEN] = "";
 
 	ok = screen_conn(c->fd, l->cfg.screen_ms, l->cfg.http_roots ? HTTP_FIRST_MS : 0);
 	if (ok && l->cfg.http_roots && l->cfg.tls && starts_tls(c->fd)) {
-		secure = start_tls(l, c, peer) == VG_OK;
+		secure = start_tls(l, c) == VG_OK;
 		ok = secure;
 	}
 	if (ok && l->cfg.http_roots) {
 		route = route_http(l, c->fd, secure);
 		ok = route == HAND_OVER;
+	}
+	/* Past TLS already: the gate's VeNCrypt is for RFB on the socket. */
+	if (ok && l->cfg.gate_cb && !secure) {
+		gated = 1;
+		c->fd = l->cfg.gate_cb(l->cfg.user, c->fd, c->peer, &gate_state);
+		ok = c->fd >= 0 && watch_gated(l, c);
 	}
 	if (ok) {
 		pthread_mutex_lock(&l->handover_lock);
@@ -346,12 +359,12 @@ static void *screening_thread(void *arg)
 			l->stats.handed_over++;
 		}
 		pthread_mutex_unlock(&l->lock);
-		if (ok && secure && l->cfg.handover_tls_cb)
-			l->cfg.handover_tls_cb(l->cfg.user, c->fd, peer);
-		else if (ok)
-			l->cfg.handover_cb(l->cfg.user, c->fd);
+		if (ok)
+			l->cfg.handover_cb(l->cfg.user, c->fd, c->peer);
 		pthread_mutex_unlock(&l->handover_lock);
 	}
+	if (gated && c->fd >= 0)
+		l->cfg.gate_done_cb(l->cfg.user, gate_state, ok);
 	pthread_mutex_lock(&l->lock);
 	if (!ok) {
 		if (c->fd >= 0)
@@ -401,7 +414,9 @@ static void watch_handovers(vg_listener *l)
 
 static void accept_one(vg_listener *l)
 {
-	int fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+	struct sockaddr_in sin;
+	socklen_t sin_len = sizeof sin;
+	int fd = accept4(l->fd, (struct sockaddr *)&sin, &sin_len, SOCK_CLOEXEC);
 	pthread_attr_t attr;
 	pthread_t t;
 	conn *c;
@@ -419,6 +434,8 @@ static void accept_one(vg_listener *l)
 	c = g_new0(conn, 1);
 	c->owner = l;
 	c->fd = fd;
+	if (!inet_ntop(AF_INET, &sin.sin_addr, c->peer, sizeof c->peer))
+		g_strlcpy(c->peer, "unknown", sizeof c->peer);
 	c->dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

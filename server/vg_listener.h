@@ -24,15 +24,20 @@
  * With an HTTP root, a request for a file is answered on the screening
  * thread (server/vg_http.h) and only WebSocket upgrades go on.
  *
+ * A gate, when given, runs next on the same thread (the server's TLS,
+ * server/vg_tlsgate.h): a peer that stalls it holds only its own thread,
+ * and the handover watches the socket the gate handed over.
+ *
  * With an HTTP root and a TLS context, a browser may also come with TLS
  * (https://, wss://): a connection whose first byte is 0x16 (a TLS
  * handshake record; HTTP begins with a letter, RFB clients send nothing
  * first) gets the TLS handshake on the screening thread, within
  * screen_ms, then a bridge (capture/vg_tls.h) whose plain end is served
- * like a plain connection: files answered, a WebSocket upgrade handed to
- * handover_tls_cb. Inside TLS only HTTP is taken. With tls_required, plain
- * HTTP requests, WebSocket upgrades included, are refused (403, saying to
- * use https://): a page never reaches the server unencrypted.
+ * like a plain connection: files answered, a WebSocket upgrade handed
+ * over, past the gate (it is encrypted already), with the network peer's
+ * address. Inside TLS only HTTP is taken. With tls_required, plain HTTP
+ * requests, WebSocket upgrades included, are refused (403, saying to use
+ * https://): a page never reaches the server unencrypted.
  */
 #ifndef VG_LISTENER_H
 #define VG_LISTENER_H
@@ -46,15 +51,22 @@
 typedef struct vg_listener vg_listener;
 
 /* Called on one screening thread at a time with a connected socket,
- * which it owns from then on (it closes it when done with it). */
-typedef void (*vg_listener_handover_cb)(void *user, int fd);
+ * which it owns from then on (it closes it when done with it), and the
+ * peer's numeric address (valid during the call). A wss:// upgrade comes
+ * as the plain end of its TLS bridge (a socketpair, request head still
+ * queued; the bridge runs until it is closed or the peer goes). */
+typedef void (*vg_listener_handover_cb)(void *user, int fd, const char *peer);
 
-/* The same for a WebSocket upgrade that came inside TLS: fd is the plain
- * end of the connection's bridge (a socketpair, whose peer address says
- * nothing), peer the network peer's address as text ("192.0.2.7"). The
- * request head is still queued on fd; the bridge runs until fd is
- * closed or the peer goes. */
-typedef void (*vg_listener_handover_tls_cb)(void *user, int fd, const char *peer);
+/* A gate (optional): called on the screening thread, many at once, with
+ * every connection that is not an HTTP request for a file, before its
+ * handover. It may speak with the peer, and returns the socket to hand
+ * over in fd's place (fd itself, or another it then owns along with fd),
+ * or -1 to drop the connection (it has closed fd). Whatever it keeps for
+ * later goes in *state, which gate_done_cb gets on the same thread after
+ * the handover (handed: whether it took place), outside the handover's
+ * one-at-a-time lock. */
+typedef int (*vg_listener_gate_cb)(void *user, int fd, const char *peer, void **state);
+typedef void (*vg_listener_gate_done_cb)(void *user, void *state, int handed);
 
 typedef struct {
 	in_addr_t addr;           /* address to listen on (network order) */
@@ -71,15 +83,15 @@ typedef struct {
 				   * outlives the listener); NULL: no TLS */
 	bool tls_required;        /* with tls: refuse plain HTTP and ws:// */
 	vg_listener_handover_cb handover_cb;
-	vg_listener_handover_tls_cb handover_tls_cb; /* with tls: wss:// upgrades;
-				   * NULL: they go to handover_cb */
+	vg_listener_gate_cb gate_cb;          /* NULL: no gate */
+	vg_listener_gate_done_cb gate_done_cb; /* with gate_cb */
 	void *user;
 } vg_listener_config;
 
 typedef struct {
 	uint64_t accepted;        /* connections accepted */
 	uint64_t handed_over;     /* of which passed to the handover callback */
-	uint64_t dropped;         /* closed by the screening (or over max_pending) */
+	uint64_t dropped;         /* closed by the screening or the gate (or over max_pending) */
 	uint64_t cut;             /* handovers cut after handover_ms */
 	uint64_t http_answered;   /* HTTP requests answered (with http_root) */
 	uint64_t tls_accepted;    /* TLS handshakes that succeeded (with tls) */

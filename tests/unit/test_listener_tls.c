@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <glib.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -31,10 +32,18 @@ typedef struct {
 	char head[512];           /* what the secure handover found queued */
 } handovers;
 
-static void on_plain(void *user, int fd)
+/* An upgrade that came over TLS arrives on the plain end of its bridge
+ * (a Unix socketpair), a raw RFB client on its TCP socket. */
+static bool is_bridged(int fd)
 {
-	handovers *h = user;
+	int domain = 0;
+	socklen_t len = sizeof domain;
 
+	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
+}
+
+static void on_plain(handovers *h, int fd)
+{
 	g_mutex_lock(&h->lock);
 	h->plain++;
 	g_cond_broadcast(&h->changed);
@@ -43,9 +52,8 @@ static void on_plain(void *user, int fd)
 }
 
 /* Reads the queued upgrade, answers through the bridge, closes. */
-static void on_secure(void *user, int fd, const char *peer)
+static void on_secure(handovers *h, int fd, const char *peer)
 {
-	handovers *h = user;
 	char buf[512];
 	size_t got = 0;
 
@@ -66,6 +74,14 @@ static void on_secure(void *user, int fd, const char *peer)
 	g_strlcpy(h->head, buf, sizeof h->head);
 	g_cond_broadcast(&h->changed);
 	g_mutex_unlock(&h->lock);
+}
+
+static void on_handover(void *user, int fd, const char *peer)
+{
+	if (is_bridged(fd))
+		on_secure(user, fd, peer);
+	else
+		on_plain(user, fd);
 }
 
 static int dial(int port)
@@ -134,7 +150,7 @@ static void test_https(void)
 	{
 		vg_listener_config cfg = {
 			.addr = htonl(INADDR_LOOPBACK), .http_roots = roots, .tls = server,
-			.tls_required = true, .handover_cb = on_plain, .handover_tls_cb = on_secure,
+			.tls_required = true, .handover_cb = on_handover,
 			.user = &h, .screen_ms = 3000,
 		};
 

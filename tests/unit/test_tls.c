@@ -143,7 +143,8 @@ static void test_fingerprint_text(void)
 	g_assert_cmpint(vg_tls_fingerprint_parse(text, back), ==, 0);
 	g_assert_cmpmem(back, sizeof back, fp, sizeof fp);
 	g_autofree char *lower = g_ascii_strdown(text, -1);
-	g_autofree char *bare = g_strjoinv("", g_strsplit(lower, ":", -1));
+	g_auto(GStrv) pairs = g_strsplit(lower, ":", -1);
+	g_autofree char *bare = g_strjoinv("", pairs);
 	g_autofree char *pref = g_strconcat("SHA256:", bare, NULL);
 	memset(back, 0, sizeof back);
 	g_assert_cmpint(vg_tls_fingerprint_parse(pref, back), ==, 0);
@@ -492,6 +493,46 @@ static void test_bridge_ends(void)
 	vg_tls_ctx_free(sctx);
 }
 
+/* Without TLS the bridge passes bytes as they are, over a plain end the
+ * caller made, and counts them on both sides. */
+static void test_bridge_plain(void)
+{
+	int net[2], plain[2];
+	g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM, 0, net), ==, 0);
+	g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM, 0, plain), ==, 0);
+	/* Spoken before the bridge starts: it stays queued for the peer. */
+	g_assert_cmpint(write(plain[1], "RFB ", 4), ==, 4);
+	vg_tls_bridge *b = NULL;
+	g_assert_cmpint(vg_tls_bridge_start(NULL, net[0], plain[0], &b), ==, 0);
+	g_assert_cmpint(write(plain[1], "003.008\n", 8), ==, 8);
+	g_assert_cmpint(write(net[1], "hello", 5), ==, 5);
+	shutdown(net[1], SHUT_WR);
+	GByteArray *got = read_all(plain[1]);
+	g_assert_cmpmem(got->data, got->len, "hello", 5);
+	g_byte_array_unref(got);
+	shutdown(plain[1], SHUT_WR);
+	got = read_all(net[1]);
+	g_assert_cmpmem(got->data, got->len, "RFB 003.008\n", 12);
+	g_byte_array_unref(got);
+	done_box d = {0};
+	g_mutex_init(&d.m);
+	g_cond_init(&d.c);
+	vg_tls_bridge_detach(b, on_done, &d);
+	g_mutex_lock(&d.m);
+	gint64 until = g_get_monotonic_time() + 5 * G_TIME_SPAN_SECOND;
+	while (!d.done)
+		g_assert_true(g_cond_wait_until(&d.c, &d.m, until));
+	g_mutex_unlock(&d.m);
+	g_assert_cmpuint(d.st.net_in, ==, 5);
+	g_assert_cmpuint(d.st.plain_out, ==, 5);
+	g_assert_cmpuint(d.st.plain_in, ==, 12);
+	g_assert_cmpuint(d.st.net_out, ==, 12);
+	g_mutex_clear(&d.m);
+	g_cond_clear(&d.c);
+	close(net[1]);
+	close(plain[1]);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -507,6 +548,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/tls/handshake_deadline", test_handshake_deadline);
 	g_test_add_func("/tls/bridge", test_bridge);
 	g_test_add_func("/tls/bridge_ends", test_bridge_ends);
+	g_test_add_func("/tls/bridge_plain", test_bridge_plain);
 	int rc = g_test_run();
 	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
