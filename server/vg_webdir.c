@@ -7,6 +7,7 @@
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "server/vg_http.h"
+#include "server/vg_serverconfig.h"
 #include "server/vg_webdir.h"
 
 int vg_webdir_option(const char *name, const char *value, void *data, void *error)
@@ -65,10 +66,14 @@ int vg_webdir_varg(char *dirs[2])
 	return 1;
 }
 
-void vg_webdir_print(const char *listen, int port, const char *dir)
+void vg_webdir_print(const char *listen, int port, const char *dir, vg_server_tls tls)
 {
 	/* Any address: the browser needs a name for this machine. */
 	const char *host = strcmp(listen, "0.0.0.0") == 0 ? g_get_host_name() : listen;
+	const char *prog = g_get_prgname();
 
-	printf("%s: browsers open http://%s:%d/ (files from %s)\n", g_get_prgname(), host, port, dir);
+	printf("%s: browsers open %s://%s:%d/ (files from %s)\n", prog,
+	       tls == VG_SERVER_TLS_REQUIRE ? "https" : "http", host, port, dir);
+	if (tls == VG_SERVER_TLS_OFFER)
+		printf("%s: browsers open https://%s:%d/ too (TLS, the certificate above)\n", prog, host, port);
 }

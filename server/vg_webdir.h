@@ -5,6 +5,8 @@
 #ifndef VG_WEBDIR_H
 #define VG_WEBDIR_H
 
+#include "server/vg_serverconfig.h"
+
 /* The directory --http serves when given none: Debian's noVNC. */
 #define VG_WEBDIR_NOVNC "/usr/share/novnc"
 
@@ -26,8 +28,9 @@ int vg_webdir_option(const char *name, const char *value, void *data, void *erro
  * (free each with g_free) and returns how many. */
 int vg_webdir_varg(char *dirs[2]);
 
-/* Prints, on stdout, the address a browser opens for a server listening
- * on listen:port with --http=dir. */
-void vg_webdir_print(const char *listen, int port, const char *dir);
+/* Prints, on stdout, the addresses a browser opens for a server
+ * listening on listen:port with --http=dir and TLS as tls says: http://
+ * without TLS, https:// when required, both when offered. */
+void vg_webdir_print(const char *listen, int port, const char *dir, vg_server_tls tls);
 
 #endif
