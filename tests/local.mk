@@ -112,3 +112,8 @@ dist_noinst_SCRIPTS += tests/e2e/test_crash_points.sh
 # a Slurm job array (scripts/ratio-corpus).
 TESTS += tests/e2e/test_ratio_corpus.sh
 dist_noinst_SCRIPTS += tests/e2e/test_ratio_corpus.sh scripts/ratio-corpus
+
+# TLS (VeNCrypt) against TigerVNC's vncviewer, vncsnapshot, openssl
+# s_client and a VeNCrypt client of the test's own.
+TESTS += tests/interop/test_tls.sh
+dist_noinst_SCRIPTS += tests/interop/test_tls.sh tests/vg_tlsprobe.py
