@@ -16,7 +16,7 @@
 TRACE=$S/traces/samples/heatmap-scroll.vtr
 PKGS="varg-server varg-viewer varg-trace"
 LOCK=/run/lock/varg-test-packages.lock
-plan=11
+plan=12
 tap_plan $plan
 
 skip_all() {
@@ -25,7 +25,7 @@ skip_all() {
 }
 [ "${VG_SKIP_PACKAGES:-0}" = 1 ] && skip_all "VG_SKIP_PACKAGES=1"
 [ "$(id -u)" -eq 0 ] || skip_all "not root: installing packages needs root (apt-get)"
-for need in dpkg-buildpackage dh dh_autoreconf fakeroot apt-get flock curl Xvfb; do
+for need in dpkg-buildpackage dh dh_autoreconf fakeroot lintian apt-get flock curl Xvfb; do
 	command -v "$need" >/dev/null ||
 		{ echo "# $need is missing: run scripts/setup (or VG_SKIP_PACKAGES=1)"; exit 1; }
 done
@@ -76,6 +76,11 @@ viewer_and_trace() {
 		holds varg-trace usr/bin/varg-trace usr/share/man/man1/varg-trace.1.gz
 }
 tap_check "varg-viewer and varg-trace: program and manual page each" viewer_and_trace
+(cd "$work/pkg" && lintian --fail-on error,warning varg-server_*.deb varg-viewer_*.deb varg-trace_*.deb) \
+	>"$work/lintian.log" 2>&1
+st=$?
+grep -v 'running with root privileges' "$work/lintian.log" | sed 's/^/#   /'
+tap_check "lintian finds no error or warning" test $st -eq 0
 deps() { dpkg-deb -f "$work"/pkg/"$1"_*.deb Depends; }
 tap_check "Depends has the shared libraries (shlibs)" \
 	sh -c "echo '$(deps varg-server)' | grep -q 'libvncserver1' &&
