@@ -23,9 +23,10 @@ capture_libvgcapture_a_SOURCES = \
 	capture/vg_latin1.c capture/vg_latin1.h \
 	capture/vg_tls.c capture/vg_tls.h
 capture_libvgcapture_a_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(XI_CFLAGS) \
-	$(XTST_CFLAGS) $(VNCCLIENT_CFLAGS) $(CRYPTO_CFLAGS) $(SSL_CFLAGS)
+	$(XTST_CFLAGS) $(VNCCLIENT_CFLAGS) $(VNCSERVER_CFLAGS) $(CRYPTO_CFLAGS) $(SSL_CFLAGS)
+# libvncserver for vg_passwd (LibVNC's password file functions live there).
 VG_CAPTURE_LIBS = capture/libvgcapture.a segment2d/libvgseg.a $(VG_FP_LIBS) \
-	$(X11_LIBS) $(XDAMAGE_LIBS) $(XI_LIBS) $(XTST_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS) $(SSL_LIBS)
+	$(X11_LIBS) $(XDAMAGE_LIBS) $(XI_LIBS) $(XTST_LIBS) $(VNCCLIENT_LIBS) $(VNCSERVER_LIBS) $(ZLIB_LIBS) $(SSL_LIBS)
 
 check_PROGRAMS += tests/unit/test_address
 TESTS += tests/unit/test_address

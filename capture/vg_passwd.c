@@ -1,12 +1,18 @@
-/* DES through OpenSSL's low-level interface: VNC's password obfuscation is
- * single DES, which OpenSSL 3 keeps only there (EVP offers it through the
- * legacy provider, which may not be installed). */
-#define OPENSSL_SUPPRESS_DEPRECATED
+/* VNC password files through LibVNC's own vncauth (rfbEncryptAndStorePasswd,
+ * rfbDecryptPasswdFromFile): the same single DES under VNC's fixed key that
+ * vncpasswd writes, done by the library that already does VNC
+ * authentication's challenge with that DES (LibVNC's crypto backend,
+ * libgcrypt on Debian). OpenSSL 3 keeps single DES only in its deprecated
+ * DES_* functions or its legacy provider, which may not be installed and,
+ * loaded into the default library context, would widen what TLS may use;
+ * LibVNC needs neither. The price: programs that read passwords link
+ * libvncserver, where those two functions live. */
 #include <fcntl.h>
 #include <glib.h>
-#include <openssl/des.h>
+#include <rfb/rfbproto.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
@@ -14,58 +20,34 @@
 #include "common/vg_error.h"
 #include "capture/vg_passwd.h"
 
-/* The key every VNC implementation uses for stored passwords. */
-static const unsigned char fixed_key[8] = { 23, 82, 107, 6, 35, 78, 88, 7 };
-
-/* VNC's DES takes each key byte with its bits in reverse order. */
-static void vnc_key(DES_key_schedule *ks)
-{
-	DES_cblock key;
-	int i, b;
-
-	for (i = 0; i < 8; i++) {
-		unsigned char in = fixed_key[i], out = 0;
-
-		for (b = 0; b < 8; b++)
-			if (in & (1u << b))
-				out |= (unsigned char)(0x80u >> b);
-		key[i] = out;
-	}
-	DES_set_key_unchecked(&key, ks);
-}
-
 int vg_passwd_read_file(const char *path, char **out)
 {
 	g_autofree char *data = NULL;
-	DES_key_schedule ks;
-	DES_cblock in, plain;
+	char *plain;
 	gsize len;
 
+	/* LibVNC answers only NULL: tell an unreadable file from a short
+	 * one first. */
 	if (!g_file_get_contents(path, &data, &len, NULL))
 		return VG_EIO;
+	memset(data, 0, len);
 	if (len < 8)
 		return VG_EFORMAT;
-	memcpy(in, data, 8);
-	vnc_key(&ks);
-	DES_ecb_encrypt(&in, &plain, &ks, DES_DECRYPT);
-	*out = g_strndup((const char *)plain, 8);
-	memset(plain, 0, sizeof plain);
+	plain = rfbDecryptPasswdFromFile((char *)path);
+	if (!plain)
+		return VG_EIO;
+	*out = g_strndup(plain, 8);
+	memset(plain, 0, 8);
+	free(plain);
 	return VG_OK;
 }
 
 int vg_passwd_write_file(const char *path, const char *password)
 {
-	DES_key_schedule ks;
-	DES_cblock plain, enc;
-	size_t n = strlen(password);
-
-	if (n > 8)
+	if (strlen(password) > 8)
 		return VG_EINVAL;
-	memset(plain, 0, sizeof plain);
-	memcpy(plain, password, n);
-	vnc_key(&ks);
-	DES_ecb_encrypt(&plain, &enc, &ks, DES_ENCRYPT);
-	if (!g_file_set_contents(path, (const char *)enc, 8, NULL))
+	/* Created 0600, as vncpasswd does. */
+	if (rfbEncryptAndStorePasswd((char *)password, (char *)path) != 0)
 		return VG_EIO;
 	return VG_OK;
 }

@@ -23,7 +23,7 @@ server_libvgscreen_a_SOURCES = \
 	server/vg_serverkey.c server/vg_serverkey.h
 server_libvgscreen_a_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) \
 	-DVG_WEB_DIR='"$(webdir)"' -DVG_WEB_SRCDIR='"$(abs_top_srcdir)/viewer/web"' \
-	-DVG_WEB_BUILDDIR='"$(abs_top_builddir)/viewer/web"'
+	-DVG_WEB_BUILDDIR='"$(abs_top_builddir)/viewer/web"' -DVG_WEB_BUILDTOP='"$(abs_top_builddir)"'
 VG_SCREEN_LIBS = server/libvgscreen.a pipeline/libvgpipe.a $(VG_CAPTURE_LIBS) $(VNCSERVER_LIBS) -lpthread
 
 bin_PROGRAMS += server/varg-server
@@ -68,6 +68,14 @@ TESTS += tests/unit/test_http
 tests_unit_test_http_SOURCES = tests/unit/test_http.c server/vg_http.c server/vg_http.h
 tests_unit_test_http_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_http_LDADD = $(VG_COMMON_LIBS)
+# The listener's HTTPS and WSS path on loopback sockets.
+check_PROGRAMS += tests/unit/test_listener_tls
+TESTS += tests/unit/test_listener_tls
+tests_unit_test_listener_tls_SOURCES = tests/unit/test_listener_tls.c \
+	server/vg_listener.c server/vg_listener.h server/vg_http.c server/vg_http.h \
+	capture/vg_tls.c capture/vg_tls.h $(VG_TESTUTIL_SOURCES)
+tests_unit_test_listener_tls_CFLAGS = $(AM_CFLAGS) $(SSL_CFLAGS) $(CRYPTO_CFLAGS)
+tests_unit_test_listener_tls_LDADD = $(VG_COMMON_LIBS) $(SSL_LIBS) $(CRYPTO_LIBS) -lpthread
 VG_FUZZERS += tests/fuzz/fuzz_http
 tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c server/vg_http.c server/vg_http.h
 tests_fuzz_fuzz_http_LDADD = $(VG_COMMON_LIBS)

@@ -271,7 +271,7 @@ int main(int argc, char **argv)
 	       vg_relaysource_width(relay), vg_relaysource_height(relay), o.rest[0]);
 	vg_server_print_tls(srv, "varg-relay");
 	if (o.http)
-		vg_webdir_print(cfg.listen, vg_server_port(srv), o.http);
+		vg_webdir_print(cfg.listen, vg_server_port(srv), o.http, cfg.tls);
 	fflush(stdout);
 	report = vg_report_start(srv, "varg-relay", o.stats_interval);
 

@@ -348,7 +348,7 @@ int main(int argc, char **argv)
 	printf("varg-server: listening on %s:%d (%dx%d)\n", cfg.listen, vg_server_port(srv), width, height);
 	vg_server_print_tls(srv, "varg-server");
 	if (o.http)
-		vg_webdir_print(cfg.listen, vg_server_port(srv), o.http);
+		vg_webdir_print(cfg.listen, vg_server_port(srv), o.http, cfg.tls);
 	fflush(stdout);
 	report = vg_report_start(srv, "varg-server", o.stats_interval);
 

@@ -269,15 +269,23 @@ static int send_head(int fd, int status, const char *extra)
 	return send_all(fd, head, (size_t)n);
 }
 
-int vg_http_respond_status(int fd, int status)
+int vg_http_respond_text(int fd, int status, const char *text)
 {
-	char extra[160], body[80];
-	int n = snprintf(body, sizeof body, "%d %s\n", status, reason(status));
+	char extra[160];
+	size_t n = strlen(text);
 
-	snprintf(extra, sizeof extra, "Content-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\n", n);
+	snprintf(extra, sizeof extra, "Content-Type: text/plain; charset=utf-8\r\nContent-Length: %zu\r\n", n);
 	if (send_head(fd, status, extra))
 		return VG_EIO;
-	return send_all(fd, body, (size_t)n);
+	return send_all(fd, text, n);
+}
+
+int vg_http_respond_status(int fd, int status)
+{
+	char body[80];
+
+	snprintf(body, sizeof body, "%d %s\n", status, reason(status));
+	return vg_http_respond_text(fd, status, body);
 }
 
 /* Whether path (resolved) lies inside dir (resolved). */

@@ -67,4 +67,7 @@ int vg_http_respond(int fd, const char *const *roots, const vg_http_request *req
 /* Sends an error status with a one-line body; VG_EIO if it could not. */
 int vg_http_respond_status(int fd, int status);
 
+/* The same with text (UTF-8, ending in a newline) as the body. */
+int vg_http_respond_text(int fd, int status, const char *text);
+
 #endif

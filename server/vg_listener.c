@@ -25,6 +25,8 @@
  * browser's before it goes on as RFB. Browsers send their request a few
  * milliseconds after connecting, but past LibVNCServer's own wait. */
 #define HTTP_FIRST_MS 250
+/* The first byte of a TLS connection: a handshake record. */
+#define TLS_HANDSHAKE_RECORD 0x16
 
 /* A connection between accept and the end of its handover. */
 typedef struct conn {
@@ -191,6 +193,10 @@ static bool wait_more(int fd, int have, uint64_t until)
 			return true;
 		if (r > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)))
 			return false;
+		/* A bridge's socketpair is readable at any byte, whatever
+		 * SO_RCVLOWAT says: do not spin on the bytes already there. */
+		if (r > 0)
+			g_usleep(2000);
 	}
 }
 
@@ -200,17 +206,21 @@ static bool wait_more(int fd, int have, uint64_t until)
  * HAND_OVER for RFB and WebSocket clients, ANSWERED, or DROP. */
 enum { DROP, HAND_OVER, ANSWERED };
 
-static int route_http(vg_listener *l, int fd)
+static int route_http(vg_listener *l, int fd, bool secure)
 {
 	char head[VG_HTTP_HEAD_MAX];
 	uint64_t until = vg_time_ns() + (uint64_t)l->cfg.screen_ms * 1000000u;
 	struct timeval send_limit = { .tv_sec = 10 };
 	vg_http_request req;
 	int one = 1, err, status;
-	ssize_t n = recv(fd, head, 4, MSG_PEEK | MSG_DONTWAIT);
+	ssize_t n;
 
+	/* Inside TLS the browser speaks first, and only HTTP is taken. */
+	if (secure && queued_bytes(fd) < PEEK_LEN && !wait_more(fd, PEEK_LEN - 1, until))
+		return DROP;
+	n = recv(fd, head, 4, MSG_PEEK | MSG_DONTWAIT);
 	if (n < 4 || !vg_http_is_request((const uint8_t *)head, 4))
-		return HAND_OVER;
+		return secure ? DROP : HAND_OVER;
 	for (;;) {
 		n = recv(fd, head, sizeof head, MSG_PEEK | MSG_DONTWAIT);
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
@@ -231,12 +241,21 @@ static int route_http(vg_listener *l, int fd)
 		vg_http_respond_status(fd, err == VG_ERANGE ? 414 : 400);
 		return ANSWERED;
 	}
-	if (req.websocket)
+	if (req.websocket && (secure || !l->cfg.tls_required))
 		return HAND_OVER;
 	if (recv(fd, head, req.head_len, MSG_DONTWAIT) != (ssize_t)req.head_len)
 		return DROP;
 	/* A browser that stops reading cannot hold the thread. */
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_limit, sizeof send_limit);
+	if (!secure && l->cfg.tls_required) {
+		/* Refused rather than redirected: nothing the page or its
+		 * WebSocket would carry goes in the clear, and no Host
+		 * header is trusted to build a URL from. */
+		vg_http_respond_text(fd, 403, "This server takes TLS only: open the same address "
+				     "with https:// instead of http://.\n");
+		vg_debug("http %s: refused without TLS", req.path);
+		return ANSWERED;
+	}
 	status = vg_http_respond(fd, l->cfg.http_roots, &req);
 	vg_debug("http %s %s: %d", req.method == VG_HTTP_GET ? "GET" :
 		 req.method == VG_HTTP_HEAD ? "HEAD" : "other", req.path, status);
@@ -270,19 +289,63 @@ static int watch_gated(vg_listener *l, conn *c)
 	return 1;
 }
 
+/* Whether the peer began with a TLS handshake record. */
+static bool starts_tls(int fd)
+{
+	uint8_t b;
+
+	return recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 1 && b == TLS_HANDSHAKE_RECORD;
+}
+
+/* The TLS handshake on c->fd within screen_ms, then a bridge: c->fd
+ * becomes the bridge's plain end (-1 if the bridge could not start; the
+ * network socket is the bridge's either way, and dup_fd still cuts it).
+ * VG_OK, or the handshake's error, c->fd untouched. */
+static int start_tls(vg_listener *l, conn *c)
+{
+	char why[256] = "";
+	vg_tls_bridge *b;
+	vg_tls *t;
+	int plain, err;
+
+	err = vg_tls_handshake(l->cfg.tls, c->fd, NULL, l->cfg.screen_ms, &t, why, sizeof why);
+	pthread_mutex_lock(&l->lock);
+	if (err)
+		l->stats.tls_failed++;
+	else
+		l->stats.tls_accepted++;
+	pthread_mutex_unlock(&l->lock);
+	if (err) {
+		vg_debug("https from %s: no TLS: %s", c->peer, why);
+		return err;
+	}
+	err = vg_tls_bridge_new(t, c->fd, &plain, &b);
+	c->fd = err ? -1 : plain;
+	if (err)
+		return err;
+	vg_tls_bridge_detach(b, NULL, NULL);
+	return VG_OK;
+}
+
 static void *screening_thread(void *arg)
 {
 	conn *c = arg;
 	vg_listener *l = c->owner;
 	int ok, route = HAND_OVER, gated = 0;
 	void *gate_state = NULL;
+	bool secure = false;
 
 	ok = screen_conn(c->fd, l->cfg.screen_ms, l->cfg.http_roots ? HTTP_FIRST_MS : 0);
+	if (ok && l->cfg.http_roots && l->cfg.tls && starts_tls(c->fd)) {
+		secure = start_tls(l, c) == VG_OK;
+		ok = secure;
+	}
 	if (ok && l->cfg.http_roots) {
-		route = route_http(l, c->fd);
+		route = route_http(l, c->fd, secure);
 		ok = route == HAND_OVER;
 	}
-	if (ok && l->cfg.gate_cb) {
+	/* Past TLS already: the gate's VeNCrypt is for RFB on the socket. */
+	if (ok && l->cfg.gate_cb && !secure) {
 		gated = 1;
 		c->fd = l->cfg.gate_cb(l->cfg.user, c->fd, c->peer, &gate_state);
 		ok = c->fd >= 0 && watch_gated(l, c);

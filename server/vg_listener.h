@@ -27,18 +27,34 @@
  * A gate, when given, runs next on the same thread (the server's TLS,
  * server/vg_tlsgate.h): a peer that stalls it holds only its own thread,
  * and the handover watches the socket the gate handed over.
+ *
+ * With an HTTP root and a TLS context, a browser may also come with TLS
+ * (https://, wss://): a connection whose first byte is 0x16 (a TLS
+ * handshake record; HTTP begins with a letter, RFB clients send nothing
+ * first) gets the TLS handshake on the screening thread, within
+ * screen_ms, then a bridge (capture/vg_tls.h) whose plain end is served
+ * like a plain connection: files answered, a WebSocket upgrade handed
+ * over, past the gate (it is encrypted already), with the network peer's
+ * address. Inside TLS only HTTP is taken. With tls_required, plain HTTP
+ * requests, WebSocket upgrades included, are refused (403, saying to use
+ * https://): a page never reaches the server unencrypted.
  */
 #ifndef VG_LISTENER_H
 #define VG_LISTENER_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "capture/vg_tls.h"
 
 typedef struct vg_listener vg_listener;
 
 /* Called on one screening thread at a time with a connected socket,
  * which it owns from then on (it closes it when done with it), and the
- * peer's numeric address (valid during the call). */
+ * peer's numeric address (valid during the call). A wss:// upgrade comes
+ * as the plain end of its TLS bridge (a socketpair, request head still
+ * queued; the bridge runs until it is closed or the peer goes). */
 typedef void (*vg_listener_handover_cb)(void *user, int fd, const char *peer);
 
 /* A gate (optional): called on the screening thread, many at once, with
@@ -62,6 +78,10 @@ typedef struct {
 				   * these directories (NULL-terminated, looked
 				   * in in order; server/vg_http.h); NULL: every
 				   * connection goes to the handover callback */
+	vg_tls_ctx *tls;          /* with http_roots: serve https:// and wss://
+				   * too, with this context (the caller's; it
+				   * outlives the listener); NULL: no TLS */
+	bool tls_required;        /* with tls: refuse plain HTTP and ws:// */
 	vg_listener_handover_cb handover_cb;
 	vg_listener_gate_cb gate_cb;          /* NULL: no gate */
 	vg_listener_gate_done_cb gate_done_cb; /* with gate_cb */
@@ -74,6 +94,8 @@ typedef struct {
 	uint64_t dropped;         /* closed by the screening or the gate (or over max_pending) */
 	uint64_t cut;             /* handovers cut after handover_ms */
 	uint64_t http_answered;   /* HTTP requests answered (with http_root) */
+	uint64_t tls_accepted;    /* TLS handshakes that succeeded (with tls) */
+	uint64_t tls_failed;      /* and those that failed or timed out */
 } vg_listener_stats;
 
 /* Binds and listens; accepts nothing before vg_listener_start. Errors:

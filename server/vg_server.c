@@ -433,6 +433,13 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		if (cfg->http_root) {
 			s->http_roots[vg_webdir_varg(s->http_roots)] = g_strdup(cfg->http_root);
 			lc.http_roots = (const char *const *)s->http_roots;
+			/* Browsers get TLS as viewers do: https:// and wss://
+			 * with the same certificate, plain HTTP refused when
+			 * TLS is required. */
+			if (s->gate) {
+				lc.tls = vg_tlsgate_tls(s->gate);
+				lc.tls_required = vg_tlsgate_required(s->gate);
+			}
 		}
 
 		if (vg_listener_new(&lc, &s->listener)) {

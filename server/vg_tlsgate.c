@@ -166,6 +166,16 @@ const char *vg_tlsgate_cert_path(const vg_tlsgate *g)
 	return vg_tls_ctx_cert_path(g->ctx);
 }
 
+vg_tls_ctx *vg_tlsgate_tls(vg_tlsgate *g)
+{
+	return g->ctx;
+}
+
+bool vg_tlsgate_required(const vg_tlsgate *g)
+{
+	return g->cfg.mode == VG_TLSGATE_REQUIRE;
+}
+
 static void count(vg_tlsgate *g, unsigned long long *field)
 {
 	pthread_mutex_lock(&g->lock);

@@ -32,6 +32,8 @@
 
 #include <stdbool.h>
 
+#include "capture/vg_tls.h"
+
 typedef struct vg_tlsgate vg_tlsgate;
 
 typedef enum {
@@ -62,6 +64,13 @@ int vg_tlsgate_new(const vg_tlsgate_config *cfg, vg_tlsgate **out);
  * while g lives. */
 const char *vg_tlsgate_fingerprint(const vg_tlsgate *g);
 const char *vg_tlsgate_cert_path(const vg_tlsgate *g);
+
+/* The TLS server context, for the HTTPS and WSS of --http on the same
+ * port (server/vg_listener.h); valid while g lives. */
+vg_tls_ctx *vg_tlsgate_tls(vg_tlsgate *g);
+
+/* Whether the gate requires TLS (VG_TLSGATE_REQUIRE). */
+bool vg_tlsgate_required(const vg_tlsgate *g);
 
 /* What vg_listener's gate_cb and gate_done_cb do (server/vg_listener.h):
  * open speaks with the peer at fd (peer: its address, for the log) and

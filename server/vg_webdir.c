@@ -1,11 +1,13 @@
 /* The directories --http serves, and the option that names them. */
 #include <glib.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "server/vg_http.h"
+#include "server/vg_serverconfig.h"
 #include "server/vg_webdir.h"
 
 int vg_webdir_option(const char *name, const char *value, void *data, void *error)
@@ -37,29 +39,41 @@ int vg_webdir_check(const char *dir)
 	return VG_OK;
 }
 
+/* Whether this program is one the build tree holds (not installed): then
+ * its page is the source tree's and its WebAssembly the build tree's. */
+static bool running_from_build_tree(void)
+{
+	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+	size_t n = strlen(VG_WEB_BUILDTOP);
+
+	return exe && strncmp(exe, VG_WEB_BUILDTOP, n) == 0 && exe[n] == '/';
+}
+
 int vg_webdir_varg(char *dirs[2])
 {
 	const char *env = g_getenv("VARG_WEB_DIR");
-	g_autofree char *page = g_build_filename(VG_WEB_DIR, VG_HTTP_PAGE, NULL);
 
 	if (env && *env) {
 		dirs[0] = g_strdup(env);
 		return 1;
 	}
-	if (g_file_test(page, G_FILE_TEST_IS_REGULAR)) {
-		dirs[0] = g_strdup(VG_WEB_DIR);
-		return 1;
+	if (running_from_build_tree()) {
+		dirs[0] = g_strdup(VG_WEB_SRCDIR);
+		dirs[1] = g_strdup(VG_WEB_BUILDDIR);
+		return 2;
 	}
-	/* Not installed: the page in the sources, the WebAssembly built. */
-	dirs[0] = g_strdup(VG_WEB_SRCDIR);
-	dirs[1] = g_strdup(VG_WEB_BUILDDIR);
-	return 2;
+	dirs[0] = g_strdup(VG_WEB_DIR);
+	return 1;
 }
 
-void vg_webdir_print(const char *listen, int port, const char *dir)
+void vg_webdir_print(const char *listen, int port, const char *dir, vg_server_tls tls)
 {
 	/* Any address: the browser needs a name for this machine. */
 	const char *host = strcmp(listen, "0.0.0.0") == 0 ? g_get_host_name() : listen;
+	const char *prog = g_get_prgname();
 
-	printf("%s: browsers open http://%s:%d/ (files from %s)\n", g_get_prgname(), host, port, dir);
+	printf("%s: browsers open %s://%s:%d/ (files from %s)\n", prog,
+	       tls == VG_SERVER_TLS_REQUIRE ? "https" : "http", host, port, dir);
+	if (tls == VG_SERVER_TLS_OFFER)
+		printf("%s: browsers open https://%s:%d/ too (TLS, the certificate above)\n", prog, host, port);
 }

@@ -5,6 +5,8 @@
 #ifndef VG_WEBDIR_H
 #define VG_WEBDIR_H
 
+#include "server/vg_serverconfig.h"
+
 /* The directory --http serves when given none: Debian's noVNC. */
 #define VG_WEBDIR_NOVNC "/usr/share/novnc"
 
@@ -19,13 +21,16 @@ int vg_webdir_check(const char *dir);
 int vg_webdir_option(const char *name, const char *value, void *data, void *error);
 
 /* Where Varg's own browser files are (viewer/web/): $VARG_WEB_DIR if
- * set, else the installed ones, else the source tree's and the build
- * tree's (a build run where it was made). Fills 1 or 2 entries of dirs
+ * set; else, for a program run from the build tree it was made in, the
+ * source tree's page and the build tree's WebAssembly; else the installed
+ * ones (VG_WEB_DIR, under $(pkgdatadir)), so that an installed program
+ * never reads the source or build tree. Fills 1 or 2 entries of dirs
  * (free each with g_free) and returns how many. */
 int vg_webdir_varg(char *dirs[2]);
 
-/* Prints, on stdout, the address a browser opens for a server listening
- * on listen:port with --http=dir. */
-void vg_webdir_print(const char *listen, int port, const char *dir);
+/* Prints, on stdout, the addresses a browser opens for a server
+ * listening on listen:port with --http=dir and TLS as tls says: http://
+ * without TLS, https:// when required, both when offered. */
+void vg_webdir_print(const char *listen, int port, const char *dir, vg_server_tls tls);
 
 #endif

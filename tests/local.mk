@@ -92,6 +92,11 @@ tests_vg_authprobe_LDADD = $(VNCSERVER_LIBS)
 TESTS += tests/e2e/test_auth.sh tests/e2e/test_accept_guard.sh tests/e2e/test_e2efuzz.sh
 dist_noinst_SCRIPTS += tests/e2e/test_auth.sh tests/e2e/test_accept_guard.sh tests/e2e/test_e2efuzz.sh
 
+# The Debian packages (debian/): built, installed, a session through the
+# installed programs, removed (root only).
+TESTS += tests/e2e/test_packages.sh
+dist_noinst_SCRIPTS += tests/e2e/test_packages.sh
+
 # Crash points: a preloaded library that kills its process right after its
 # N-th change to the files under a directory (tests/e2e/test_crash_points.sh).
 # Built without the sanitizers: it sits in front of their runtime.

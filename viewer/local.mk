@@ -30,8 +30,8 @@ tests_unit_test_viewer_input_SOURCES = tests/unit/test_viewer_input.c \
 	viewer/vg_keymap.c viewer/vg_keymap.h \
 	capture/vg_latin1.c capture/vg_latin1.h capture/vg_passwd.c capture/vg_passwd.h \
 	$(VG_TESTUTIL_SOURCES)
-tests_unit_test_viewer_input_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS) $(CRYPTO_CFLAGS)
-tests_unit_test_viewer_input_LDADD = $(VG_COMMON_LIBS) $(CRYPTO_LIBS)
+tests_unit_test_viewer_input_CFLAGS = $(AM_CFLAGS) $(SDL2_CFLAGS) $(VNCSERVER_CFLAGS)
+tests_unit_test_viewer_input_LDADD = $(VG_COMMON_LIBS) $(VNCSERVER_LIBS)
 
 check_PROGRAMS += tests/unit/test_recorder
 TESTS += tests/unit/test_recorder

@@ -5,21 +5,24 @@
 # (Varg's page, standard encodings) or within JPEG's error (noVNC's own
 # page); the Varg decoder in WebAssembly ending exact with varg-viewer's
 # bytes, and warm after a reload; passwords and view-only as for raw RFB,
-# the same through varg-relay, and RFB viewers still served on the port. VG_SKIP_BROWSER=1 skips it; otherwise a
-# missing browser is a failure (scripts/setup installs it).
+# the same through varg-relay, and RFB viewers still served on the port;
+# with --tls, Chromium trusting the test's own CA over https:// and
+# wss:// ending exact, plain http:// and ws:// refused. VG_SKIP_BROWSER=1
+# skips it; otherwise a missing browser is a failure (scripts/setup
+# installs it).
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
 TRACE=$S/traces/samples/treeview-scroll.vtr
 browser="/usr/bin/python3 $S/tests/vg_browser.py"
 NOVNC=/usr/share/novnc
-plan=31
+plan=39
 tap_plan $plan
 if [ "${VG_SKIP_BROWSER:-0}" = 1 ]; then
 	for i in $(seq $plan); do tap_skip "VG_SKIP_BROWSER=1"; done
 	exit 0
 fi
-for need in chromium curl vncpasswd Xvfb; do
+for need in chromium curl vncpasswd Xvfb openssl certutil; do
 	command -v "$need" >/dev/null || { echo "# $need is missing: run scripts/setup (or VG_SKIP_BROWSER=1)"; exit 1; }
 done
 [ -f "$NOVNC/core/rfb.js" ] || { echo "# no noVNC in $NOVNC: run scripts/setup"; exit 1; }
@@ -205,4 +208,53 @@ $browser canvas "http://127.0.0.1:$rport/" "$work/last.png" "$work/relayed.png" 
 tap_check "a browser behind varg-relay ends with the last frame exactly" test $? -eq 0
 kill "$relay"
 tap_check "the relay stops on SIGTERM" ends_within 50 "$relay"
+
+# HTTPS and WSS: the server requires TLS, with a certificate for
+# localhost signed by the test's own CA, which Chromium trusts through an
+# NSS database under a HOME of its own (certutil, libnss3-tools).
+ca=$work/ca
+mkdir -p "$ca" "$work/home-trusts/.pki/nssdb" "$work/home-not"
+printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n' \
+	>"$ca/ext"
+if openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=Varg test CA" \
+	-addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+	-keyout "$ca/ca.key" -out "$ca/ca.pem" 2>"$ca/log" &&
+   openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+	-keyout "$ca/srv.key" -out "$ca/srv.csr" 2>>"$ca/log" &&
+   openssl x509 -req -in "$ca/srv.csr" -CA "$ca/ca.pem" -CAkey "$ca/ca.key" -CAcreateserial -days 2 \
+	-extfile "$ca/ext" -out "$ca/srv.pem" 2>>"$ca/log" &&
+   chmod 600 "$ca/srv.key" &&
+   certutil -d "sql:$work/home-trusts/.pki/nssdb" -N --empty-password &&
+   certutil -d "sql:$work/home-trusts/.pki/nssdb" -A -t "C,," -n "Varg test CA" -i "$ca/ca.pem"; then
+	tap_ok "a CA, a certificate for localhost, and a browser profile trusting the CA"
+else
+	sed 's/^/# /' "$ca/log"
+	tap_not_ok "a CA, a certificate for localhost, and a browser profile trusting the CA (certutil: libnss3-tools)"
+fi
+start_server tls --trace "$TRACE" --speed 0 --wait-clients 1 --http --tls \
+	--tls-cert "$ca/srv.pem" --tls-key "$ca/srv.key" || exit 1
+surl=https://localhost:$PORT
+tap_check "it says browsers go to https://" grep -q "browsers open https://127.0.0.1:$PORT/" "$work/tls.out"
+curl -s --cacert "$ca/ca.pem" "$surl/varg.html" >"$work/tls-varg.html"
+tap_check "https:// serves Varg's page with the server's certificate" \
+	cmp -s "$work/tls-varg.html" "$S/viewer/web/varg.html"
+tap_check "plain http:// is refused (403), saying to use https://" \
+	sh -c "test \"\$(curl -s -o '$work/plain.body' -w '%{http_code}' 'http://127.0.0.1:$PORT/varg.html')\" = 403 &&
+	       grep -q 'https://' '$work/plain.body' && ! grep -q 'RFB' '$work/plain.body'"
+tap_check "so is a plain ws:// upgrade" \
+	test "$(curl -s -o /dev/null -w '%{http_code}' -H 'Upgrade: websocket' -H 'Connection: Upgrade' \
+		-H 'Sec-WebSocket-Version: 13' -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' \
+		"http://127.0.0.1:$PORT/websockify")" = 403
+HOME=$work/home-not $browser eval "$surl/varg.html#varg=0" "window.varg && varg.status()" --timeout 8 \
+	>"$work/untrusted.page" 2>&1
+tap_check "a browser that does not trust the CA gets no page" test $? -ne 0
+HOME=$work/home-trusts $browser canvas "$surl/varg.html" "$work/last.png" "$work/tls.png" --timeout 90 \
+	--status-js "window.varg && varg.status()" --print-js "[varg.rfb._url, varg.status()]" \
+	--then "varg.close()" >"$work/tls.page"
+rc=$?
+echo "#   page: $(cat "$work/tls.page")"
+tap_check "Chromium over https:// and wss:// ends with the trace's last frame exactly" test $rc -eq 0
+tap_check "its WebSocket is wss://, and the page says the session is encrypted" \
+	sh -c "grep -q '\"wss://localhost:$PORT/' '$work/tls.page' && grep -q 'encrypted (TLS)' '$work/tls.page'"
+stop_server
 tap_done

@@ -3,6 +3,7 @@
 #include <SDL_mouse.h>
 #include <glib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/vg_error.h"
 #include "tests/vg_testutil.h"
@@ -90,10 +91,46 @@ static void test_passwd_files(void)
 	g_assert_cmpint(vg_passwd_write_file(path, "secret"), ==, 0);
 	g_assert_true(g_file_get_contents(path, &again, NULL, NULL));
 	g_assert_cmpmem(again, 8, secret, 8);
+	{
+		struct stat st;
+
+		g_assert_cmpint(stat(path, &st), ==, 0);
+		g_assert_cmpuint(st.st_mode & 0777, ==, 0600);
+	}
 	g_assert_cmpint(vg_passwd_write_file(path, "123456789"), ==, VG_EINVAL);
 	g_assert_true(g_file_set_contents(path, "short", 5, NULL));
 	g_assert_cmpint(vg_passwd_read_file(path, &pw), ==, VG_EFORMAT);
 	g_assert_cmpint(vg_passwd_read_file("/nonexistent/passwd", &pw), ==, VG_EIO);
+	vg_test_rm_rf(dir);
+}
+
+/* A file written now by the installed TigerVNC vncpasswd (tigervnc-tools),
+ * and one of ours read back by it: the format is theirs. */
+static void test_passwd_tigervnc(void)
+{
+	g_autofree char *tool = g_find_program_in_path("tigervncpasswd");
+	g_autofree char *dir = g_dir_make_tmp("varg-passwd-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "passwd", NULL);
+	g_autofree char *cmd = NULL;
+	g_autofree char *theirs = NULL;
+	g_autofree char *ours = NULL;
+	char *pw = NULL;
+	int status;
+
+	if (!tool) {
+		g_test_skip("tigervncpasswd not installed (Debian package tigervnc-tools)");
+		return;
+	}
+	cmd = g_strdup_printf("sh -c 'printf \"Tiger7\\n\" | %s -f > %s'", tool, path);
+	g_assert_true(g_spawn_command_line_sync(cmd, NULL, NULL, &status, NULL));
+	g_assert_true(g_spawn_check_wait_status(status, NULL));
+	g_assert_cmpint(vg_passwd_read_file(path, &pw), ==, 0);
+	g_assert_cmpstr(pw, ==, "Tiger7");
+	g_free(pw);
+	g_assert_true(g_file_get_contents(path, &theirs, NULL, NULL));
+	g_assert_cmpint(vg_passwd_write_file(path, "Tiger7"), ==, 0);
+	g_assert_true(g_file_get_contents(path, &ours, NULL, NULL));
+	g_assert_cmpmem(ours, 8, theirs, 8);
 	vg_test_rm_rf(dir);
 }
 
@@ -104,5 +141,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/viewer-input/characters", test_characters);
 	g_test_add_func("/viewer-input/latin1", test_latin1);
 	g_test_add_func("/viewer-input/passwd-files", test_passwd_files);
+	g_test_add_func("/viewer-input/passwd-tigervnc", test_passwd_tigervnc);
 	return g_test_run();
 }
