@@ -1,0 +1,134 @@
+/* The known-hosts store. Each address HOST::PORT is a group of the key
+ * file (URI-escaped, as in the book of servers) with one key, `sha256`,
+ * the fingerprint as vg_knownhosts_format writes it. */
+#include <glib.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "capture/vg_knownhosts.h"
+#include "common/vg_error.h"
+
+#define FILE_NAME "known-hosts"
+
+char *vg_knownhosts_path(const char *dir)
+{
+	return g_build_filename(dir, FILE_NAME, NULL);
+}
+
+static char *group_of(const char *host, int port)
+{
+	g_autofree char *address = g_strdup_printf("%s::%d", host, port);
+
+	return g_uri_escape_string(address, NULL, FALSE);
+}
+
+/* Loads the store into *kf: VG_OK (an empty one when there is no file),
+ * VG_EFORMAT when the file is there and cannot be read as a key file. */
+static int load(const char *dir, GKeyFile **kf)
+{
+	g_autofree char *path = vg_knownhosts_path(dir);
+	g_autoptr(GError) error = NULL;
+
+	*kf = g_key_file_new();
+	if (g_key_file_load_from_file(*kf, path, G_KEY_FILE_NONE, &error))
+		return VG_OK;
+	if (g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+		return VG_OK;
+	g_key_file_free(*kf);
+	*kf = NULL;
+	return VG_EFORMAT;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int vg_knownhosts_parse(const char *text, uint8_t fp[VG_KNOWNHOSTS_FP_LEN])
+{
+	static const char *prefixes[] = { "sha256 Fingerprint=", "SHA256 Fingerprint=", "SHA256:", "sha256:" };
+	const char *p;
+	size_t i, n = 0;
+	bool colons;
+	int hi, lo;
+
+	if (!text)
+		return VG_EINVAL;
+	for (i = 0; i < G_N_ELEMENTS(prefixes); i++)
+		if (g_str_has_prefix(text, prefixes[i])) {
+			text += strlen(prefixes[i]);
+			break;
+		}
+	/* Colons either between every pair or nowhere. */
+	p = text;
+	colons = strlen(text) > 2 && text[2] == ':';
+	while (n < VG_KNOWNHOSTS_FP_LEN) {
+		if (n && colons && *p++ != ':')
+			return VG_EINVAL;
+		if ((hi = hex_digit(p[0])) < 0 || (lo = hex_digit(p[1])) < 0)
+			return VG_EINVAL;
+		fp[n++] = (uint8_t)(hi << 4 | lo);
+		p += 2;
+	}
+	return *p ? VG_EINVAL : VG_OK;
+}
+
+void vg_knownhosts_format(const uint8_t fp[VG_KNOWNHOSTS_FP_LEN], char out[VG_KNOWNHOSTS_FP_TEXT])
+{
+	size_t i;
+
+	for (i = 0; i < VG_KNOWNHOSTS_FP_LEN; i++)
+		snprintf(out + 3 * i, 4, i + 1 < VG_KNOWNHOSTS_FP_LEN ? "%02X:" : "%02X", fp[i]);
+}
+
+int vg_knownhosts_lookup(const char *dir, const char *host, int port,
+			 uint8_t fp[VG_KNOWNHOSTS_FP_LEN])
+{
+	g_autofree char *group = NULL, *text = NULL;
+	GKeyFile *kf;
+	int err;
+
+	if (!dir || !host)
+		return VG_EINVAL;
+	if ((err = load(dir, &kf)))
+		return err;
+	group = group_of(host, port);
+	text = g_key_file_get_string(kf, group, "sha256", NULL);
+	if (!text)
+		err = g_key_file_has_group(kf, group) ? VG_EFORMAT : VG_ENOENT;
+	else if (vg_knownhosts_parse(text, fp))
+		err = VG_EFORMAT;
+	g_key_file_free(kf);
+	return err;
+}
+
+int vg_knownhosts_remember(const char *dir, const char *host, int port,
+			   const uint8_t fp[VG_KNOWNHOSTS_FP_LEN])
+{
+	g_autofree char *group = NULL, *data = NULL, *path = NULL;
+	char text[VG_KNOWNHOSTS_FP_TEXT];
+	GKeyFile *kf;
+	gsize len;
+	bool ok;
+	int err;
+
+	if (!dir || !host || !*host)
+		return VG_EINVAL;
+	if ((err = load(dir, &kf)))
+		return err;
+	group = group_of(host, port);
+	vg_knownhosts_format(fp, text);
+	g_key_file_set_string(kf, group, "sha256", text);
+	data = g_key_file_to_data(kf, &len, NULL);
+	g_key_file_free(kf);
+	path = vg_knownhosts_path(dir);
+	ok = g_mkdir_with_parents(dir, 0700) == 0 && g_file_set_contents(path, data, (gssize)len, NULL);
+	return ok ? VG_OK : VG_EIO;
+}
