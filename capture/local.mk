@@ -3,7 +3,9 @@
 # vg_xselection), a VNC server through LibVNCClient (vg_mirror), and a Varg
 # or VNC server as a viewer sees it (vg_connection: the receiver and its
 # cache over LibVNCClient, dialled by vg_dial, through an SSH tunnel by
-# vg_via, with VNC password files vg_passwd and Latin-1 cut text vg_latin1). Used by varg-server, varg-viewer and varg-trace; depends on the
+# vg_via, with VNC password files vg_passwd and Latin-1 cut text vg_latin1;
+# TLS contexts, handshakes and the plain-stream bridge vg_tls). Used by
+# varg-server, varg-viewer and varg-trace; depends on the
 # libraries below it (common/, segment2d/, fingerprint/), never on a program.
 noinst_LIBRARIES += capture/libvgcapture.a
 capture_libvgcapture_a_SOURCES = \
@@ -19,11 +21,12 @@ capture_libvgcapture_a_SOURCES = \
 	capture/vg_address.c capture/vg_address.h \
 	capture/vg_via.c capture/vg_via.h \
 	capture/vg_passwd.c capture/vg_passwd.h \
-	capture/vg_latin1.c capture/vg_latin1.h
+	capture/vg_latin1.c capture/vg_latin1.h \
+	capture/vg_tls.c capture/vg_tls.h
 capture_libvgcapture_a_CFLAGS = $(AM_CFLAGS) $(X11_CFLAGS) $(XDAMAGE_CFLAGS) $(XI_CFLAGS) \
-	$(XTST_CFLAGS) $(VNCCLIENT_CFLAGS) $(CRYPTO_CFLAGS)
+	$(XTST_CFLAGS) $(VNCCLIENT_CFLAGS) $(CRYPTO_CFLAGS) $(SSL_CFLAGS)
 VG_CAPTURE_LIBS = capture/libvgcapture.a segment2d/libvgseg.a $(VG_FP_LIBS) \
-	$(X11_LIBS) $(XDAMAGE_LIBS) $(XI_LIBS) $(XTST_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS)
+	$(X11_LIBS) $(XDAMAGE_LIBS) $(XI_LIBS) $(XTST_LIBS) $(VNCCLIENT_LIBS) $(ZLIB_LIBS) $(SSL_LIBS)
 
 check_PROGRAMS += tests/unit/test_address
 TESTS += tests/unit/test_address
@@ -41,3 +44,11 @@ TESTS += tests/unit/test_knownhosts
 tests_unit_test_knownhosts_LDADD = $(VG_COMMON_LIBS)
 tests_unit_test_knownhosts_SOURCES = tests/unit/test_knownhosts.c capture/vg_knownhosts.c capture/vg_knownhosts.h \
 	$(VG_TESTUTIL_SOURCES)
+
+# TLS: contexts, handshakes and the bridge over a real socketpair, with a
+# certificate made by the module itself.
+check_PROGRAMS += tests/unit/test_tls
+TESTS += tests/unit/test_tls
+tests_unit_test_tls_SOURCES = tests/unit/test_tls.c capture/vg_tls.c capture/vg_tls.h
+tests_unit_test_tls_CFLAGS = $(AM_CFLAGS) $(SSL_CFLAGS) $(CRYPTO_CFLAGS)
+tests_unit_test_tls_LDADD = $(VG_COMMON_LIBS) $(SSL_LIBS) $(CRYPTO_LIBS) -lpthread

@@ -16,6 +16,7 @@ common_libvgcommon_a_SOURCES = \
 	common/vg_segdesc.h common/vg_seghash.c common/vg_seghash.h \
 	common/vg_sha256.c common/vg_sha256.h \
 	common/vg_time.c common/vg_time.h \
+	common/vg_vencrypt.c common/vg_vencrypt.h \
 	common/vg_writer.c common/vg_writer.h
 common_libvgcommon_a_CFLAGS = $(AM_CFLAGS) $(PNG_CFLAGS)
 
@@ -23,7 +24,8 @@ VG_COMMON_LIBS = common/libvgcommon.a $(PNG_LIBS) $(GLIB_LIBS) $(ZLIB_LIBS)
 
 VG_COMMON_TESTS = tests/unit/test_rect tests/unit/test_pixbuf tests/unit/test_reader \
 	tests/unit/test_writer tests/unit/test_imgfile tests/unit/test_error \
-	tests/unit/test_mem tests/unit/test_array tests/unit/test_file tests/unit/test_sha256
+	tests/unit/test_mem tests/unit/test_array tests/unit/test_file tests/unit/test_sha256 \
+	tests/unit/test_vencrypt
 check_PROGRAMS += $(VG_COMMON_TESTS)
 TESTS += $(VG_COMMON_TESTS)
 tests_unit_test_rect_LDADD = $(VG_COMMON_LIBS)
@@ -36,6 +38,7 @@ tests_unit_test_mem_LDADD = $(VG_COMMON_LIBS)
 tests_unit_test_array_LDADD = $(VG_COMMON_LIBS)
 tests_unit_test_file_LDADD = $(VG_COMMON_LIBS)
 tests_unit_test_sha256_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_vencrypt_LDADD = $(VG_COMMON_LIBS)
 
 VG_BENCHES += tests/bench/bench_common
 tests_bench_bench_common_LDADD = $(VG_COMMON_LIBS)
@@ -44,3 +47,7 @@ VG_FUZZERS += tests/fuzz/fuzz_reader
 tests_fuzz_fuzz_reader_SOURCES = tests/fuzz/fuzz_reader.c
 tests_fuzz_fuzz_reader_LDADD = $(VG_COMMON_LIBS)
 tests_fuzz_fuzz_reader_LDFLAGS = -fsanitize=fuzzer
+VG_FUZZERS += tests/fuzz/fuzz_vencrypt
+tests_fuzz_fuzz_vencrypt_SOURCES = tests/fuzz/fuzz_vencrypt.c
+tests_fuzz_fuzz_vencrypt_LDADD = $(VG_COMMON_LIBS)
+tests_fuzz_fuzz_vencrypt_LDFLAGS = -fsanitize=fuzzer
