@@ -1,6 +1,6 @@
 /* The known-hosts store. Each address HOST::PORT is a group of the key
  * file (URI-escaped, as in the book of servers) with one key, `sha256`,
- * the fingerprint as vg_knownhosts_format writes it. */
+ * the fingerprint as vg_tls_fingerprint_format writes it. */
 #include <glib.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -40,56 +40,8 @@ static int load(const char *dir, GKeyFile **kf)
 	return VG_EFORMAT;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int vg_knownhosts_parse(const char *text, uint8_t fp[VG_KNOWNHOSTS_FP_LEN])
-{
-	static const char *prefixes[] = { "sha256 Fingerprint=", "SHA256 Fingerprint=", "SHA256:", "sha256:" };
-	const char *p;
-	size_t i, n = 0;
-	bool colons;
-	int hi, lo;
-
-	if (!text)
-		return VG_EINVAL;
-	for (i = 0; i < G_N_ELEMENTS(prefixes); i++)
-		if (g_str_has_prefix(text, prefixes[i])) {
-			text += strlen(prefixes[i]);
-			break;
-		}
-	/* Colons either between every pair or nowhere. */
-	p = text;
-	colons = strlen(text) > 2 && text[2] == ':';
-	while (n < VG_KNOWNHOSTS_FP_LEN) {
-		if (n && colons && *p++ != ':')
-			return VG_EINVAL;
-		if ((hi = hex_digit(p[0])) < 0 || (lo = hex_digit(p[1])) < 0)
-			return VG_EINVAL;
-		fp[n++] = (uint8_t)(hi << 4 | lo);
-		p += 2;
-	}
-	return *p ? VG_EINVAL : VG_OK;
-}
-
-void vg_knownhosts_format(const uint8_t fp[VG_KNOWNHOSTS_FP_LEN], char out[VG_KNOWNHOSTS_FP_TEXT])
-{
-	size_t i;
-
-	for (i = 0; i < VG_KNOWNHOSTS_FP_LEN; i++)
-		snprintf(out + 3 * i, 4, i + 1 < VG_KNOWNHOSTS_FP_LEN ? "%02X:" : "%02X", fp[i]);
-}
-
 int vg_knownhosts_lookup(const char *dir, const char *host, int port,
-			 uint8_t fp[VG_KNOWNHOSTS_FP_LEN])
+			 uint8_t fp[VG_TLS_FP_LEN])
 {
 	g_autofree char *group = NULL, *text = NULL;
 	GKeyFile *kf;
@@ -103,17 +55,17 @@ int vg_knownhosts_lookup(const char *dir, const char *host, int port,
 	text = g_key_file_get_string(kf, group, "sha256", NULL);
 	if (!text)
 		err = g_key_file_has_group(kf, group) ? VG_EFORMAT : VG_ENOENT;
-	else if (vg_knownhosts_parse(text, fp))
+	else if (vg_tls_fingerprint_parse(text, fp))
 		err = VG_EFORMAT;
 	g_key_file_free(kf);
 	return err;
 }
 
 int vg_knownhosts_remember(const char *dir, const char *host, int port,
-			   const uint8_t fp[VG_KNOWNHOSTS_FP_LEN])
+			   const uint8_t fp[VG_TLS_FP_LEN])
 {
 	g_autofree char *group = NULL, *data = NULL, *path = NULL;
-	char text[VG_KNOWNHOSTS_FP_TEXT];
+	char text[VG_TLS_FP_TEXT];
 	GKeyFile *kf;
 	gsize len;
 	bool ok;
@@ -124,7 +76,7 @@ int vg_knownhosts_remember(const char *dir, const char *host, int port,
 	if ((err = load(dir, &kf)))
 		return err;
 	group = group_of(host, port);
-	vg_knownhosts_format(fp, text);
+	vg_tls_fingerprint_format(fp, text);
 	g_key_file_set_string(kf, group, "sha256", text);
 	data = g_key_file_to_data(kf, &len, NULL);
 	g_key_file_free(kf);

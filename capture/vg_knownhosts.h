@@ -7,19 +7,15 @@
  * names both. Keyed by the address the user gave (HOST::PORT), not the
  * one dialled: through an SSH tunnel the local port changes every time.
  *
- * Fingerprints are 32 bytes here; as text they are written as OpenSSL
- * prints them (`openssl x509 -noout -fingerprint -sha256`): upper-case
- * hex pairs separated by colons.
+ * Fingerprints are VG_TLS_FP_LEN bytes, written in the file as
+ * vg_tls_fingerprint_format does (as OpenSSL prints them).
  */
 #ifndef VG_KNOWNHOSTS_H
 #define VG_KNOWNHOSTS_H
 
-#include <stddef.h>
 #include <stdint.h>
 
-#define VG_KNOWNHOSTS_FP_LEN 32
-/* "AB:CD:...": 32 pairs, 31 colons, the terminator. */
-#define VG_KNOWNHOSTS_FP_TEXT 96
+#include "capture/vg_tls.h"
 
 /* The store's file under dir; g_free the result. */
 char *vg_knownhosts_path(const char *dir);
@@ -30,7 +26,7 @@ char *vg_knownhosts_path(const char *dir);
  * would otherwise accept any certificate), VG_EINVAL for a NULL dir or
  * host. */
 int vg_knownhosts_lookup(const char *dir, const char *host, int port,
-			 uint8_t fp[VG_KNOWNHOSTS_FP_LEN]);
+			 uint8_t fp[VG_TLS_FP_LEN]);
 
 /* Remembers fp for host and port, replacing what was there, and keeps
  * every other entry. Makes dir (0700) if needed; the file is replaced
@@ -38,15 +34,6 @@ int vg_knownhosts_lookup(const char *dir, const char *host, int port,
  * NULL dir or an empty host, VG_EFORMAT when the existing file is damaged
  * (it is left alone), VG_EIO when it cannot be written. */
 int vg_knownhosts_remember(const char *dir, const char *host, int port,
-			   const uint8_t fp[VG_KNOWNHOSTS_FP_LEN]);
-
-/* Writes fp as text ("AB:CD:..."), into out (VG_KNOWNHOSTS_FP_TEXT
- * bytes). */
-void vg_knownhosts_format(const uint8_t fp[VG_KNOWNHOSTS_FP_LEN], char out[VG_KNOWNHOSTS_FP_TEXT]);
-
-/* Parses a fingerprint as users copy it: 64 hex digits in either case,
- * pairs optionally separated by colons, optionally after "SHA256:" or
- * "sha256 Fingerprint=". VG_EINVAL for anything else. */
-int vg_knownhosts_parse(const char *text, uint8_t fp[VG_KNOWNHOSTS_FP_LEN]);
+			   const uint8_t fp[VG_TLS_FP_LEN]);
 
 #endif

@@ -107,3 +107,7 @@ dist_noinst_SCRIPTS += tests/e2e/test_crash_points.sh
 # a Slurm job array (scripts/ratio-corpus).
 TESTS += tests/e2e/test_ratio_corpus.sh
 dist_noinst_SCRIPTS += tests/e2e/test_ratio_corpus.sh scripts/ratio-corpus
+
+# The viewer over TLS against TigerVNC's Xvnc.
+TESTS += tests/interop/test_viewer_tls.sh
+dist_noinst_SCRIPTS += tests/interop/test_viewer_tls.sh
