@@ -307,9 +307,10 @@ int vg_channel_open(int net_fd, const vg_channel_config *cfg, vg_channel **out, 
 		goto out;
 	}
 	if (err) {
+		/* A server that refuses before authentication (with a reason)
+		 * may let us in later: not a refused password. */
 		snprintf(why, why_cap, "%s", vg_vencrypt_error(v));
-		if (err == VG_ENOTSUP)
-			err = VG_EPROTO;
+		err = err == VG_EAUTH ? VG_EIO : VG_EPROTO;
 		goto out;
 	}
 	vg_vencrypt_result_get(v, &r);

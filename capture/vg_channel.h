@@ -58,10 +58,10 @@ typedef struct {
  * from here, also on failure, and closes it at vg_channel_free). On
  * success *out is the channel and *plain_fd the plain end for
  * LibVNCClient, which owns that one (closes it). Errors, with one line in
- * why: VG_EIO (the connection failed or closed), VG_ETIMEDOUT (the
- * deadline passed), VG_EPROTO (the server broke RFB or VeNCrypt),
- * VG_EAUTH (the server refused us before authentication, saying why),
- * VG_ECRYPTO (TLS failed, the certificate is not trusted, or TLS is
+ * why: VG_EIO (the connection failed or closed, or the server refused
+ * us before authentication, saying why), VG_ETIMEDOUT (the deadline
+ * passed), VG_EPROTO (the server broke RFB or VeNCrypt, or offers no
+ * security type the viewer speaks), VG_ECRYPTO (TLS failed, the certificate is not trusted, or TLS is
  * required and not offered). */
 int vg_channel_open(int net_fd, const vg_channel_config *cfg, vg_channel **out, int *plain_fd,
 		    char *why, size_t why_cap);

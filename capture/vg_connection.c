@@ -377,7 +377,7 @@ static int open_channel(vg_connection *c, const vg_connection_config *cfg, int f
 	err = vg_channel_open(fd, &ch, &c->channel, plain_fd, text, sizeof text);
 	if (err && why && why_cap)
 		snprintf(why, why_cap, "%s", text);
-	return err;
+	return err == VG_EPROTO ? VG_EIO : err;
 }
 
 int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **out,
@@ -477,12 +477,15 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	fired = vg_dial_watch_stop(c->watch);
 	c->watch = NULL;
 	if (err) {
-		if (fired && why && why_cap)
-			snprintf(why, why_cap, "%s", fired == VG_ECANCELED ? "stopped during the handshake" :
-				 "the server did not complete the handshake in time");
+		err = fired ? fired : err;
+		if (err == VG_ECANCELED && why && why_cap)
+			snprintf(why, why_cap, "stopped during the handshake");
+		else if (err == VG_ETIMEDOUT && why && why_cap)
+			snprintf(why, why_cap, "the server did not complete the handshake within %d s",
+				 (cfg->timeout_ms > 0 ? cfg->timeout_ms : 20000) / 1000);
 		rfbClientCleanup(client);
 		vg_connection_close(c);
-		return fired ? fired : err;
+		return err;
 	}
 	client->sock = plain_fd;
 	client->listenSpecified = TRUE;

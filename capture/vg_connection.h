@@ -69,9 +69,11 @@ typedef struct {
 /* Connects and completes the RFB handshake; on failure writes a one-line
  * reason to why (why_cap bytes, may be 0). Errors: VG_EIO (cannot connect
  * or the handshake failed), VG_ENOTSUP (the server's framebuffer is too
- * large), VG_ECRYPTO (TLS: the handshake failed, the server's certificate is not the one
- * trusted, or the server does not offer TLS and tls_required), VG_EAUTH (the server refused the password, or none could be
- * had), VG_ETIMEDOUT (no connection or handshake within timeout_ms),
+ * large), VG_ECRYPTO (TLS: the handshake failed, the server's certificate
+ * is not the one trusted, or the server does not offer TLS and
+ * tls_required), VG_EINVAL (tls_fingerprint is not a fingerprint),
+ * VG_EAUTH (the server refused the password, or none could be had),
+ * VG_ETIMEDOUT (no connection or handshake within timeout_ms),
  * VG_ECANCELED (*cancel was raised). */
 int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **out,
 			      char *why, size_t why_cap);
