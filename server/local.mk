@@ -18,6 +18,7 @@ server_libvgscreen_a_SOURCES = \
 	server/vg_report.c server/vg_report.h \
 	server/vg_authguard.c server/vg_authguard.h \
 	server/vg_listener.c server/vg_listener.h \
+	server/vg_tlsgate.c server/vg_tlsgate.h \
 	server/vg_http.c server/vg_http.h \
 	server/vg_serverkey.c server/vg_serverkey.h
 server_libvgscreen_a_CFLAGS = $(AM_CFLAGS) $(VNCSERVER_CFLAGS) \

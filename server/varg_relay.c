@@ -38,6 +38,10 @@ typedef struct {
 	char *view_password_file;
 	gboolean view_only;
 	gboolean allow_no_password;
+	gboolean tls;
+	gboolean no_tls;
+	char *tls_cert;
+	char *tls_key;
 	gboolean no_clipboard;
 	char *beliefs_dir;
 	char *pixel_model;
@@ -70,6 +74,10 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "viewonly-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->view_password_file, "A second password, in FILE, for view-only access", "FILE" },
 		{ "view-only", 0, 0, G_OPTION_ARG_NONE, &o->view_only, "Pass no viewer's input or clipboard upstream", NULL },
 		{ "allow-no-password", 0, 0, G_OPTION_ARG_NONE, &o->allow_no_password, "Serve a --listen address other than loopback without --password-file", NULL },
+		{ "tls", 0, 0, G_OPTION_ARG_NONE, &o->tls, "Require TLS (VeNCrypt X.509): offer no unencrypted security type, refuse viewers without it", NULL },
+		{ "no-tls", 0, 0, G_OPTION_ARG_NONE, &o->no_tls, "Offer no TLS, only the unencrypted security type", NULL },
+		{ "tls-cert", 0, 0, G_OPTION_ARG_FILENAME, &o->tls_cert, "TLS certificate (PEM; default: one made once in the state directory)", "FILE" },
+		{ "tls-key", 0, 0, G_OPTION_ARG_FILENAME, &o->tls_key, "The private key of --tls-cert (PEM)", "FILE" },
 		{ "no-clipboard", 0, 0, G_OPTION_ARG_NONE, &o->no_clipboard, "Do not pass the clipboard either way", NULL },
 		{ "beliefs-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->beliefs_dir, "Keep what the site's viewers' caches hold under DIR (default $XDG_STATE_HOME/varg/beliefs)", "DIR" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to the site's viewers, 1-19 (default 9 when the viewer is less than 5 ms away, 11 beyond)", "N" },
@@ -98,7 +106,8 @@ static int parse_options(int argc, char **argv, options *o)
 		"Relays a varg-server (UPSTREAM: HOST:DISPLAY or HOST::PORT, as varg-viewer\n"
 		"takes it) to a site's viewers: one connection and one segment cache across\n"
 		"the WAN, however many viewers. Varg viewers get Varg, other VNC clients the\n"
-		"standard encodings. Listens on 127.0.0.1 unless --listen says otherwise.\n"
+		"standard encodings. Listens on 127.0.0.1 unless --listen says otherwise;\n"
+		"offers TLS (VeNCrypt) to the site's viewers, requires it with --tls.\n"
 		"Options also take one dash (-via, -passwd) as in vncviewer.\n"
 		"Exit: 0 stopped, 1 failed, 2 bad options, 3 upstream refused the password.");
 	/* The only callback, --http's, stores into o->http. */
@@ -176,7 +185,8 @@ int main(int argc, char **argv)
 	o.zstd_level = cfg.zstd_level;
 	o.pixmodel = cfg.pixmodel;
 	o.refine_ms = (int)cfg.refine_ms;
-	if (parse_options(argc, argv, &o))
+	if (parse_options(argc, argv, &o) ||
+	    vg_server_tls_options(o.tls, o.no_tls, o.tls_cert, o.tls_key, &cfg))
 		goto out;
 	vg_log_set_level(o.quiet ? VG_LOG_ERROR : o.verbose ? VG_LOG_DEBUG : VG_LOG_INFO);
 	if (o.stats_interval < 0)
@@ -259,6 +269,7 @@ int main(int argc, char **argv)
 		goto out;
 	printf("varg-relay: listening on %s:%d (%dx%d), relaying %s\n", cfg.listen, vg_server_port(srv),
 	       vg_relaysource_width(relay), vg_relaysource_height(relay), o.rest[0]);
+	vg_server_print_tls(srv, "varg-relay");
 	if (o.http)
 		vg_webdir_print(cfg.listen, vg_server_port(srv), o.http);
 	fflush(stdout);
@@ -288,6 +299,8 @@ out:
 	g_free(o.pixel_model);
 	g_free(o.http);
 	g_free(o.password_file);
+	g_free(o.tls_cert);
+	g_free(o.tls_key);
 	g_free(o.view_password_file);
 	g_free(o.beliefs_dir);
 	g_free(o.stats_json);

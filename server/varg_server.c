@@ -31,6 +31,10 @@ typedef struct {
 	char *view_password_file;
 	gboolean view_only;
 	gboolean allow_no_password;
+	gboolean tls;
+	gboolean no_tls;
+	char *tls_cert;
+	char *tls_key;
 	int fps;
 	gboolean no_damage;
 	gboolean no_shm;
@@ -73,6 +77,10 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "viewonly-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->view_password_file, "A second password, in FILE, for view-only access", "FILE" },
 		{ "view-only", 0, 0, G_OPTION_ARG_NONE, &o->view_only, "Ignore every client's input and clipboard", NULL },
 		{ "allow-no-password", 0, 0, G_OPTION_ARG_NONE, &o->allow_no_password, "Serve a --listen address other than loopback without --password-file", NULL },
+		{ "tls", 0, 0, G_OPTION_ARG_NONE, &o->tls, "Require TLS (VeNCrypt X.509): offer no unencrypted security type, refuse viewers without it", NULL },
+		{ "no-tls", 0, 0, G_OPTION_ARG_NONE, &o->no_tls, "Offer no TLS, only the unencrypted security type", NULL },
+		{ "tls-cert", 0, 0, G_OPTION_ARG_FILENAME, &o->tls_cert, "TLS certificate (PEM; default: one made once in the state directory)", "FILE" },
+		{ "tls-key", 0, 0, G_OPTION_ARG_FILENAME, &o->tls_key, "The private key of --tls-cert (PEM)", "FILE" },
 		{ "vnc-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->vnc_password_file, "With --vnc: the upstream server's password (vncpasswd format)", "FILE" },
 		{ "fps", 0, 0, G_OPTION_ARG_INT, &o->fps, "With --display: most screen reads a second (default 30)", "N" },
 		{ "no-damage", 0, 0, G_OPTION_ARG_NONE, &o->no_damage, "With --display: poll the whole screen instead of using XDamage", NULL },
@@ -112,7 +120,8 @@ static int parse_options(int argc, char **argv, options *o)
 		"Shares an X display, another VNC server's screen or a recorded trace over\n"
 		"RFB (VNC). Varg viewers get Varg updates; every other VNC client gets\n"
 		"LibVNCServer's standard encodings. Listens on 127.0.0.1 unless --listen\n"
-		"says otherwise; RFB is not encrypted: reach it through ssh -L.");
+		"says otherwise. TLS (VeNCrypt) is offered beside unencrypted RFB, and\n"
+		"required with --tls; without --tls-cert a certificate is made once.");
 	/* The only callback, --http's, stores into o->http. */
 	GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, &o->http, NULL);
 
@@ -264,7 +273,8 @@ int main(int argc, char **argv)
 	o.fps = xo.fps;
 	o.speed = play.speed;
 	o.pace_timeout_ms = play.pace_timeout_ms;
-	if (parse_options(argc, argv, &o)) {
+	if (parse_options(argc, argv, &o) ||
+	    vg_server_tls_options(o.tls, o.no_tls, o.tls_cert, o.tls_key, &cfg)) {
 		status = 2;
 		goto out;
 	}
@@ -336,6 +346,7 @@ int main(int argc, char **argv)
 	if (vg_server_new(&cfg, width, height, &srv))
 		goto out;
 	printf("varg-server: listening on %s:%d (%dx%d)\n", cfg.listen, vg_server_port(srv), width, height);
+	vg_server_print_tls(srv, "varg-server");
 	if (o.http)
 		vg_webdir_print(cfg.listen, vg_server_port(srv), o.http);
 	fflush(stdout);
@@ -392,6 +403,8 @@ out:
 	g_free(o.vnc);
 	g_free(o.vnc_password_file);
 	g_free(o.password_file);
+	g_free(o.tls_cert);
+	g_free(o.tls_key);
 	g_free(o.view_password_file);
 	g_free(o.stats_json);
 	g_free(o.listen);

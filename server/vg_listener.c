@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@ typedef struct conn {
 	struct vg_listener *owner;
 	int fd;                   /* given to the handover callback */
 	int dup_fd;               /* ours: the socket, whatever becomes of fd */
+	char peer[64];            /* the peer's numeric address */
 	uint64_t handover_ns;     /* when the handover began; 0: not yet */
 	int done;                 /* the handover returned */
 	int cut;                  /* dissolved by the watchdog */
@@ -253,16 +255,37 @@ static void unlink_conn(vg_listener *l, conn *c)
 	}
 }
 
+/* The handover's watchdog cuts the socket the gate handed over: make
+ * dup_fd a duplicate of it. With l->lock, so that no cut runs between. */
+static int watch_gated(vg_listener *l, conn *c)
+{
+	int d = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
+
+	if (d < 0)
+		return 0;
+	pthread_mutex_lock(&l->lock);
+	close(c->dup_fd);
+	c->dup_fd = d;
+	pthread_mutex_unlock(&l->lock);
+	return 1;
+}
+
 static void *screening_thread(void *arg)
 {
 	conn *c = arg;
 	vg_listener *l = c->owner;
-	int ok, route = HAND_OVER;
+	int ok, route = HAND_OVER, gated = 0;
+	void *gate_state = NULL;
 
 	ok = screen_conn(c->fd, l->cfg.screen_ms, l->cfg.http_roots ? HTTP_FIRST_MS : 0);
 	if (ok && l->cfg.http_roots) {
 		route = route_http(l, c->fd);
 		ok = route == HAND_OVER;
+	}
+	if (ok && l->cfg.gate_cb) {
+		gated = 1;
+		c->fd = l->cfg.gate_cb(l->cfg.user, c->fd, c->peer, &gate_state);
+		ok = c->fd >= 0 && watch_gated(l, c);
 	}
 	if (ok) {
 		pthread_mutex_lock(&l->handover_lock);
@@ -274,12 +297,15 @@ static void *screening_thread(void *arg)
 		}
 		pthread_mutex_unlock(&l->lock);
 		if (ok)
-			l->cfg.handover_cb(l->cfg.user, c->fd);
+			l->cfg.handover_cb(l->cfg.user, c->fd, c->peer);
 		pthread_mutex_unlock(&l->handover_lock);
 	}
+	if (gated && c->fd >= 0)
+		l->cfg.gate_done_cb(l->cfg.user, gate_state, ok);
 	pthread_mutex_lock(&l->lock);
 	if (!ok) {
-		close(c->fd);
+		if (c->fd >= 0)
+			close(c->fd);
 		if (route == ANSWERED)
 			l->stats.http_answered++;
 		else
@@ -325,7 +351,9 @@ static void watch_handovers(vg_listener *l)
 
 static void accept_one(vg_listener *l)
 {
-	int fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+	struct sockaddr_in sin;
+	socklen_t sin_len = sizeof sin;
+	int fd = accept4(l->fd, (struct sockaddr *)&sin, &sin_len, SOCK_CLOEXEC);
 	pthread_attr_t attr;
 	pthread_t t;
 	conn *c;
@@ -343,6 +371,8 @@ static void accept_one(vg_listener *l)
 	c = g_new0(conn, 1);
 	c->owner = l;
 	c->fd = fd;
+	if (!inet_ntop(AF_INET, &sin.sin_addr, c->peer, sizeof c->peer))
+		g_strlcpy(c->peer, "unknown", sizeof c->peer);
 	c->dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

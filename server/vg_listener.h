@@ -23,6 +23,10 @@
  *
  * With an HTTP root, a request for a file is answered on the screening
  * thread (server/vg_http.h) and only WebSocket upgrades go on.
+ *
+ * A gate, when given, runs next on the same thread (the server's TLS,
+ * server/vg_tlsgate.h): a peer that stalls it holds only its own thread,
+ * and the handover watches the socket the gate handed over.
  */
 #ifndef VG_LISTENER_H
 #define VG_LISTENER_H
@@ -33,8 +37,20 @@
 typedef struct vg_listener vg_listener;
 
 /* Called on one screening thread at a time with a connected socket,
- * which it owns from then on (it closes it when done with it). */
-typedef void (*vg_listener_handover_cb)(void *user, int fd);
+ * which it owns from then on (it closes it when done with it), and the
+ * peer's numeric address (valid during the call). */
+typedef void (*vg_listener_handover_cb)(void *user, int fd, const char *peer);
+
+/* A gate (optional): called on the screening thread, many at once, with
+ * every connection that is not an HTTP request for a file, before its
+ * handover. It may speak with the peer, and returns the socket to hand
+ * over in fd's place (fd itself, or another it then owns along with fd),
+ * or -1 to drop the connection (it has closed fd). Whatever it keeps for
+ * later goes in *state, which gate_done_cb gets on the same thread after
+ * the handover (handed: whether it took place), outside the handover's
+ * one-at-a-time lock. */
+typedef int (*vg_listener_gate_cb)(void *user, int fd, const char *peer, void **state);
+typedef void (*vg_listener_gate_done_cb)(void *user, void *state, int handed);
 
 typedef struct {
 	in_addr_t addr;           /* address to listen on (network order) */
@@ -47,13 +63,15 @@ typedef struct {
 				   * in in order; server/vg_http.h); NULL: every
 				   * connection goes to the handover callback */
 	vg_listener_handover_cb handover_cb;
+	vg_listener_gate_cb gate_cb;          /* NULL: no gate */
+	vg_listener_gate_done_cb gate_done_cb; /* with gate_cb */
 	void *user;
 } vg_listener_config;
 
 typedef struct {
 	uint64_t accepted;        /* connections accepted */
 	uint64_t handed_over;     /* of which passed to the handover callback */
-	uint64_t dropped;         /* closed by the screening (or over max_pending) */
+	uint64_t dropped;         /* closed by the screening or the gate (or over max_pending) */
 	uint64_t cut;             /* handovers cut after handover_ms */
 	uint64_t http_answered;   /* HTTP requests answered (with http_root) */
 } vg_listener_stats;

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <rfb/rfbregion.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,6 +27,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
+#include "fingerprint/cache/vg_beliefstore.h"
 #include "server/vg_auth.h"
 #include "server/vg_input.h"
 #include "server/vg_listener.h"
@@ -34,6 +36,7 @@
 #include "server/vg_segshare.h"
 #include "server/vg_server.h"
 #include "server/vg_stockclient.h"
+#include "server/vg_tlsgate.h"
 #include "server/vg_vargclient.h"
 #include "server/vg_webdir.h"
 
@@ -46,6 +49,9 @@ struct vg_server {
 	vg_screen *scr;           /* the frame and what every client shares */
 	rfbScreenInfoPtr screen;
 	vg_listener *listener;    /* the accept path, in front of LibVNCServer */
+	vg_tlsgate *gate;         /* TLS on the accept path; NULL: off */
+	const char *handover_peer; /* the address of the connection being
+				   * handed over (handovers are one at a time) */
 	char *http_roots[4];      /* with HTTP: Varg's web files (viewer/web/),
 				   * then cfg->http_root; NULL-ended, owned */
 	sraRegion *scale_due;     /* marked under the write lock; scaled at its unlock */
@@ -160,6 +166,13 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	conn *n;
 	unsigned secs;
 
+	/* A connection through the TLS gate reaches LibVNCServer over a
+	 * socketpair, which has no address: the guard and the log want the
+	 * peer's. */
+	if (s->handover_peer && strcmp(cl->host, s->handover_peer) != 0) {
+		free(cl->host);
+		cl->host = strdup(s->handover_peer);
+	}
 	if ((secs = vg_auth_blocked(s->auth, cl->host))) {
 		vg_warn("client %s: refused: %u s left of its block after failed passwords", cl->host,
 			secs);
@@ -288,13 +301,59 @@ static void log_quiet(const char *fmt, ...)
 
 /* A connection the listener screened becomes LibVNCServer's client, as
  * its own accept thread would have made it. */
-static void hand_over(void *user, int fd)
+static void hand_over(void *user, int fd, const char *peer)
 {
 	vg_server *s = user;
-	rfbClientPtr cl = rfbNewClient(s->screen, fd);
+	rfbClientPtr cl;
 
+	s->handover_peer = peer;
+	cl = rfbNewClient(s->screen, fd);
+	s->handover_peer = NULL;
 	if (cl && !cl->onHold)
 		rfbStartOnHoldClient(cl);
+}
+
+static int gate_open(void *user, int fd, const char *peer, void **state)
+{
+	vg_server *s = user;
+
+	return vg_tlsgate_open(s->gate, fd, peer, state);
+}
+
+static void gate_done(void *user, void *state, int handed)
+{
+	vg_server *s = user;
+
+	vg_tlsgate_done(s->gate, state, handed);
+}
+
+static bool gate_refuses(void *user, const char *peer)
+{
+	vg_server *s = user;
+	unsigned secs = vg_auth_blocked(s->auth, peer);
+
+	if (secs)
+		vg_warn("client %s: refused: %u s left of its block after failed passwords", peer, secs);
+	return secs != 0;
+}
+
+/* TLS's certificate lives with the server's identity (vg_serverkey), in
+ * the base of the belief files, even when no beliefs are kept: viewers
+ * remember it. */
+static int open_gate(vg_server *s, const vg_server_config *cfg)
+{
+	g_autofree char *dir = cfg->beliefs_dir ? g_strdup(cfg->beliefs_dir) : vg_beliefstore_default_base_dir();
+	vg_tlsgate_config gc = {
+		.mode = cfg->tls == VG_SERVER_TLS_REQUIRE ? VG_TLSGATE_REQUIRE : VG_TLSGATE_OFFER,
+		.cert_file = cfg->tls_cert,
+		.key_file = cfg->tls_key,
+		.state_dir = dir,
+		.vnc_auth = cfg->password != NULL,
+		.refuse_cb = gate_refuses,
+		.user = s,
+	};
+
+	return vg_tlsgate_new(&gc, &s->gate);
 }
 
 static rfbScreenInfoPtr new_screen(vg_server *s, int32_t width, int32_t height)
@@ -355,9 +414,18 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	}
 	s->cfg = vg_screen_config(s->scr);
 
+	if (cfg->tls != VG_SERVER_TLS_OFF && open_gate(s, cfg)) {
+		vg_server_free(s);
+		return VG_EINVAL;
+	}
 	{
 		vg_listener_config lc = { .addr = addr, .port = cfg->port, .handover_cb = hand_over,
 					  .user = s };
+
+		if (s->gate) {
+			lc.gate_cb = gate_open;
+			lc.gate_done_cb = gate_done;
+		}
 
 		if (cfg->http_root) {
 			s->http_roots[vg_webdir_varg(s->http_roots)] = g_strdup(cfg->http_root);
@@ -441,6 +509,8 @@ void vg_server_free(vg_server *s)
 	       pthread_cond_timedwait(&s->conns_gone, &s->lock, &until) == 0)
 		;
 	pthread_mutex_unlock(&s->lock);
+	/* Every client is closed: their bridges are ending. */
+	vg_tlsgate_free(s->gate);
 	vg_screen_free(s->scr);
 	g_array_free(s->past_viewers, TRUE);
 	sraRgnDestroy(s->scale_due);
@@ -453,6 +523,25 @@ void vg_server_free(vg_server *s)
 int vg_server_port(const vg_server *s)
 {
 	return vg_listener_port(s->listener);
+}
+
+const char *vg_server_tls_fingerprint(const vg_server *s)
+{
+	return s->gate ? vg_tlsgate_fingerprint(s->gate) : NULL;
+}
+
+const char *vg_server_tls_cert_path(const vg_server *s)
+{
+	return s->gate ? vg_tlsgate_cert_path(s->gate) : NULL;
+}
+
+void vg_server_print_tls(const vg_server *s, const char *prog)
+{
+	if (!s->gate)
+		return;
+	printf("%s: TLS %s; certificate %s\n%s: certificate SHA-256 fingerprint %s\n", prog,
+	       s->cfg->tls == VG_SERVER_TLS_REQUIRE ? "required" : "offered", vg_tlsgate_cert_path(s->gate),
+	       prog, vg_tlsgate_fingerprint(s->gate));
 }
 
 vg_pixbuf *vg_server_frame_lock(vg_server *s)

@@ -31,6 +31,17 @@ void vg_server_free(vg_server *s);
 /* The port the server listens on. */
 int vg_server_port(const vg_server *s);
 
+/* The TLS certificate's SHA-256 fingerprint and file (valid while s
+ * lives); NULL with TLS off. */
+const char *vg_server_tls_fingerprint(const vg_server *s);
+const char *vg_server_tls_cert_path(const vg_server *s);
+
+/* Prints on stdout, after prog's name, whether TLS is offered or
+ * required, the certificate's file and its fingerprint (nothing with TLS
+ * off): what an administrator hands to viewers for their first
+ * connection. */
+void vg_server_print_tls(const vg_server *s, const char *prog);
+
 /* Locks the framebuffer for writing and returns it for drawing: waits for
  * every send reading it (stock encoders read it while they encode). */
 vg_pixbuf *vg_server_frame_lock(vg_server *s);

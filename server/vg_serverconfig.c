@@ -34,3 +34,23 @@ void vg_server_config_init(vg_server_config *cfg)
 	cfg->desktop_name = "varg";
 	cfg->defer_ms = 5;
 }
+
+int vg_server_tls_options(bool tls, bool no_tls, const char *cert, const char *key, vg_server_config *cfg)
+{
+	if (tls && no_tls) {
+		vg_error("--tls and --no-tls exclude each other");
+		return VG_EINVAL;
+	}
+	if (!cert != !key) {
+		vg_error("--tls-cert and --tls-key go together");
+		return VG_EINVAL;
+	}
+	if (no_tls && cert) {
+		vg_error("--tls-cert and --tls-key need TLS: drop --no-tls");
+		return VG_EINVAL;
+	}
+	cfg->tls = tls ? VG_SERVER_TLS_REQUIRE : no_tls ? VG_SERVER_TLS_OFF : VG_SERVER_TLS_OFFER;
+	cfg->tls_cert = cert;
+	cfg->tls_key = key;
+	return VG_OK;
+}

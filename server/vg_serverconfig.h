@@ -40,6 +40,14 @@ typedef enum {
  * on stderr and VG_EINVAL. */
 int vg_server_pixmodel_option(const char *s, vg_server_pixmodel *out);
 
+/* TLS (VeNCrypt) for clients: offered beside the plain type (the
+ * default), required, or not offered at all. */
+typedef enum {
+	VG_SERVER_TLS_OFFER,
+	VG_SERVER_TLS_REQUIRE,
+	VG_SERVER_TLS_OFF,
+} vg_server_tls;
+
 typedef struct {
 	int port;                 /* TCP port; 0 picks the first free one from 5900 */
 	const char *listen;       /* IPv4 address to listen on (default 127.0.0.1) */
@@ -70,12 +78,22 @@ typedef struct {
 	FILE *update_log;         /* a line per Varg update written; NULL: none */
 	const char *http_root;    /* serve a browser's files from here on the
 				   * RFB port (server/vg_http.h); NULL: none */
+	vg_server_tls tls;        /* VeNCrypt on the accept path (server/vg_tlsgate.h) */
+	const char *tls_cert;     /* PEM certificate and key for TLS, both or neither; */
+	const char *tls_key;      /* neither: made once in the state directory */
 	int defer_ms;             /* wait after a change for more before an update
 				   * (LibVNCServer's 5 ms); 0 for a source whose
 				   * changes come whole, as a relay's do */
 } vg_server_config;
 
 void vg_server_config_init(vg_server_config *cfg);
+
+/* Fills cfg's TLS fields from the programs' options --tls, --no-tls,
+ * --tls-cert FILE and --tls-key FILE (false or NULL when not given; the
+ * strings are borrowed): VG_EINVAL, said on stderr, for --tls with
+ * --no-tls, a certificate without its key or the other way round, or
+ * either with --no-tls. */
+int vg_server_tls_options(bool tls, bool no_tls, const char *cert, const char *key, vg_server_config *cfg);
 
 /* What a screen has done so far (vg_server_get_stats). */
 typedef struct {

@@ -117,9 +117,16 @@ int main(int argc, char **argv)
 		}
 		if (type != rfbSecTypeVncAuth) {
 			/* Not a type this probe can go on with: the server
-			 * must hang up. Anything it sends means it did not. */
-			return vg_fd_read_all(fd, buf, 1) != 0 ? finish(offered, "closed")
-							 : finish(offered, "access");
+			 * must hang up, at most after a SecurityResult that
+			 * says failed (and its reason). Anything else means
+			 * it did not. */
+			if (vg_fd_read_all(fd, buf, 4) != 0)
+				return finish(offered, "closed");
+			if (get_u32(buf) == 0)
+				return finish(offered, "access");
+			while (read(fd, buf, sizeof buf) > 0)
+				;
+			return finish(offered, "closed");
 		}
 	}
 	if (vg_fd_read_all(fd, buf, 16) != 0)

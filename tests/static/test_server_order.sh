@@ -6,7 +6,7 @@
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 src=${VG_TOP_SRCDIR:-.}
 order="vg_authguard vg_http vg_monitor vg_refine vg_segshare vg_serverkey
-vg_serverconfig vg_listener vg_auth vg_webdir
+vg_serverconfig vg_listener vg_tlsgate vg_auth vg_webdir
 vg_screen vg_input vg_vargclient vg_stockclient
 vg_server vg_report vg_inputqueue vg_tracesource vg_xsource vg_vncsource vg_relaysource
 varg_server varg_relay"
