@@ -109,5 +109,5 @@ TESTS += tests/e2e/test_ratio_corpus.sh
 dist_noinst_SCRIPTS += tests/e2e/test_ratio_corpus.sh scripts/ratio-corpus
 
 # The viewer over TLS against TigerVNC's Xvnc.
-TESTS += tests/interop/test_viewer_tls.sh
-dist_noinst_SCRIPTS += tests/interop/test_viewer_tls.sh
+TESTS += tests/interop/test_viewer_tls.sh tests/e2e/test_viewer_tls_varg.sh
+dist_noinst_SCRIPTS += tests/interop/test_viewer_tls.sh tests/e2e/test_viewer_tls_varg.sh
