@@ -156,23 +156,18 @@ static int check_fingerprint(vg_channel *ch, const vg_channel_config *cfg, const
 		ch->info.trust = "ca";
 		return VG_OK;
 	}
-	if (!cfg->trust_dir) {
-		ch->info.trust = "unverified";
-		vg_warn("the TLS certificate of %s::%d (SHA-256 %s) is not verified: no CA file, fingerprint "
-			"or known hosts", name, cfg->port, now);
-		return VG_OK;
-	}
 	path = vg_knownhosts_path(cfg->trust_dir);
 	err = vg_knownhosts_lookup(cfg->trust_dir, name, cfg->port, known);
 	if (err == VG_ENOENT) {
-		if ((err = vg_knownhosts_remember(cfg->trust_dir, name, cfg->port, fp))) {
-			snprintf(why, why_cap, "cannot remember the server's TLS certificate in %s: %s", path,
-				 vg_strerror(err));
-			return VG_ECRYPTO;
-		}
-		vg_info("%s::%d: its TLS certificate, SHA-256 %s, is remembered in %s", name, cfg->port, now,
-			path);
+		/* First use trusts in any case; a store that cannot be
+		 * written only means the next connection is a first use too. */
 		ch->info.trust = "first use";
+		if ((err = vg_knownhosts_remember(cfg->trust_dir, name, cfg->port, fp)))
+			vg_warn("%s::%d: cannot remember its TLS certificate (SHA-256 %s) in %s: %s", name,
+				cfg->port, now, path, vg_strerror(err));
+		else
+			vg_info("%s::%d: its TLS certificate, SHA-256 %s, is remembered in %s", name, cfg->port,
+				now, path);
 		return VG_OK;
 	}
 	if (err) {

@@ -34,9 +34,8 @@ typedef struct {
 	const char *ca_file;      /* PEM CA certificates; NULL: none */
 	/* The certificate's fingerprint, pinned; NULL: none. */
 	const uint8_t *fingerprint;
-	/* Known hosts, used when neither ca_file nor fingerprint is set,
-	 * and updated when fingerprint matched; NULL: none (the certificate
-	 * is then not verified). */
+	/* Known hosts (vg_knownhosts), used when neither ca_file nor
+	 * fingerprint is set, and updated when fingerprint matched. */
 	const char *trust_dir;
 	const char *host;         /* the server's name, for the certificate and known hosts */
 	int port;
@@ -49,8 +48,8 @@ typedef struct {
 	char version[16];         /* "TLSv1.3"; "" when not encrypted */
 	char cipher[64];
 	char fingerprint[VG_TLS_FP_TEXT]; /* the server certificate's */
-	/* "ca", "pinned", "known", "first use", "unverified"; NULL when
-	 * not encrypted. A static string. */
+	/* "ca", "pinned", "known", "first use"; NULL when not encrypted.
+	 * A static string. */
 	const char *trust;
 } vg_channel_info;
 

@@ -12,6 +12,7 @@
 #include "common/vg_log.h"
 #include "common/vg_time.h"
 #include "common/vg_writer.h"
+#include "fingerprint/cache/vg_segcache.h"
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_receiver.h"
 #include "capture/vg_channel.h"
@@ -356,6 +357,7 @@ static void log_last_line(char *buf, size_t cap)
 static int open_channel(vg_connection *c, const vg_connection_config *cfg, int fd, uint64_t deadline,
 			int *plain_fd, char *why, size_t why_cap)
 {
+	g_autofree char *default_dir = NULL;
 	vg_channel_config ch = { 0 };
 	uint8_t pinned[VG_TLS_FP_LEN];
 	char text[640];
@@ -370,6 +372,8 @@ static int open_channel(vg_connection *c, const vg_connection_config *cfg, int f
 	ch.ca_file = cfg->tls_ca;
 	ch.fingerprint = cfg->tls_fingerprint ? pinned : NULL;
 	ch.trust_dir = cfg->trust_dir ? cfg->trust_dir : cfg->cache_dir;
+	if (!ch.trust_dir)
+		ch.trust_dir = default_dir = vg_segcache_default_base_dir();
 	ch.host = cfg->tls_host ? cfg->tls_host : cfg->host;
 	ch.port = cfg->tls_host ? cfg->tls_port : cfg->port;
 	ch.via = cfg->tls_via;

@@ -59,7 +59,8 @@ typedef struct {
 	bool tls_required;       /* refuse a server that does not offer TLS */
 	const char *tls_ca;      /* PEM file of CA certificates; NULL: none */
 	const char *tls_fingerprint; /* the certificate's SHA-256, as vg_tls_fingerprint_parse reads it */
-	const char *trust_dir;   /* known hosts; NULL: cache_dir; neither: not verified */
+	const char *trust_dir;   /* known hosts; NULL: cache_dir, else the
+				    user's default cache directory */
 	const char *tls_host;    /* the server's name as the user gave it, for
 				    its certificate and known hosts; NULL: host, port */
 	int tls_port;
@@ -101,7 +102,7 @@ typedef struct {
 	char tls_cipher[64];         /* e.g. "TLS_AES_256_GCM_SHA384" */
 	char tls_fingerprint[96];    /* the server certificate's SHA-256 (vg_tls_fingerprint_format) */
 	const char *tls_trust;       /* how it was checked: "ca", "pinned",
-					"known", "first use", "unverified"; NULL when not encrypted */
+					"known", "first use"; NULL when not encrypted */
 	uint64_t updates;            /* FramebufferUpdate messages completed */
 	uint64_t varg_rects;         /* rectangles of the Varg encoding */
 	uint64_t other_rects;        /* pixel rectangles of any other encoding */

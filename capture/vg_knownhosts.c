@@ -23,8 +23,9 @@ static char *group_of(const char *host, int port)
 	return g_uri_escape_string(address, NULL, FALSE);
 }
 
-/* Loads the store into *kf: VG_OK (an empty one when there is no file),
- * VG_EFORMAT when the file is there and cannot be read as a key file. */
+/* Loads the store into *kf: VG_OK (an empty one when there is no file,
+ * nor can be: dir is not a directory), VG_EFORMAT when the file is there
+ * and cannot be read as a key file. */
 static int load(const char *dir, GKeyFile **kf)
 {
 	g_autofree char *path = vg_knownhosts_path(dir);
@@ -33,7 +34,8 @@ static int load(const char *dir, GKeyFile **kf)
 	*kf = g_key_file_new();
 	if (g_key_file_load_from_file(*kf, path, G_KEY_FILE_NONE, &error))
 		return VG_OK;
-	if (g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+	if (g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT) ||
+	    g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR))
 		return VG_OK;
 	g_key_file_free(*kf);
 	*kf = NULL;

@@ -21,7 +21,7 @@
 char *vg_knownhosts_path(const char *dir);
 
 /* The fingerprint remembered for host and port, in fp. VG_ENOENT when
- * none is (no file, or no entry), VG_EFORMAT when the file or the entry
+ * none is (no file, dir not a directory, or no entry), VG_EFORMAT when the file or the entry
  * is damaged (the caller must not take that as "unknown": a damaged store
  * would otherwise accept any certificate), VG_EINVAL for a NULL dir or
  * host. */

@@ -568,15 +568,14 @@ int main(int argc, char **argv)
 	cfg.tls_required = o.tls;
 	cfg.tls_ca = o.tls_ca;
 	cfg.tls_fingerprint = o.tls_fingerprint;
-	/* Known hosts are kept also when segments are not. */
-	if (!default_cache)
-		default_cache = vg_segcache_default_base_dir();
-	cfg.trust_dir = o.cache_dir ? o.cache_dir : default_cache;
+	/* Known hosts are kept also when segments are not (NULL: the
+	 * default cache directory). */
+	cfg.trust_dir = o.cache_dir;
 	cfg.tls_host = tls_host;
 	cfg.tls_port = tls_port;
 	cfg.tls_via = o.via;
 	if (!o.no_persistent_cache)
-		cfg.cache_dir = o.cache_dir ? o.cache_dir : default_cache;
+		cfg.cache_dir = o.cache_dir ? o.cache_dir : (default_cache = vg_segcache_default_base_dir());
 	if (o.headless) {
 		/* A password from a file answers through the same callback. */
 		hu.password = password;

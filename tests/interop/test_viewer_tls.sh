@@ -9,10 +9,10 @@
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
 
-tap_plan 22
+tap_plan 24
 for tool in Xvnc xwd xwdtopnm openssl vncpasswd convert display; do
 	if ! command -v "$tool" >/dev/null; then
-		for i in $(seq 1 22); do tap_skip "Xvnc, xwd, xwdtopnm, openssl, vncpasswd and ImageMagick are needed (scripts/setup)"; done
+		for i in $(seq 1 24); do tap_skip "Xvnc, xwd, xwdtopnm, openssl, vncpasswd and ImageMagick are needed (scripts/setup)"; done
 		exit 0
 	fi
 done
@@ -116,6 +116,16 @@ tap_check "the remembered fingerprint is kept" grep -qF "$fp_srv" "$work/cache/k
 tap_check "accepting the new certificate with --tls-fingerprint works" \
 	run accept "$PORT_A" --tls-fingerprint "$fp_new"
 tap_check "and then it is the one remembered" run after "$PORT_A"
+# varg-trace record --vnc (as varg-server --vnc) takes TLS too, trusting
+# on first use in the user's cache directory.
+"$B/traces/varg-trace" record --vnc "localhost:$PORT_A" -o "$work/rec.vtr" -q --duration 3 \
+	2>"$work/rec.err"
+rec_st=$?
+sed 's/^/#   /' "$work/rec.err"
+recorded() { [ "$rec_st" -eq 0 ] && last_frame "$work/rec.vtr" "$work/rec.png" && same_image "$work/rec.png" "$work/a.ppm"; }
+tap_check "record --vnc over X509None: the last frame is Xvnc's screen" recorded
+tap_check "record --vnc: the certificate is remembered on first use" \
+	grep -qF "$fp_new" "$XDG_CACHE_HOME/varg/known-hosts"
 kill "$PID_A"
 wait "$PID_A" 2>/dev/null
 

@@ -70,6 +70,9 @@ static void test_damaged(void)
 	g_assert_cmpint(vg_knownhosts_lookup(dir, "h", 1, got), ==, VG_EFORMAT);
 	g_assert_cmpint(vg_knownhosts_lookup(dir, "h", 2, got), ==, VG_EFORMAT);
 	g_assert_cmpint(vg_knownhosts_lookup(dir, "h", 3, got), ==, VG_ENOENT);
+	/* A directory that is a file holds no store, and can take none. */
+	g_assert_cmpint(vg_knownhosts_lookup(path, "h", 1, got), ==, VG_ENOENT);
+	g_assert_cmpint(vg_knownhosts_remember(path, "h", 1, a), ==, VG_EIO);
 	/* A store that is a directory cannot be read or written. */
 	g_assert_cmpint(g_unlink(path), ==, 0);
 	g_assert_cmpint(g_mkdir(path, 0700), ==, 0);
