@@ -82,17 +82,6 @@ void vg_tls_fingerprint_format(const uint8_t fp[VG_TLS_FP_LEN], char out[VG_TLS_
 	out[at] = 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int vg_tls_fingerprint_parse(const char *text, uint8_t fp[VG_TLS_FP_LEN])
 {
 	if (!text)
@@ -102,8 +91,8 @@ int vg_tls_fingerprint_parse(const char *text, uint8_t fp[VG_TLS_FP_LEN])
 	size_t n = 0;
 	const char *p = text;
 	while (n < VG_TLS_FP_LEN) {
-		int hi = hexval(p[0]);
-		int lo = hi < 0 ? -1 : hexval(p[1]);
+		int hi = g_ascii_xdigit_value(p[0]);
+		int lo = hi < 0 ? -1 : g_ascii_xdigit_value(p[1]);
 		if (hi < 0 || lo < 0)
 			return VG_EINVAL;
 		fp[n++] = (uint8_t)(hi << 4 | lo);

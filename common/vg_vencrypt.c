@@ -205,6 +205,17 @@ bad:;
 	return fail(v, VG_EPROTO, "peer did not send an RFB version (got \"%s\")", s);
 }
 
+/* The peer's version, agreed down to ours: the result's minor. */
+static int take_version(vg_vencrypt *v)
+{
+	int minor = 0;
+	int rc = parse_version(v, &minor);
+	if (rc < 0)
+		return rc;
+	v->result.rfb_minor = minor > v->max_minor ? v->max_minor : minor;
+	return 0;
+}
+
 /* --- server --- */
 
 static int server_step(vg_vencrypt *v)
@@ -212,14 +223,10 @@ static int server_step(vg_vencrypt *v)
 	const uint8_t *a = v->acc;
 	switch (v->step) {
 	case STEP_VERSION: {
-		int minor;
-		int rc = parse_version(v, &minor);
+		int rc = take_version(v);
 		if (rc < 0)
 			return rc;
-		if (minor > v->max_minor)
-			minor = v->max_minor;
-		v->result.rfb_minor = minor;
-		if (minor == 3) {
+		if (v->result.rfb_minor == 3) {
 			/* RFB 3.3: the server chooses; only a plain type can
 			 * be chosen, since VeNCrypt needs a list. */
 			for (size_t i = 0; i < v->n_types; i++) {
@@ -313,15 +320,11 @@ static int client_step(vg_vencrypt *v)
 	const uint8_t *a = v->acc;
 	switch (v->step) {
 	case STEP_VERSION: {
-		int minor;
-		int rc = parse_version(v, &minor);
+		int rc = take_version(v);
 		if (rc < 0)
 			return rc;
-		if (minor > v->max_minor)
-			minor = v->max_minor;
-		v->result.rfb_minor = minor;
-		put_version(v, minor);
-		if (minor == 3)
+		put_version(v, v->result.rfb_minor);
+		if (v->result.rfb_minor == 3)
 			expect(v, STEP_TYPE33, 4);
 		else
 			expect(v, STEP_TYPE_COUNT, 1);

@@ -45,10 +45,10 @@ typedef void (*vg_listener_handover_cb)(void *user, int fd, const char *peer);
  * every connection that is not an HTTP request for a file, before its
  * handover. It may speak with the peer, and returns the socket to hand
  * over in fd's place (fd itself, or another it then owns along with fd),
- * or -1 to drop the connection (it has closed fd). Whatever it keeps for
- * later goes in *state, which gate_done_cb gets on the same thread after
- * the handover (handed: whether it took place), outside the handover's
- * one-at-a-time lock. */
+ * or -1 to drop the connection (it has closed fd). For every socket it
+ * returned, gate_done_cb gets its *state on the same thread after the
+ * handover (handed: whether it took place; if not, the listener closes
+ * the returned socket), outside the handover's one-at-a-time lock. */
 typedef int (*vg_listener_gate_cb)(void *user, int fd, const char *peer, void **state);
 typedef void (*vg_listener_gate_done_cb)(void *user, void *state, int handed);
 

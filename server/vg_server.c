@@ -425,6 +425,9 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		if (s->gate) {
 			lc.gate_cb = gate_open;
 			lc.gate_done_cb = gate_done;
+			/* A TLS handshake holds its thread longer than a
+			 * screening: room for a burst of them. */
+			lc.max_pending = 256;
 		}
 
 		if (cfg->http_root) {

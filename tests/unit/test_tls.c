@@ -379,16 +379,39 @@ static void on_done(void *user, const vg_tls_bridge_stats *st)
 	g_mutex_unlock(&d->m);
 }
 
-static void test_bridge(void)
+/* A client context that verifies nothing, and a handshake over a fresh
+ * socketpair with the generated certificate. */
+static vg_tls_ctx *unverified_pair(vg_tls_ctx *sctx, side *srv, side *cli)
 {
-	vg_tls_ctx *sctx = server_in("state/deeper");
 	vg_tls_ctx *cctx = NULL;
 	char err[256];
 	g_assert_cmpint(vg_tls_client_new(NULL, &cctx, err, sizeof err), ==, 0);
+	pair(sctx, cctx, NULL, srv, cli);
+	g_assert_cmpint(cli->rc, ==, 0);
+	g_assert_cmpint(srv->rc, ==, 0);
+	return cctx;
+}
+
+/* Detaches b and waits (5 s at most) for its end; d gets its counters
+ * (clear d's mutex and cond after). */
+static void detach_and_wait(vg_tls_bridge *b, done_box *d)
+{
+	*d = (done_box){0};
+	g_mutex_init(&d->m);
+	g_cond_init(&d->c);
+	vg_tls_bridge_detach(b, on_done, d);
+	g_mutex_lock(&d->m);
+	gint64 until = g_get_monotonic_time() + 5 * G_TIME_SPAN_SECOND;
+	while (!d->done)
+		g_assert_true(g_cond_wait_until(&d->c, &d->m, until));
+	g_mutex_unlock(&d->m);
+}
+
+static void test_bridge(void)
+{
+	vg_tls_ctx *sctx = server_in("state/deeper");
 	side srv, cli;
-	pair(sctx, cctx, NULL, &srv, &cli);
-	g_assert_cmpint(cli.rc, ==, 0);
-	g_assert_cmpint(srv.rc, ==, 0);
+	vg_tls_ctx *cctx = unverified_pair(sctx, &srv, &cli);
 
 	vg_tls_bridge *bs = NULL, *bc = NULL;
 	int ps = -1, pc = -1;
@@ -414,15 +437,8 @@ static void test_bridge(void)
 
 	/* Once a side's plain end shuts down, that bridge sends close_notify
 	 * and ends, and the other's plain end saw the end of file above. */
-	done_box d = {0};
-	g_mutex_init(&d.m);
-	g_cond_init(&d.c);
-	vg_tls_bridge_detach(bs, on_done, &d);
-	g_mutex_lock(&d.m);
-	gint64 until = g_get_monotonic_time() + 5 * G_TIME_SPAN_SECOND;
-	while (!d.done)
-		g_assert_true(g_cond_wait_until(&d.c, &d.m, until));
-	g_mutex_unlock(&d.m);
+	done_box d;
+	detach_and_wait(bs, &d);
 	g_assert_cmpuint(d.st.plain_in, ==, n_sc);
 	g_assert_cmpuint(d.st.plain_out, ==, n_cs);
 	/* Records cost a little, never less than the payload. */
@@ -453,12 +469,8 @@ static void test_bridge(void)
 static void test_bridge_ends(void)
 {
 	vg_tls_ctx *sctx = server_in("state/deeper");
-	vg_tls_ctx *cctx = NULL;
-	char err[256];
-	g_assert_cmpint(vg_tls_client_new(NULL, &cctx, err, sizeof err), ==, 0);
 	side srv, cli;
-	pair(sctx, cctx, NULL, &srv, &cli);
-	g_assert_cmpint(srv.rc, ==, 0);
+	vg_tls_ctx *cctx = unverified_pair(sctx, &srv, &cli);
 	vg_tls_bridge *bs = NULL;
 	int ps = -1;
 	g_assert_cmpint(vg_tls_bridge_new(srv.t, srv.fd, &ps, &bs), ==, 0);
@@ -514,15 +526,8 @@ static void test_bridge_plain(void)
 	got = read_all(net[1]);
 	g_assert_cmpmem(got->data, got->len, "RFB 003.008\n", 12);
 	g_byte_array_unref(got);
-	done_box d = {0};
-	g_mutex_init(&d.m);
-	g_cond_init(&d.c);
-	vg_tls_bridge_detach(b, on_done, &d);
-	g_mutex_lock(&d.m);
-	gint64 until = g_get_monotonic_time() + 5 * G_TIME_SPAN_SECOND;
-	while (!d.done)
-		g_assert_true(g_cond_wait_until(&d.c, &d.m, until));
-	g_mutex_unlock(&d.m);
+	done_box d;
+	detach_and_wait(b, &d);
 	g_assert_cmpuint(d.st.net_in, ==, 5);
 	g_assert_cmpuint(d.st.plain_out, ==, 5);
 	g_assert_cmpuint(d.st.plain_in, ==, 12);
