@@ -9,7 +9,7 @@
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_sshd.sh"
 TRACE=$S/traces/samples/heatmap-scroll.vtr
-tap_plan 12
+tap_plan 13
 
 last_frame "$TRACE" "$work/expected.png" || { echo "Bail out! cannot export the trace's last frame"; exit 1; }
 
@@ -24,6 +24,7 @@ encrypted() { grep -q '"encrypted": true' "$work/$1.json"; }
 
 start_server req --tls --trace "$TRACE" --speed 0 --wait-clients 2 --pace-timeout 5000 || exit 1
 fp=$(sed -n 's/^varg-server: certificate SHA-256 fingerprint //p' "$work/req.out")
+cert=$(sed -n 's/^varg-server: TLS required; certificate //p' "$work/req.out")
 echo "#   the server's certificate: $fp"
 tap_check "varg-server --tls prints its certificate's fingerprint" test -n "$fp"
 viewer varg --tls
@@ -37,10 +38,12 @@ tap_check "the certificate remembered is the one the server printed" \
 stop_server
 
 # The same server state (the same certificate), TLS offered beside plain.
-start_server offer --trace "$TRACE" --speed 0 --wait-clients 1 --pace-timeout 5000 || exit 1
+start_server offer --trace "$TRACE" --speed 0 --wait-clients 2 --pace-timeout 5000 || exit 1
 viewer pinned --tls-fingerprint "$fp"
+viewer byca --tls-ca "$cert"
 tap_check "TLS offered beside plain: pinned to the printed fingerprint, ends exact" ended_exact pinned
 tap_check "TLS offered beside plain: the viewer took it" encrypted pinned
+tap_check "the generated certificate file serves as --tls-ca" ended_exact byca
 stop_server
 
 start_server plain --no-tls --trace "$TRACE" --loop || exit 1
