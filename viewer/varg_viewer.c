@@ -127,7 +127,7 @@ static int parse_options(int argc, char **argv, options *o)
 		"--tls-fingerprint the first certificate a server shows is remembered\n"
 		"and a different one later stops the connection.\n"
 		"Exit: 0 stopped, 1 connection failed, 2 bad options, 3 password refused,\n"
-		"4 server not trusted (certificate, or no TLS with --tls),\n"
+		"4 TLS failed or server not trusted (certificate, or no TLS with --tls),\n"
 		"128+N stopped by signal N before a connection stood.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	vg_cmdline_double_dashes(argc, argv, entries, owned);
