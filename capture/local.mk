@@ -15,7 +15,9 @@ capture_libvgcapture_a_SOURCES = \
 	capture/vg_mirror.c capture/vg_mirror.h \
 	capture/vg_connection.c capture/vg_connection.h \
 	capture/vg_serverbook.c capture/vg_serverbook.h \
+	capture/vg_knownhosts.c capture/vg_knownhosts.h \
 	capture/vg_dial.c capture/vg_dial.h \
+	capture/vg_channel.c capture/vg_channel.h \
 	capture/vg_sockstat.c capture/vg_sockstat.h \
 	capture/vg_address.c capture/vg_address.h \
 	capture/vg_via.c capture/vg_via.h \
@@ -38,6 +40,13 @@ TESTS += tests/unit/test_serverbook
 tests_unit_test_serverbook_LDADD = $(VG_FP_LIBS)
 tests_unit_test_serverbook_SOURCES = tests/unit/test_serverbook.c capture/vg_serverbook.c capture/vg_serverbook.h \
 	$(VG_TESTUTIL_SOURCES)
+
+check_PROGRAMS += tests/unit/test_knownhosts
+TESTS += tests/unit/test_knownhosts
+tests_unit_test_knownhosts_CFLAGS = $(AM_CFLAGS) $(SSL_CFLAGS) $(CRYPTO_CFLAGS)
+tests_unit_test_knownhosts_LDADD = $(VG_COMMON_LIBS) $(SSL_LIBS) $(CRYPTO_LIBS) -lpthread
+tests_unit_test_knownhosts_SOURCES = tests/unit/test_knownhosts.c capture/vg_knownhosts.c capture/vg_knownhosts.h \
+	capture/vg_tls.c capture/vg_tls.h $(VG_TESTUTIL_SOURCES)
 
 # TLS: contexts, handshakes and the bridge over a real socketpair, with a
 # certificate made by the module itself.

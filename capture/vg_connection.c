@@ -12,8 +12,10 @@
 #include "common/vg_log.h"
 #include "common/vg_time.h"
 #include "common/vg_writer.h"
+#include "fingerprint/cache/vg_segcache.h"
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_receiver.h"
+#include "capture/vg_channel.h"
 #include "capture/vg_connection.h"
 #include "capture/vg_dial.h"
 #include "capture/vg_serverbook.h"
@@ -40,6 +42,7 @@ struct vg_connection {
 	bool view_only;
 	bool auth_asked;         /* the server asked for a password */
 	vg_dial_watch *watch;    /* during the handshake */
+	vg_channel *channel;     /* the server's socket, TLS, and LibVNCClient's plain end */
 	void *frame;             /* the client's framebuffer, as last allocated */
 	int wake_fd;             /* eventfd: a message was queued */
 	GMutex out_lock;
@@ -349,6 +352,38 @@ static void log_last_line(char *buf, size_t cap)
 	g_mutex_unlock(&log_lock);
 }
 
+/* Runs the security handshake on fd (the channel owns it, also on
+ * failure) and gives LibVNCClient's plain end in *plain_fd. */
+static int open_channel(vg_connection *c, const vg_connection_config *cfg, int fd, uint64_t deadline,
+			int *plain_fd, char *why, size_t why_cap)
+{
+	g_autofree char *default_dir = NULL;
+	vg_channel_config ch = { 0 };
+	uint8_t pinned[VG_TLS_FP_LEN];
+	char text[640];
+	int err;
+
+	if (cfg->tls_fingerprint && vg_tls_fingerprint_parse(cfg->tls_fingerprint, pinned)) {
+		close(fd);
+		snprintf(why, why_cap, "'%s' is not a SHA-256 fingerprint", cfg->tls_fingerprint);
+		return VG_EINVAL;
+	}
+	ch.tls_required = cfg->tls_required;
+	ch.ca_file = cfg->tls_ca;
+	ch.fingerprint = cfg->tls_fingerprint ? pinned : NULL;
+	ch.trust_dir = cfg->trust_dir ? cfg->trust_dir : cfg->cache_dir;
+	if (!ch.trust_dir)
+		ch.trust_dir = default_dir = vg_segcache_default_base_dir();
+	ch.host = cfg->tls_host ? cfg->tls_host : cfg->host;
+	ch.port = cfg->tls_host ? cfg->tls_port : cfg->port;
+	ch.via = cfg->tls_via;
+	ch.deadline_ns = deadline;
+	err = vg_channel_open(fd, &ch, &c->channel, plain_fd, text, sizeof text);
+	if (err && why && why_cap)
+		snprintf(why, why_cap, "%s", text);
+	return err == VG_EPROTO ? VG_EIO : err;
+}
+
 int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **out,
 			      char *why, size_t why_cap)
 {
@@ -358,7 +393,7 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	vg_receiver_config rcfg;
 	char last[256], dial_why[160];
 	uint64_t deadline;
-	int argc = 0, fd = -1, fired;
+	int argc = 0, fd = -1, plain_fd = -1, fired;
 	rfbBool ok;
 	int err;
 
@@ -438,11 +473,27 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 		vg_connection_close(c);
 		return err;
 	}
-	/* Connected already: LibVNCClient takes the socket as it takes one
-	 * it accepted in listen mode, and only shakes hands. */
-	client->sock = fd;
-	client->listenSpecified = TRUE;
+	/* The security handshake, TLS when the server offers it; then
+	 * LibVNCClient takes the channel's plain end as it takes a socket it
+	 * accepted in listen mode, and shakes hands through it. */
 	c->watch = vg_dial_watch_start(fd, deadline, cfg->cancel);
+	err = open_channel(c, cfg, fd, deadline, &plain_fd, why, why_cap);
+	fired = vg_dial_watch_stop(c->watch);
+	c->watch = NULL;
+	if (err) {
+		err = fired ? fired : err;
+		if (err == VG_ECANCELED && why && why_cap)
+			snprintf(why, why_cap, "stopped during the handshake");
+		else if (err == VG_ETIMEDOUT && why && why_cap)
+			snprintf(why, why_cap, "the server did not complete the handshake within %d s",
+				 (cfg->timeout_ms > 0 ? cfg->timeout_ms : 20000) / 1000);
+		rfbClientCleanup(client);
+		vg_connection_close(c);
+		return err;
+	}
+	client->sock = plain_fd;
+	client->listenSpecified = TRUE;
+	c->watch = vg_dial_watch_start(plain_fd, deadline, cfg->cancel);
 	/* rfbInitClient frees the client itself when it fails; it sends
 	 * SetEncodings (and with it the capabilities) at its end. */
 	g_mutex_lock(&encodings_lock);
@@ -498,6 +549,7 @@ void vg_connection_close(vg_connection *c)
 		c->client->rcMask = NULL;
 		rfbClientCleanup(c->client);
 	}
+	vg_channel_free(c->channel);
 	vg_receiver_free(c->receiver);
 	g_free(c->cache_dir);
 	g_free(c->host);
@@ -572,7 +624,7 @@ int vg_connection_poll(vg_connection *c, int timeout_ms)
 		pfd[1].revents = 0;
 		n = poll(pfd, 2, timeout_ms);
 	}
-	if (vg_sockstat_bytes_received(c->client->sock, &bytes) == 0)
+	if (vg_sockstat_bytes_received(vg_channel_net_fd(c->channel), &bytes) == 0)
 		c->stats.bytes_received = bytes;
 	if (n < 0 && errno != EINTR) {
 		snprintf(c->error, sizeof c->error, "connection lost");
@@ -585,7 +637,7 @@ int vg_connection_poll(vg_connection *c, int timeout_ms)
 			snprintf(c->error, sizeof c->error, "server closed the connection");
 		return c->proto_error ? VG_EPROTO : VG_EIO;
 	}
-	if (vg_sockstat_bytes_received(c->client->sock, &bytes) == 0)
+	if (vg_sockstat_bytes_received(vg_channel_net_fd(c->channel), &bytes) == 0)
 		c->stats.bytes_received = bytes;
 	return 1;
 }
@@ -706,9 +758,16 @@ vg_pixbuf vg_connection_frame(const vg_connection *c)
 
 void vg_connection_get_stats(const vg_connection *c, vg_connection_stats *st)
 {
+	vg_channel_info info;
 	vg_receiver_stats rs;
 
 	*st = c->stats;
+	vg_channel_get_info(c->channel, &info);
+	st->encrypted = info.encrypted;
+	snprintf(st->tls_version, sizeof st->tls_version, "%s", info.version);
+	snprintf(st->tls_cipher, sizeof st->tls_cipher, "%s", info.cipher);
+	snprintf(st->tls_fingerprint, sizeof st->tls_fingerprint, "%s", info.fingerprint);
+	st->tls_trust = info.trust;
 	vg_receiver_get_stats(c->receiver, &rs);
 	st->cache_hits = rs.cache_hits;
 	st->cache_misses = rs.cache_misses;

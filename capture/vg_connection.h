@@ -52,13 +52,29 @@ typedef struct {
 	int requests;            /* update requests kept in flight; 0: 2 */
 	int timeout_ms;          /* connect + handshake, password prompt not counted; 0: 20 s */
 	const gint *cancel; /* non-zero stops a connect or handshake; may be NULL */
+	/* TLS (VeNCrypt, X509None or X509Vnc) is used whenever the server
+	 * offers it. The server's certificate must be signed by tls_ca if
+	 * set, and be tls_fingerprint if set; with neither, trust on first
+	 * use (vg_knownhosts in trust_dir, by tls_host::tls_port). */
+	bool tls_required;       /* refuse a server that does not offer TLS */
+	const char *tls_ca;      /* PEM file of CA certificates; NULL: none */
+	const char *tls_fingerprint; /* the certificate's SHA-256, as vg_tls_fingerprint_parse reads it */
+	const char *trust_dir;   /* known hosts; NULL: cache_dir, else the
+				    user's default cache directory */
+	const char *tls_host;    /* the server's name as the user gave it, for
+				    its certificate and known hosts; NULL: host, port */
+	int tls_port;
+	const char *tls_via;     /* the SSH gateway host is named on, or NULL */
 } vg_connection_config;
 
 /* Connects and completes the RFB handshake; on failure writes a one-line
  * reason to why (why_cap bytes, may be 0). Errors: VG_EIO (cannot connect
  * or the handshake failed), VG_ENOTSUP (the server's framebuffer is too
- * large), VG_EAUTH (the server refused the password, or none could be
- * had), VG_ETIMEDOUT (no connection or handshake within timeout_ms),
+ * large), VG_ECRYPTO (TLS: the handshake failed, the server's certificate
+ * is not the one trusted, or the server does not offer TLS and
+ * tls_required), VG_EINVAL (tls_fingerprint is not a fingerprint),
+ * VG_EAUTH (the server refused the password, or none could be had),
+ * VG_ETIMEDOUT (no connection or handshake within timeout_ms),
  * VG_ECANCELED (*cancel was raised). */
 int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **out,
 			      char *why, size_t why_cap);
@@ -79,7 +95,14 @@ const char *vg_connection_error_text(const vg_connection *c);
 vg_pixbuf vg_connection_frame(const vg_connection *c);
 
 typedef struct {
-	uint64_t bytes_received;     /* from the kernel's TCP counters */
+	uint64_t bytes_received;     /* from the kernel's TCP counters: the
+					wire's bytes, TLS records included */
+	bool encrypted;              /* the session runs over TLS */
+	char tls_version[16];        /* e.g. "TLSv1.3"; "" when not encrypted */
+	char tls_cipher[64];         /* e.g. "TLS_AES_256_GCM_SHA384" */
+	char tls_fingerprint[96];    /* the server certificate's SHA-256 (vg_tls_fingerprint_format) */
+	const char *tls_trust;       /* how it was checked: "ca", "pinned",
+					"known", "first use"; NULL when not encrypted */
 	uint64_t updates;            /* FramebufferUpdate messages completed */
 	uint64_t varg_rects;         /* rectangles of the Varg encoding */
 	uint64_t other_rects;        /* pixel rectangles of any other encoding */

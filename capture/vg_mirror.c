@@ -8,11 +8,20 @@
 
 #include "common/vg_cursor.h"
 #include "common/vg_error.h"
+#include "common/vg_log.h"
+#include "common/vg_time.h"
+#include "capture/vg_channel.h"
+#include "capture/vg_dial.h"
 #include "capture/vg_mirror.h"
+#include "fingerprint/cache/vg_segcache.h"
 #include "segment2d/vg_tilediff.h"
+
+/* Connect and security handshake, before LibVNCClient's part. */
+#define CONNECT_MS 20000
 
 struct vg_mirror {
 	rfbClient *client;
+	vg_channel *channel;   /* the socket, TLS when offered; LibVNCClient has its plain end */
 	int32_t width, height;
 	int32_t tile;
 	vg_pixbuf *cur;        /* the client's framebuffer, top bytes cleared */
@@ -127,12 +136,32 @@ int vg_mirror_open(const char *host, int port, const char *encodings, int32_t ti
 	return vg_mirror_open_auth(host, port, encodings, tile, NULL, out);
 }
 
+/* Dials host:port and runs the security handshake: TLS when the server
+ * offers it, its certificate trusted on first use in the user's cache
+ * directory, as varg-viewer does. */
+static int open_channel(vg_mirror *m, const char *host, int port, int *plain_fd)
+{
+	g_autofree char *trust_dir = vg_segcache_default_base_dir();
+	vg_channel_config cfg = { .trust_dir = trust_dir, .host = host, .port = port };
+	char why[640];
+	int fd, err;
+
+	cfg.deadline_ns = vg_time_ns() + CONNECT_MS * 1000000ull;
+	if ((err = vg_dial(host, port, cfg.deadline_ns, NULL, &fd, why, sizeof why)))
+		return err;
+	err = vg_channel_open(fd, &cfg, &m->channel, plain_fd, why, sizeof why);
+	/* The reason a certificate is refused is the user's to know. */
+	if (err == VG_ECRYPTO)
+		vg_warn("VNC server %s::%d: %s", host, port, why);
+	return err;
+}
+
 int vg_mirror_open_auth(const char *host, int port, const char *encodings, int32_t tile,
 			const char *password, vg_mirror **out)
 {
 	vg_mirror *m;
 	rfbClient *client;
-	int argc = 0;
+	int argc = 0, plain_fd = -1;
 
 	*out = NULL;
 	if (!host || port < 1 || port > 65535 || tile < 1 || tile > VG_MAX_DIM)
@@ -143,6 +172,10 @@ int vg_mirror_open_auth(const char *host, int port, const char *encodings, int32
 	m = g_new0(vg_mirror, 1);
 	m->tile = tile;
 	m->password = g_strdup(password);
+	if (open_channel(m, host, port, &plain_fd)) {
+		vg_mirror_free(m);
+		return VG_EIO;
+	}
 	client = rfbGetClient(8, 3, 4);
 	client->format.redShift = 16;
 	client->format.greenShift = 8;
@@ -162,10 +195,14 @@ int vg_mirror_open_auth(const char *host, int port, const char *encodings, int32
 	client->GotXCutText = got_cut_text;
 	client->GetPassword = get_password;
 	rfbClientSetClientData(client, &client_tag, m);
-	/* rfbInitClient frees the client itself when it fails. */
+	/* LibVNCClient takes the channel's plain end as a socket it accepted
+	 * in listen mode, and shakes hands through it. */
+	client->sock = plain_fd;
+	client->listenSpecified = TRUE;
+	/* rfbInitClient frees the client itself (closing the plain end) when
+	 * it fails. */
 	if (!rfbInitClient(client, &argc, NULL)) {
-		g_free(m->password);
-		g_free(m);
+		vg_mirror_free(m);
 		return VG_EIO;
 	}
 	m->client = client;
@@ -306,6 +343,7 @@ void vg_mirror_free(vg_mirror *m)
 		m->client->rcMask = NULL;
 		rfbClientCleanup(m->client);
 	}
+	vg_channel_free(m->channel);
 	vg_pixbuf_free(m->cur);
 	g_free(m->password);
 	g_free(m->cut);

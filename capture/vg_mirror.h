@@ -5,6 +5,8 @@
  * It also asks for cursor shapes (the RichCursor and XCursor
  * pseudo-encodings): a server that sends them leaves the pointer out of
  * the picture, so a user shows the shapes vg_mirror_take_cursor gives.
+ * A server that offers TLS (VeNCrypt) gets it, its certificate trusted on
+ * first use as varg-viewer trusts it (capture/vg_channel).
  *
  * Used by varg-trace record --vnc and the server's --vnc source;
  * built into capture/libvgcapture.a with the X capture. One thread per
@@ -26,7 +28,9 @@ typedef struct vg_mirror vg_mirror;
  * (a LibVNCClient list such as "tight zrle hextile"; NULL for its
  * default), and reads its first framebuffer geometry. tile (1..VG_MAX_DIM)
  * is the comparison tile size. On success *out owns a new mirror (free
- * with vg_mirror_free). VG_EIO when the connection or handshake fails,
+ * with vg_mirror_free). VG_EIO when the connection or handshake fails
+ * (a refused TLS certificate is logged as a warning, with both
+ * fingerprints),
  * VG_ERANGE for a screen larger than VG_MAX_DIM, VG_EINVAL for bad
  * arguments. */
 int vg_mirror_open(const char *host, int port, const char *encodings, int32_t tile, vg_mirror **out);

@@ -576,6 +576,7 @@ struct vg_tls_bridge {
 	vg_tls_bridge_done_cb done_cb;
 	void *user;
 	uint64_t net_in, net_out, plain_in, plain_out; /* __atomic */
+	size_t drop;             /* plain bytes still to drop (pump thread) */
 	uint8_t n2p[BRIDGE_BUF]; /* decrypted, waiting for the plain end */
 	uint8_t p2n[BRIDGE_BUF]; /* plain, waiting to be encrypted */
 };
@@ -708,9 +709,12 @@ static void pump(vg_tls_bridge *b)
 			if (!plain_eof && p2n_off == p2n_len) {
 				ssize_t r = recv(b->plain_fd, b->p2n, sizeof b->p2n, 0);
 				if (r > 0) {
+					size_t skip = MIN((size_t)r, b->drop);
+
+					b->drop -= skip;
 					p2n_len = (size_t)r;
-					p2n_off = 0;
-					__atomic_add_fetch(&b->plain_in, (uint64_t)r, __ATOMIC_RELAXED);
+					p2n_off = skip;
+					__atomic_add_fetch(&b->plain_in, (uint64_t)r - skip, __ATOMIC_RELAXED);
 					progress = true;
 				} else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
 					plain_eof = true;
@@ -824,9 +828,16 @@ static void *bridge_main(void *arg)
 
 int vg_tls_bridge_start(vg_tls *t, int net_fd, int plain_fd, vg_tls_bridge **out)
 {
+	return vg_tls_bridge_start_dropping(t, net_fd, plain_fd, 0, out);
+}
+
+int vg_tls_bridge_start_dropping(vg_tls *t, int net_fd, int plain_fd, size_t drop,
+				 vg_tls_bridge **out)
+{
 	*out = NULL;
 	vg_tls_bridge *b = g_new0(vg_tls_bridge, 1);
 	b->t = t;
+	b->drop = drop;
 	b->net_fd = net_fd;
 	b->plain_fd = plain_fd;
 	b->stop[0] = b->stop[1] = -1;

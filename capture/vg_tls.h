@@ -119,6 +119,13 @@ int vg_tls_bridge_new(vg_tls *t, int net_fd, int *plain_fd, vg_tls_bridge **out)
  * speak on the plain end before the bridge starts. Errors: VG_EIO. */
 int vg_tls_bridge_start(vg_tls *t, int net_fd, int plain_fd, vg_tls_bridge **out);
 
+/* As vg_tls_bridge_start, but the first drop bytes read from the plain
+ * end are dropped, not sent (nor counted in plain_in): for a program that
+ * spoke a negotiation to the peer itself and replays it to a library on
+ * the plain end, whose answers the peer has had already. */
+int vg_tls_bridge_start_dropping(vg_tls *t, int net_fd, int plain_fd, size_t drop,
+				 vg_tls_bridge **out);
+
 /* The counters so far (safe from any thread while b lives). */
 void vg_tls_bridge_stats_get(vg_tls_bridge *b, vg_tls_bridge_stats *out);
 

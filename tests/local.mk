@@ -113,6 +113,10 @@ dist_noinst_SCRIPTS += tests/e2e/test_crash_points.sh
 TESTS += tests/e2e/test_ratio_corpus.sh
 dist_noinst_SCRIPTS += tests/e2e/test_ratio_corpus.sh scripts/ratio-corpus
 
+# The viewer over TLS against TigerVNC's Xvnc.
+TESTS += tests/interop/test_viewer_tls.sh tests/e2e/test_viewer_tls_varg.sh
+dist_noinst_SCRIPTS += tests/interop/test_viewer_tls.sh tests/e2e/test_viewer_tls_varg.sh
+
 # TLS (VeNCrypt) against TigerVNC's vncviewer, vncsnapshot, openssl
 # s_client and a VeNCrypt client of the test's own.
 TESTS += tests/interop/test_tls.sh

@@ -8,6 +8,11 @@ tmp=$work
 # Servers keep their beliefs about viewers here, not in the real state dir.
 XDG_STATE_HOME=$work/state
 export XDG_STATE_HOME
+# Viewers remember servers' TLS certificates in their cache directory,
+# also without a segment cache: here, not in the real one, where another
+# test's server on the same port would show another certificate.
+XDG_CACHE_HOME=$work/cache-home
+export XDG_CACHE_HOME
 pids=""
 # VG_WRAP: a command put before every varg-server and varg-viewer (e.g.
 # valgrind, see scripts/valgrind-e2e); empty normally.

@@ -27,15 +27,17 @@ wait_line() {
 	return 1
 }
 
-# start_xvnc WIDTHxHEIGHT: TigerVNC's Xvnc, no authentication, on a free
-# display and a random VNC port, tried until one is free; sets XDPY (":N")
-# and VNC_PORT.
+# start_xvnc WIDTHxHEIGHT [ARGS...]: TigerVNC's Xvnc, no authentication
+# unless ARGS say otherwise (e.g. -SecurityTypes X509None ...), on a free
+# display and a random VNC port, tried until one is free (the port
+# XVNC_PORT if set, tried once); sets XDPY (":N") and VNC_PORT.
 start_xvnc() {
+	geometry=$1; shift
 	for _ in 1 2 3 4 5 6 7 8; do
-		VNC_PORT=$(random_port)
+		VNC_PORT=${XVNC_PORT:-$(random_port)}
 		rm -f "$work/displayfd"
-		Xvnc -displayfd 3 -rfbport "$VNC_PORT" -SecurityTypes None -geometry "$1" -depth 24 \
-			-localhost -nolisten tcp 3>"$work/displayfd" >"$work/xvnc.log" 2>&1 &
+		Xvnc -displayfd 3 -rfbport "$VNC_PORT" -SecurityTypes None -geometry "$geometry" -depth 24 \
+			-localhost -nolisten tcp "$@" 3>"$work/displayfd" >"$work/xvnc.log" 2>&1 &
 		xvnc=$!
 		for _ in $(seq 1 50); do
 			grep -q '[0-9]' "$work/displayfd" 2>/dev/null && break
@@ -51,6 +53,7 @@ start_xvnc() {
 		fi
 		kill "$xvnc" 2>/dev/null
 		wait "$xvnc" 2>/dev/null
+		[ -n "${XVNC_PORT:-}" ] && break
 	done
 	echo "# Xvnc did not start:"; sed 's/^/#   /' "$work/xvnc.log"
 	return 1

@@ -15,6 +15,7 @@
 #include "fingerprint/codec/vg_zstream.h"
 #include "capture/vg_address.h"
 #include "capture/vg_connection.h"
+#include "capture/vg_tls.h"
 #include "viewer/vg_framelog.h"
 #include "capture/vg_passwd.h"
 #include "viewer/vg_recorder.h"
@@ -23,7 +24,7 @@
 #include "viewer/vg_window.h"
 
 /* Exit codes (doc/varg-viewer.1). */
-enum { EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_AUTH = 3 };
+enum { EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_AUTH = 3, EXIT_UNTRUSTED = 4 };
 
 #ifndef VG_OVERLAY_FONT
 #define VG_OVERLAY_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
@@ -65,6 +66,9 @@ typedef struct {
 	gboolean quiet;
 	char *via;
 	char *passwd;
+	gboolean tls;
+	char *tls_ca;
+	char *tls_fingerprint;
 	gboolean viewonly;
 	gboolean fullscreen;
 	char *scaling;
@@ -79,6 +83,9 @@ static int parse_options(int argc, char **argv, options *o)
 	GOptionEntry entries[] = {
 		{ "via", 0, 0, G_OPTION_ARG_STRING, &o->via, "Reach the server through an SSH tunnel to GATEWAY", "GATEWAY" },
 		{ "passwd", 0, 0, G_OPTION_ARG_FILENAME, &o->passwd, "VNC password file (as vncpasswd writes)", "FILE" },
+		{ "tls", 0, 0, G_OPTION_ARG_NONE, &o->tls, "Refuse a server that does not offer TLS (VeNCrypt); without it TLS is used whenever offered", NULL },
+		{ "tls-ca", 0, 0, G_OPTION_ARG_FILENAME, &o->tls_ca, "Trust the server's certificate only if one of these CA certificates (PEM) signed it", "FILE" },
+		{ "tls-fingerprint", 0, 0, G_OPTION_ARG_STRING, &o->tls_fingerprint, "Trust only the certificate with this SHA-256 fingerprint (as openssl x509 -fingerprint -sha256 prints it)", "SHA256" },
 		{ "viewonly", 0, 0, G_OPTION_ARG_NONE, &o->viewonly, "Send no keys, pointer or clipboard", NULL },
 		{ "fullscreen", 0, 0, G_OPTION_ARG_NONE, &o->fullscreen, "Start full screen (F8 then f toggles)", NULL },
 		{ "scaling", 0, 0, G_OPTION_ARG_STRING, &o->scaling, "Scale to fit the window: smooth (default) or nearest", "MODE" },
@@ -109,13 +116,18 @@ static int parse_options(int argc, char **argv, options *o)
 	g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
 	g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GError) error = NULL;
+	uint8_t fp[VG_TLS_FP_LEN];
 
 	g_option_context_set_summary(ctx,
 		"Connects to a VNC server. Against varg-server it receives Varg updates;\n"
 		"against any other server it uses the standard encodings. In the window,\n"
 		"F8 then f: full screen, s: statistics, z: scaling, F8: send F8.\n"
 		"Options also take one dash (-via, -passwd, -viewonly) as in vncviewer.\n"
+		"TLS is used whenever the server offers it; without --tls-ca or\n"
+		"--tls-fingerprint the first certificate a server shows is remembered\n"
+		"and a different one later stops the connection.\n"
 		"Exit: 0 stopped, 1 connection failed, 2 bad options, 3 password refused,\n"
+		"4 TLS failed or server not trusted (certificate, or no TLS with --tls),\n"
 		"128+N stopped by signal N before a connection stood.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	vg_cmdline_double_dashes(argc, argv, entries, owned);
@@ -147,6 +159,15 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("--exit-when-idle must not be negative");
 		return VG_EINVAL;
 	}
+	if (o->tls_fingerprint && vg_tls_fingerprint_parse(o->tls_fingerprint, fp)) {
+		vg_error("--tls-fingerprint: '%s' is not a SHA-256 fingerprint (64 hex digits, colons allowed)",
+			 o->tls_fingerprint);
+		return VG_EINVAL;
+	}
+	if (o->tls_ca && !g_file_test(o->tls_ca, G_FILE_TEST_IS_REGULAR)) {
+		vg_error("--tls-ca: '%s' is not a file", o->tls_ca);
+		return VG_EINVAL;
+	}
 	if (o->scaling && strcmp(o->scaling, "smooth") != 0 && strcmp(o->scaling, "nearest") != 0) {
 		vg_error("--scaling must be smooth or nearest, not '%s'", o->scaling);
 		return VG_EINVAL;
@@ -167,12 +188,18 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		       int width, int height)
 {
 	vg_connection_stats st = *stp;
-	g_autofree char *json = NULL;
+	g_autofree char *json = NULL, *tls = NULL;
 	g_autoptr(GError) error = NULL;
 
+	if (st.encrypted)
+		tls = g_strdup_printf("{ \"version\": \"%s\", \"cipher\": \"%s\", \"fingerprint\": \"%s\", "
+				      "\"trust\": \"%s\" }",
+				      st.tls_version, st.tls_cipher, st.tls_fingerprint, st.tls_trust);
 	json = g_strdup_printf(
 		"{\n"
 		"  \"bytes_received\": %" G_GUINT64_FORMAT ",\n"
+		"  \"encrypted\": %s,\n"
+		"  \"tls\": %s,\n"
 		"  \"updates\": %" G_GUINT64_FORMAT ",\n"
 		"  \"encoding\": \"%s\",\n"
 		"  \"rects\": { \"varg\": %" G_GUINT64_FORMAT ", \"other\": %" G_GUINT64_FORMAT " },\n"
@@ -203,7 +230,8 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		"  \"raw_bytes\": %" G_GUINT64_FORMAT ",\n"
 		"  \"rtt_ms\": %.3f\n"
 		"}\n",
-		st.bytes_received, st.updates, encoding, st.varg_rects,
+		st.bytes_received, st.encrypted ? "true" : "false", tls ? tls : "null", st.updates, encoding,
+		st.varg_rects,
 		st.other_rects, st.varg_bytes, st.segments, st.repeats, st.moves, st.moved_pixels, st.history_restored, st.cache_hits, st.cache_misses,
 		st.corrections, miss_rate(&st), st.checks, st.repairs_sent, st.owed_pixels,
 		st.approx_messages, st.approx_pixels, st.approx_periods, st.approx_max_ms, st.approx_total_ms,
@@ -237,6 +265,8 @@ static int exit_code(int err)
 {
 	if (err && g_atomic_int_get(&stop_requested))
 		return 128 + g_atomic_int_get(&stop_requested);
+	if (err == VG_ECRYPTO)
+		return EXIT_UNTRUSTED;
 	return err == VG_EAUTH ? EXIT_AUTH : EXIT_FAILED;
 }
 
@@ -270,7 +300,7 @@ static int run_headless(const options *o, vg_connection_config *cfg, vg_recorder
 	vg_connection *conn = NULL;
 	vg_framelog *framelog = NULL;
 	uint64_t last_msg;
-	char why[256];
+	char why[640];
 	int n, err, status = EXIT_FAILED;
 
 	if (o->frame_log && vg_framelog_open(o->frame_log, &framelog)) {
@@ -376,7 +406,7 @@ static int run_window(const options *o, vg_connection_config *cfg, const char *p
 	vg_window *win = NULL;
 	vg_session *s = NULL;
 	g_autofree char *title = g_strdup_printf("varg-viewer: %s", o->rest[0]);
-	char why[256];
+	char why[640];
 	int err, status = EXIT_FAILED;
 
 	wcfg.title = title;
@@ -457,10 +487,12 @@ int main(int argc, char **argv)
 	g_autofree char *host = NULL;
 	g_autofree char *default_cache = NULL;
 	g_autofree char *password = NULL;
+	g_autofree char *tls_host = NULL;
+	int tls_port = 0;
 	uint64_t cache_size = 0;
 	unsigned zstd_window_log = VG_ZSTD_WINDOW_LOG_DEFAULT;
 	struct sigaction sa;
-	char why[256];
+	char why[640];
 	int port, err, status = EXIT_FAILED;
 
 	vg_log_set_prefix("varg-viewer");
@@ -512,6 +544,8 @@ int main(int argc, char **argv)
 			status = exit_code(err);
 			goto out;
 		}
+		tls_host = g_strdup(host);
+		tls_port = port;
 		g_free(host);
 		host = g_strdup("127.0.0.1");
 		port = local;
@@ -531,6 +565,15 @@ int main(int argc, char **argv)
 	cfg.view_only = o.viewonly;
 	cfg.timeout_ms = (int)(o.timeout * 1000);
 	cfg.cancel = &stop_requested;
+	cfg.tls_required = o.tls;
+	cfg.tls_ca = o.tls_ca;
+	cfg.tls_fingerprint = o.tls_fingerprint;
+	/* Known hosts are kept also when segments are not (NULL: the
+	 * default cache directory). */
+	cfg.trust_dir = o.cache_dir;
+	cfg.tls_host = tls_host;
+	cfg.tls_port = tls_port;
+	cfg.tls_via = o.via;
 	if (!o.no_persistent_cache)
 		cfg.cache_dir = o.cache_dir ? o.cache_dir : (default_cache = vg_segcache_default_base_dir());
 	if (o.headless) {
@@ -568,6 +611,8 @@ out:
 	g_free(o.zstd_window);
 	g_free(o.via);
 	g_free(o.passwd);
+	g_free(o.tls_ca);
+	g_free(o.tls_fingerprint);
 	g_free(o.scaling);
 	g_strfreev(o.rest);
 	return status;

@@ -28,7 +28,7 @@ struct vg_session {
 	char *password;           /* remembered for reconnections */
 	vg_session_state_kind state;
 	int state_err;            /* why it failed: VG_EAUTH, VG_EIO; 0 otherwise */
-	char state_msg[320];
+	char state_msg[720];
 	vg_connection_stats stats;
 	unsigned reconnects;
 	vg_pixbuf *cursor;
@@ -157,11 +157,12 @@ static bool wait_or_stop(vg_session *s, int ms)
 }
 
 /* Network thread, after the connection dropped: new connections with
- * growing pauses until one works, authentication is refused, or stop. */
+ * growing pauses until one works, authentication is refused, the server
+ * is not trusted, or stop. */
 static void reconnect(vg_session *s)
 {
 	vg_connection *c = NULL;
-	char why[256], msg[300];
+	char why[640], msg[720];
 	int backoff = BACKOFF_FIRST_MS, err;
 
 	while (!wait_or_stop(s, backoff)) {
@@ -175,9 +176,11 @@ static void reconnect(vg_session *s)
 			set_state(s, VG_STATE_CONNECTED, 0, "connected");
 			return;
 		}
-		if (err == VG_EAUTH) {
+		/* A refused password or an untrusted certificate is the same
+		 * at the next try. */
+		if (err == VG_EAUTH || err == VG_ECRYPTO) {
 			snprintf(msg, sizeof msg, "%s port %d: %s", s->cfg.conn.host, s->cfg.conn.port, why);
-			set_state(s, VG_STATE_FAILED, VG_EAUTH, msg);
+			set_state(s, VG_STATE_FAILED, err, msg);
 			return;
 		}
 		vg_debug("reconnect: %s", why);
@@ -189,7 +192,7 @@ static gpointer run(gpointer data)
 {
 	vg_session *s = data;
 	uint64_t last_ping = 0;
-	char msg[300];
+	char msg[720];
 	int n;
 
 	while (!g_atomic_int_get(&s->stop)) {

@@ -81,7 +81,8 @@ char *vg_session_take_cut_text(vg_session *s);
 
 /* The state and a one-line message about it (copied to msg); for a
  * failure, why in *err if err is not NULL (VG_EAUTH: the password was
- * refused; VG_EIO: the connection or the recording failed). */
+ * refused; VG_ECRYPTO: the server's certificate is not trusted; VG_EIO:
+ * the connection or the recording failed). */
 vg_session_state_kind vg_session_state(vg_session *s, char *msg, size_t msg_cap, int *err);
 
 /* Statistics of the current connection, as of the network thread's last

@@ -235,7 +235,7 @@ static void update_stats_text(vg_window *w, vg_session *s)
 {
 	vg_connection_stats st;
 	unsigned reconnects;
-	char state[256], rtt[32];
+	char state[256], rtt[32], security[128];
 	uint64_t now = vg_time_ns();
 	g_autofree char *text = NULL;
 	double ratio;
@@ -250,16 +250,21 @@ static void update_stats_text(vg_window *w, vg_session *s)
 		snprintf(rtt, sizeof rtt, "%.1f ms", st.rtt_ms);
 	else
 		snprintf(rtt, sizeof rtt, "-");
+	if (st.encrypted)
+		snprintf(security, sizeof security, "%s %s (%s)", st.tls_version, st.tls_cipher, st.tls_trust);
+	else
+		snprintf(security, sizeof security, "not encrypted");
 	ratio = st.bytes_received ? (double)st.raw_bytes / (double)st.bytes_received : 0;
 	text = g_strdup_printf(
 		"%s\n"
+		"security     %s\n"
 		"received     %.2f MB   now %.2f Mbit/s\n"
 		"raw pixels   %.2f MB   ratio %.1f : 1\n"
 		"cache        %" G_GUINT64_FORMAT " hits   %" G_GUINT64_FORMAT " misses\n"
 		"corrections  %" G_GUINT64_FORMAT "\n"
 		"round trip   %s\n"
 		"updates      %" G_GUINT64_FORMAT "   reconnects %u",
-		state, st.bytes_received / 1e6, w->rate_bps / 1e6, st.raw_bytes / 1e6, ratio,
+		state, security, st.bytes_received / 1e6, w->rate_bps / 1e6, st.raw_bytes / 1e6, ratio,
 		st.cache_hits, st.cache_misses, st.corrections,
 		rtt,
 		st.updates, reconnects);
@@ -531,7 +536,7 @@ int vg_window_run(vg_window *w, vg_session *s, char *why, size_t why_cap)
 	SDL_Event ev;
 	uint64_t last_stats = 0;
 	bool dirty = true, quit = false;
-	char msg[256];
+	char msg[720];
 	int err;
 
 	if ((err = open_window(w, why, why_cap)))

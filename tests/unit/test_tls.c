@@ -538,6 +538,33 @@ static void test_bridge_plain(void)
 	close(plain[1]);
 }
 
+/* A bridge that drops what a library answers in a negotiation the
+ * program already spoke: the dropped bytes never reach the peer, across
+ * reads of any size, and what follows passes whole. */
+static void test_bridge_dropping(void)
+{
+	int net[2], plain[2];
+	g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM, 0, net), ==, 0);
+	g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM, 0, plain), ==, 0);
+	g_assert_cmpint(write(plain[1], "RFB 0", 5), ==, 5);
+	vg_tls_bridge *b = NULL;
+	g_assert_cmpint(vg_tls_bridge_start_dropping(NULL, net[0], plain[0], 13, &b), ==, 0);
+	g_usleep(20000);
+	g_assert_cmpint(write(plain[1], "03.008\n", 7), ==, 7);
+	g_usleep(20000);
+	g_assert_cmpint(write(plain[1], "\x01ok", 3), ==, 3);
+	shutdown(plain[1], SHUT_WR);
+	GByteArray *got = read_all(net[1]);
+	g_assert_cmpmem(got->data, got->len, "ok", 2);
+	g_byte_array_unref(got);
+	vg_tls_bridge_stats st;
+	vg_tls_bridge_stats_get(b, &st);
+	g_assert_cmpuint(st.plain_in, ==, 2);
+	vg_tls_bridge_free(b);
+	close(net[1]);
+	close(plain[1]);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -554,6 +581,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/tls/bridge", test_bridge);
 	g_test_add_func("/tls/bridge_ends", test_bridge_ends);
 	g_test_add_func("/tls/bridge_plain", test_bridge_plain);
+	g_test_add_func("/tls/bridge_dropping", test_bridge_dropping);
 	int rc = g_test_run();
 	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
