@@ -39,10 +39,11 @@ t0=$(ticks); sleep 1; t1=$(ticks)
 echo "# server CPU over 1 s: $((t1 - t0)) ticks"
 tap_check "the server does not spin" test $((t1 - t0)) -lt 50
 
-# A WebSocket client still gets LibVNCServer's handshake. Once more after
-# the 3 s a stuck handover may take to be cut: under ThreadSanitizer the
-# held peers' handovers can still be queued ahead of the first try (seen
-# once in six runs); a wedged accept path fails both.
+# A WebSocket client still gets LibVNCServer's handshake. Twice more after
+# the 3 s a stuck handover may take to be cut: under ThreadSanitizer, or
+# on a loaded machine, the held peers' handovers can still be queued
+# ahead of the first try (seen once in six runs); a wedged accept path
+# fails all three.
 websocket() {
 	bash -c 'exec 3<>/dev/tcp/127.0.0.1/$0 || exit 1
 printf "GET / HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: binary\r\n\r\n" >&3
@@ -50,7 +51,11 @@ timeout 5 head -1 <&3' "$PORT" >"$work/ws.txt" 2>&1
 	echo "# WebSocket answer: $(cat "$work/ws.txt")"
 }
 websocket
-grep -q '^HTTP/1.1 101' "$work/ws.txt" || { sleep 3.5; websocket; }
+for _ in 1 2; do
+	grep -q '^HTTP/1.1 101' "$work/ws.txt" && break
+	sleep 3.5
+	websocket
+done
 tap_check "a WebSocket handshake is still answered (101)" grep -q '^HTTP/1.1 101' "$work/ws.txt"
 
 # Peers still hold connections; SIGTERM must end the server all the same.
