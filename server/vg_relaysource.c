@@ -224,15 +224,18 @@ void vg_relaysource_input(vg_relaysource *v, vg_server_input *in)
 int vg_relaysource_run(vg_relaysource *v, vg_server *srv, const gint *stop)
 {
 	unsigned retry_ms = RETRY_FIRST_MS;
-	char why[256];
+	char why[400];
 	int n, err;
 
 	v->srv = srv;
 	while (!g_atomic_int_get(stop)) {
 		if (!v->conn) {
 			err = connect_upstream(v, why, sizeof why);
-			if (err == VG_EAUTH) {
-				snprintf(v->error, sizeof v->error, "%.200s:%d: %s", v->cfg.host, v->cfg.port, why);
+			/* A refused password, or a certificate that is not trusted
+			 * (a changed one names both fingerprints): trying again
+			 * would only hide it. */
+			if (err == VG_EAUTH || err == VG_ECRYPTO) {
+				snprintf(v->error, sizeof v->error, "%.100s:%d: %s", v->cfg.host, v->cfg.port, why);
 				return err;
 			}
 			if (err) {
