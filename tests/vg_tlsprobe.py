@@ -15,6 +15,10 @@
   vg_tlsprobe.py record LISTEN PORT FILE
       Relays connections on LISTEN to PORT, writing each one's bytes
       from the server to FILE.N; prints "port LISTEN" once listening.
+  vg_tlsprobe.py time HOST PORT [--tls]
+      Milliseconds from connect to the ServerInit of a server without a
+      password: security type None, or with --tls VeNCrypt X509None and
+      the TLS handshake (not verified: this times, it does not trust).
 """
 import socket
 import ssl
@@ -169,6 +173,35 @@ def record(args):
         threading.Thread(target=pump, args=(c, s), daemon=True).start()
 
 
+def time_to_init(args):
+    host, port, tls = args[0], int(args[1]), "--tls" in args[2:]
+    t0 = time.monotonic()
+    s = socket.create_connection((host, port), timeout=60)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if tls:
+        if negotiate(s) != 260:
+            sys.exit("time: the server wants a password (X509Vnc)")
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        s = ctx.wrap_socket(s, server_hostname=host)
+    else:
+        read_exact(s, 12)
+        s.sendall(b"RFB 003.008\n")
+        types = read_exact(s, read_exact(s, 1)[0])
+        if 1 not in types:
+            sys.exit("time: no security type None in %s" % list(types))
+        s.sendall(b"\x01")
+    if read_exact(s, 4) != b"\x00\x00\x00\x00":
+        sys.exit("time: security refused")
+    s.sendall(b"\x01")
+    head = read_exact(s, 24)
+    read_exact(s, int.from_bytes(head[20:24], "big"))
+    print("%.1f" % ((time.monotonic() - t0) * 1000))
+    s.close()
+    return 0
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -179,6 +212,8 @@ def main():
         return negotiate_proxy(args)
     if cmd == "record":
         return record(args)
+    if cmd == "time":
+        return time_to_init(args)
     sys.exit(__doc__)
 
 
