@@ -20,7 +20,7 @@
 #include "server/vg_server.h"
 #include "server/vg_webdir.h"
 
-enum { EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_AUTH = 3 };
+enum { EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_AUTH = 3, EXIT_TLS = 4 };
 
 static gint stop_requested;
 
@@ -53,6 +53,9 @@ typedef struct {
 	/* The upstream, as varg-viewer's. */
 	char *via;
 	char *passwd;
+	gboolean upstream_tls;
+	char *upstream_tls_ca;
+	char *upstream_tls_fingerprint;
 	char *cache_dir;
 	char *cache_size;
 	gboolean no_persistent_cache;
@@ -87,6 +90,9 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "stats-interval", 0, 0, G_OPTION_ARG_INT, &o->stats_interval, "Print a status line on stderr every S seconds (default with -v: 10)", "S" },
 		{ "via", 0, 0, G_OPTION_ARG_STRING, &o->via, "Reach the upstream through an SSH tunnel to GATEWAY", "GATEWAY" },
 		{ "passwd", 0, 0, G_OPTION_ARG_FILENAME, &o->passwd, "The upstream's VNC password file (as vncpasswd writes)", "FILE" },
+		{ "upstream-tls", 0, 0, G_OPTION_ARG_NONE, &o->upstream_tls, "Refuse an upstream that does not offer TLS (VeNCrypt); it is used whenever offered", NULL },
+		{ "upstream-tls-ca", 0, 0, G_OPTION_ARG_FILENAME, &o->upstream_tls_ca, "Trust the upstream's certificate only if signed by a CA in FILE (PEM)", "FILE" },
+		{ "upstream-tls-fingerprint", 0, 0, G_OPTION_ARG_STRING, &o->upstream_tls_fingerprint, "Trust only the upstream certificate with this SHA-256 fingerprint (default: the one seen first)", "SHA256" },
 		{ "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->cache_dir, "Keep the relay's segment caches under DIR (default $XDG_CACHE_HOME/varg/relay)", "DIR" },
 		{ "cache-size", 0, 0, G_OPTION_ARG_STRING, &o->cache_size, "Largest size of the upstream's cache, e.g. 500M or 20G (default 2G)", "SIZE" },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persistent_cache, "Keep the upstream's segments in memory only", NULL },
@@ -109,7 +115,8 @@ static int parse_options(int argc, char **argv, options *o)
 		"standard encodings. Listens on 127.0.0.1 unless --listen says otherwise;\n"
 		"offers TLS (VeNCrypt) to the site's viewers, requires it with --tls.\n"
 		"Options also take one dash (-via, -passwd) as in vncviewer.\n"
-		"Exit: 0 stopped, 1 failed, 2 bad options, 3 upstream refused the password.");
+		"Exit: 0 stopped, 1 failed, 2 bad options, 3 upstream refused the password,\n"
+		"4 upstream's TLS certificate not trusted (or no TLS with --upstream-tls).");
 	/* The only callback, --http's, stores into o->http. */
 	GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, &o->http, NULL);
 
@@ -171,12 +178,13 @@ int main(int argc, char **argv)
 	vg_via *via = NULL;
 	vg_report *report = NULL;
 	vg_report_upstream up;
-	g_autofree char *host = NULL;
+	g_autofree char *host = NULL, *upstream_host = NULL;
+	int upstream_port = 0;
 	g_autofree char *upstream_password = NULL;
 	g_autofree char *cache_base = NULL;
 	g_autofree char *cache_dir = NULL;
 	char *password = NULL, *view_password = NULL;
-	char why[256];
+	char why[640];
 	int port, err, status = EXIT_USAGE;
 
 	vg_log_set_prefix("varg-relay");
@@ -225,13 +233,24 @@ int main(int argc, char **argv)
 			vg_error("-via %s: %s", o.via, why);
 			goto out;
 		}
-		g_free(host);
+		/* The upstream's certificate is known by the name the user
+		 * gave, not by the tunnel's end. */
+		upstream_host = host;
+		upstream_port = port;
 		host = g_strdup("127.0.0.1");
 		port = local;
 	}
 
 	rc.host = host;
 	rc.port = port;
+	rc.tls_required = o.upstream_tls;
+	rc.tls_ca = o.upstream_tls_ca;
+	rc.tls_fingerprint = o.upstream_tls_fingerprint;
+	if (o.via) {
+		rc.tls_host = upstream_host;
+		rc.tls_port = upstream_port;
+		rc.tls_via = o.via;
+	}
 	rc.password = upstream_password;
 	rc.verbose = o.verbose;
 	rc.timeout_ms = (int)(o.timeout * 1000);
@@ -247,6 +266,8 @@ int main(int argc, char **argv)
 		vg_error("%s: %s", o.rest[0], why);
 		if (err == VG_EAUTH)
 			status = EXIT_AUTH;
+		else if (err == VG_ECRYPTO)
+			status = EXIT_TLS;
 		goto out;
 	}
 	vg_relaysource_input(relay, &cfg.input);
@@ -278,7 +299,7 @@ int main(int argc, char **argv)
 	status = 0;
 	if ((err = vg_relaysource_run(relay, srv, &stop_requested))) {
 		vg_error("%s", vg_relaysource_error_text(relay));
-		status = err == VG_EAUTH ? EXIT_AUTH : EXIT_FAILED;
+		status = err == VG_EAUTH ? EXIT_AUTH : err == VG_ECRYPTO ? EXIT_TLS : EXIT_FAILED;
 	}
 	vg_report_stop(report);
 	vg_relaysource_get_stats(relay, &up);
@@ -306,6 +327,8 @@ out:
 	g_free(o.stats_json);
 	g_free(o.via);
 	g_free(o.passwd);
+	g_free(o.upstream_tls_ca);
+	g_free(o.upstream_tls_fingerprint);
 	g_free(o.cache_dir);
 	g_free(o.cache_size);
 	g_free(o.zstd_window);

@@ -27,7 +27,7 @@ struct vg_relaysource {
 	int32_t width, height;
 	bool failed;              /* a resize failed inside a callback */
 	vg_report_upstream done;  /* counts of the connections closed */
-	char error[512];
+	char error[768];
 };
 
 /* On the run thread, inside vg_connection_poll. */
@@ -192,6 +192,12 @@ int vg_relaysource_open(const vg_relaysource_config *cfg, vg_relaysource **out, 
 	v->conn_cfg.requests = 3;
 	v->conn_cfg.timeout_ms = cfg->timeout_ms;
 	v->conn_cfg.cancel = cfg->cancel;
+	v->conn_cfg.tls_required = cfg->tls_required;
+	v->conn_cfg.tls_ca = cfg->tls_ca;
+	v->conn_cfg.tls_fingerprint = cfg->tls_fingerprint;
+	v->conn_cfg.tls_host = cfg->tls_host;
+	v->conn_cfg.tls_port = cfg->tls_port;
+	v->conn_cfg.tls_via = cfg->tls_via;
 	if ((err = connect_upstream(v, why, why_cap))) {
 		vg_relaysource_free(v);
 		return err;
@@ -224,7 +230,7 @@ void vg_relaysource_input(vg_relaysource *v, vg_server_input *in)
 int vg_relaysource_run(vg_relaysource *v, vg_server *srv, const gint *stop)
 {
 	unsigned retry_ms = RETRY_FIRST_MS;
-	char why[400];
+	char why[640];
 	int n, err;
 
 	v->srv = srv;

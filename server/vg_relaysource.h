@@ -33,6 +33,16 @@ typedef struct {
 	int timeout_ms;           /* connect + handshake; 0: 20 s */
 	const gint *cancel;       /* non-zero stops a connect; may be NULL */
 	bool no_reconnect;        /* a dropped connection ends the run */
+	/* TLS towards the upstream, as vg_connection_config's: taken when
+	 * offered; the certificate trusted by tls_ca, tls_fingerprint or on
+	 * first use (known hosts in cache_dir, else the user's cache). */
+	bool tls_required;        /* refuse an upstream without TLS */
+	const char *tls_ca;       /* PEM file of CA certificates; NULL: none */
+	const char *tls_fingerprint; /* the certificate's SHA-256; NULL: any */
+	const char *tls_host;     /* the upstream as the user named it (before
+				     -via); NULL: host, port */
+	int tls_port;
+	const char *tls_via;      /* the SSH gateway, or NULL */
 } vg_relaysource_config;
 
 /* Connects upstream (cfg is copied; its strings must outlive the
@@ -48,9 +58,10 @@ void vg_relaysource_input(vg_relaysource *v, vg_server_input *in);
 
 /* Mirrors the upstream into srv until *stop becomes non-zero, connecting
  * again when the connection drops. Returns 0, or VG_EAUTH when the
- * upstream refused the password on a reconnection, VG_EIO when srv
- * cannot follow a size change or, with no_reconnect, when the connection
- * dropped (vg_relaysource_error_text()). */
+ * upstream refused the password on a reconnection, VG_ECRYPTO when its
+ * TLS certificate is not trusted (or it offers no TLS and tls_required
+ * is set), VG_EIO when srv cannot follow a size change or, with
+ * no_reconnect, when the connection dropped (vg_relaysource_error_text()). */
 int vg_relaysource_run(vg_relaysource *v, vg_server *srv, const gint *stop);
 
 /* The upstream's counts over every connection made; once run returned

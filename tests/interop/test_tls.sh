@@ -5,13 +5,14 @@
 # finds it in a plain session); plain clients are refused with the reason;
 # garbage, stalled handshakes, a client verifying against another CA
 # (openssl s_client) and 60 handshakes at once do not keep a good client
-# out; a certificate of one's own; varg-relay's downstream side.
+# out; a certificate of one's own; varg-relay with TLS on both sides,
+# its upstream pinned (another pin stops it, status 4).
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
 TRACE=$S/traces/samples/heatmap-scroll.vtr
 probe="python3 $S/tests/vg_tlsprobe.py"
-N=17
+N=19
 tap_plan $N
 for tool in Xvfb vncviewer vncsnapshot vncpasswd openssl python3 xwd convert; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
@@ -168,13 +169,18 @@ echo "# own certificate: $out"
 tap_check "--tls-cert and --tls-key: that certificate, verified" \
 	test "$out" = "ok 1 260 TLSv1.3" -a "$printed" = "$real"
 
-# --- varg-relay's downstream side requires TLS too (its upstream, a
-# server in the default mode, it reaches by the plain type).
+# --- varg-relay with TLS on both sides: its downstream requires it, its
+# upstream (a server in the default mode) is pinned to the certificate
+# that server printed; a viewer through it ends exact.
 start_server up --trace "$TRACE" --speed 0 || exit 1
+UPORT=$PORT
+upfp=$(sed -n 's/^varg-server: certificate SHA-256 fingerprint //p' "$work/up.out")
 RPORT=$(random_port)
-"$B/server/varg-relay" --port "$RPORT" --tls --beliefs-dir "$work/relay-state" "127.0.0.1::$PORT" \
+"$B/server/varg-relay" --port "$RPORT" --tls --beliefs-dir "$work/relay-state" --no-persistent-cache \
+	--upstream-tls --upstream-tls-fingerprint "$upfp" --stats-json "$work/relay.json" "127.0.0.1::$UPORT" \
 	>"$work/relay.out" 2>"$work/relay.err" &
-pids="$pids $!"
+RELAY_PID=$!
+pids="$pids $RELAY_PID"
 wait_for 15 grep -q "listening" "$work/relay.out"
 RCERT=$work/relay-state/tls-cert.pem
 out=$($probe connect "$RPORT" --ca "$RCERT")
@@ -182,4 +188,20 @@ echo "# relay: $out"
 tap_check "varg-relay --tls: VeNCrypt with its own certificate" test "$out" = "ok 1 260 TLSv1.3"
 out=$("$B/tests/vg_authprobe" 127.0.0.1 "$RPORT" 8 1)
 tap_check "and no plain type ($out)" test "$out" = "offered=19 result=closed"
+PORT=$RPORT
+viewer through --tls --tls-ca "$RCERT"
+wait "$pid_through"
+st=$?
+tap_check "a viewer through the relay, TLS on both sides, ends exact (exit $st)" \
+	sh -c "[ $st -eq 0 ] && grep -q '\"encrypted\": true' '$work/through.json' &&
+	       '$B/tests/vg_imgcmp' '$work/through.png' '$work/expected.png'"
+kill "$RELAY_PID"; wait "$RELAY_PID" 2>/dev/null
+# Pinned to another certificate: the relay refuses the upstream, status 4,
+# naming both fingerprints.
+"$B/server/varg-relay" --port "$(random_port)" --no-persistent-cache --beliefs-dir "$work/relay-state" \
+	--upstream-tls-fingerprint "$real" "127.0.0.1::$UPORT" >"$work/relay2.out" 2>"$work/relay2.err"
+st=$?
+echo "# $(cat "$work/relay2.err")"
+tap_check "a relay pinned to another certificate stops, status 4, naming both" \
+	sh -c "[ $st -eq 4 ] && grep -qF '$upfp' '$work/relay2.err' && grep -qF '$real' '$work/relay2.err'"
 tap_done
