@@ -2,14 +2,15 @@
 # varg-viewer against varg-server over TLS: with the Varg encoding and a
 # standard one the viewer ends with the trace's last frame, encrypted,
 # trusting the certificate whose fingerprint the server printed; a server
-# offering TLS beside plain RFB gets TLS; --tls refuses one without it;
+# offering TLS beside plain RFB gets TLS; with a password (X509Vnc) too;
+# --tls refuses one without it;
 # through -via (an sshd started here) the certificate is remembered under
 # the server's name on the gateway, not the tunnel's local port.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_sshd.sh"
 TRACE=$S/traces/samples/heatmap-scroll.vtr
-tap_plan 13
+tap_plan 15
 
 last_frame "$TRACE" "$work/expected.png" || { echo "Bail out! cannot export the trace's last frame"; exit 1; }
 
@@ -45,6 +46,21 @@ tap_check "TLS offered beside plain: pinned to the printed fingerprint, ends exa
 tap_check "TLS offered beside plain: the viewer took it" encrypted pinned
 tap_check "the generated certificate file serves as --tls-ca" ended_exact byca
 stop_server
+
+# X509Vnc: --tls with a password; the password goes inside TLS.
+if command -v vncpasswd >/dev/null; then
+	echo secret-pw | vncpasswd -f >"$work/pw"
+	chmod 600 "$work/pw"
+	start_server vnc --tls --password-file "$work/pw" --trace "$TRACE" --speed 0 --wait-clients 1 \
+		--pace-timeout 5000 || exit 1
+	viewer x509vnc --tls --tls-fingerprint "$fp" --passwd "$work/pw"
+	tap_check "X509Vnc (--tls and a password): Varg ends with the trace's last frame" ended_exact x509vnc
+	tap_check "X509Vnc: encrypted" encrypted x509vnc
+	stop_server
+else
+	tap_skip "vncpasswd is needed (scripts/setup)"
+	tap_skip "vncpasswd is needed (scripts/setup)"
+fi
 
 start_server plain --no-tls --trace "$TRACE" --loop || exit 1
 tap_check "varg-server --no-tls: varg-viewer --tls refuses it, status 4" \
