@@ -117,6 +117,12 @@ struct vg_pixmodel {
 	uint32_t *scratch;    /* the block's pixels with a border (see block_for) */
 	size_t scratch_cap;
 	vg_array *done;       /* vg_rect: the chunk's blocks coded so far */
+	/* The pixels those blocks cover, a bit each (cover_words a row), so
+	 * that block_for asks about a border pixel at once rather than
+	 * walking every earlier block: a 4K update has thousands. */
+	uint64_t *cover;
+	int32_t cover_w, cover_h;
+	size_t cover_words;
 	/* The slots first used since the last reset, while they fit. */
 	slot **touched;
 	size_t n_touched;     /* TOUCHED_MAX + 1: too many, clear them all */
@@ -163,12 +169,76 @@ static void learnt_init(learnt *l)
  * copy of the state prepared at vg_pixmodel_new, not its thousands of
  * counts set one by one: a reconnecting viewer, or a fuzzer resetting
  * before each input, pays a few microseconds. */
+/* Sets (on) or clears the cover bits of r, which lies in the cover. */
+static void cover_mark(vg_pixmodel *m, vg_rect r, bool on)
+{
+	int32_t y, x0 = r.x, x1 = r.x + r.w; /* [x0, x1) */
+
+	for (y = r.y; y < r.y + r.h; y++) {
+		uint64_t *row = m->cover + (size_t)y * m->cover_words;
+		int32_t x = x0;
+
+		while (x < x1) {
+			int32_t bit = x & 63, n = VG_MIN(64 - bit, x1 - x);
+			uint64_t mask = (n == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << n) - 1)) << bit;
+
+			if (on)
+				row[x >> 6] |= mask;
+			else
+				row[x >> 6] &= ~mask;
+			x += n;
+		}
+	}
+}
+
+/* Whether (x, y) is a pixel of the chunk's earlier blocks. */
+static inline bool covered(const vg_pixmodel *m, int32_t x, int32_t y)
+{
+	return x >= 0 && y >= 0 && x < m->cover_w && y < m->cover_h &&
+	       (m->cover[(size_t)y * m->cover_words + (size_t)(x >> 6)] >> (x & 63) & 1);
+}
+
+/* Ends the chunk: no block is done, no pixel covered (cleared where the
+ * blocks were, not over the whole frame). */
+static void forget_done(vg_pixmodel *m)
+{
+	size_t i;
+
+	if (m->cover)
+		for (i = 0; i < m->done->len; i++)
+			cover_mark(m, VG_ARRAY_AT(m->done, vg_rect, i), false);
+	vg_array_set_len(m->done, 0);
+}
+
+/* A cover for a w x h frame, with the chunk's blocks so far marked. */
+static void cover_fit(vg_pixmodel *m, int32_t w, int32_t h)
+{
+	size_t i;
+
+	if (m->cover && w == m->cover_w && h == m->cover_h)
+		return;
+	free(m->cover);
+	m->cover_words = ((size_t)w + 63) / 64;
+	m->cover = VG_NEW0(uint64_t, m->cover_words * (size_t)h);
+	m->cover_w = w;
+	m->cover_h = h;
+	for (i = 0; i < m->done->len; i++)
+		cover_mark(m, VG_ARRAY_AT(m->done, vg_rect, i), true);
+}
+
+/* Notes that block r is coded. */
+static void done_add(vg_pixmodel *m, vg_rect r)
+{
+	vg_array_append(m->done, &r, 1);
+	cover_mark(m, r, true);
+}
+
 static void start(vg_pixmodel *m)
 {
 	m->l = *m->initial;
 	m->decoding = false;
 	m->corrupt = false;
-	vg_array_set_len(m->done, 0);
+	forget_done(m);
 	m->n_touched = 0;
 }
 
@@ -213,6 +283,7 @@ void vg_pixmodel_free(vg_pixmodel *m)
 	for (i = 0; i < ORDERS; i++)
 		free(m->ctx[i]);
 	free(m->scratch);
+	free(m->cover);
 	vg_array_free(m->done);
 	free(m->touched);
 	free(m->initial);
@@ -836,19 +907,21 @@ static uint32_t *block_for(vg_pixmodel *m, const vg_pixbuf *src, vg_rect r)
 			row[x] = NONE;
 		row[st - 1] = NONE;
 	}
-	for (i = 0; i < m->done->len; i++) {
-		vg_rect d = VG_ARRAY_AT(m->done, vg_rect, i), e;
+	/* Where the border lies over earlier blocks, their pixels. */
+	for (y = 0; y < BORDER_T; y++)
+		for (x = 0; x < st; x++)
+			if (covered(m, outer.x + x, outer.y + y))
+				base[(size_t)y * (size_t)st + (size_t)x] =
+					vg_pixbuf_row(src, outer.y + y)[outer.x + x] & 0xffffff;
+	for (y = BORDER_T; y < outer.h; y++) {
+		uint32_t *row = base + (size_t)y * (size_t)st;
+		const uint32_t *from = vg_pixbuf_row(src, outer.y + y);
 
-		/* Most earlier blocks are far away: leave them quickly. */
-		if (d.x >= outer.x + outer.w || d.x + d.w <= outer.x || d.y >= outer.y + outer.h ||
-		    d.y + d.h <= outer.y)
-			continue;
-		e = vg_rect_intersect(d, outer);
-
-		for (y = e.y; y < e.y + e.h; y++)
-			for (x = e.x; x < e.x + e.w; x++)
-				base[(size_t)(y - outer.y) * (size_t)st + (size_t)(x - outer.x)] =
-					vg_pixbuf_row(src, y)[x] & 0xffffff;
+		for (x = 0; x < BORDER_L; x++)
+			if (covered(m, outer.x + x, outer.y + y))
+				row[x] = from[outer.x + x] & 0xffffff;
+		if (covered(m, outer.x + st - 1, outer.y + y))
+			row[st - 1] = from[outer.x + st - 1] & 0xffffff;
 	}
 	return base + (size_t)BORDER_T * (size_t)st + BORDER_L;
 }
@@ -863,7 +936,8 @@ int vg_pixmodel_encode(vg_pixmodel *m, const vg_pixbuf *frame, const vg_rect *re
 		if (!vg_pixbuf_holds(frame, rects[i]))
 			return VG_ERANGE;
 	m->decoding = false;
-	vg_array_set_len(m->done, 0);
+	forget_done(m);
+	cover_fit(m, frame->width, frame->height);
 	vg_rc_encoder_init(&m->enc, out);
 	for (i = 0; i < n; i++) {
 		vg_rect r = rects[i];
@@ -880,7 +954,7 @@ int vg_pixmodel_encode(vg_pixmodel *m, const vg_pixbuf *frame, const vg_rect *re
 			code_predicted(m, px, r.w, r.h);
 		else
 			code_contexts(m, px, r.w, r.h);
-		vg_array_append(m->done, &r, 1);
+		done_add(m, r);
 	}
 	vg_rc_encoder_finish(&m->enc);
 	return VG_OK;
@@ -890,7 +964,7 @@ void vg_pixmodel_decode_begin(vg_pixmodel *m, const uint8_t *in, size_t len)
 {
 	m->decoding = true;
 	m->corrupt = false;
-	vg_array_set_len(m->done, 0);
+	forget_done(m);
 	vg_rc_decoder_init(&m->dec, in, len);
 }
 
@@ -906,6 +980,7 @@ int vg_pixmodel_decode_rect(vg_pixmodel *m, vg_pixbuf *fb, vg_rect r)
 		return VG_EINVAL;
 	if (m->corrupt)
 		return VG_ECORRUPT;
+	cover_fit(m, fb->width, fb->height);
 	px = block_for(m, fb, r);
 	code_mode(m, &mode);
 	if (mode == MODE_PREDICT)
@@ -917,7 +992,7 @@ int vg_pixmodel_decode_rect(vg_pixmodel *m, vg_pixbuf *fb, vg_rect r)
 	for (y = 0; y < r.h; y++)
 		memcpy(vg_pixbuf_row(fb, r.y + y) + r.x, px + (ptrdiff_t)y * (r.w + BORDER_L + BORDER_R),
 		       (size_t)r.w * 4);
-	vg_array_append(m->done, &r, 1);
+	done_add(m, r);
 	return VG_OK;
 }
 
