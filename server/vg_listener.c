@@ -25,6 +25,9 @@
  * browser's before it goes on as RFB. Browsers send their request a few
  * milliseconds after connecting, but past LibVNCServer's own wait. */
 #define HTTP_FIRST_MS 250
+/* The same wait before a VeNCrypt gate greets a client: a loopback or LAN
+ * WebSocket client's request is in by then; an RFB client waits this long. */
+#define GATE_FIRST_MS 60
 /* The first byte of a TLS connection: a handshake record. */
 #define TLS_HANDSHAKE_RECORD 0x16
 
@@ -335,7 +338,10 @@ static void *screening_thread(void *arg)
 	void *gate_state = NULL;
 	bool secure = false;
 
-	ok = screen_conn(c->fd, l->cfg.screen_ms, l->cfg.http_roots ? HTTP_FIRST_MS : 0);
+	/* A gate speaks first: give a WebSocket client (which speaks first
+	 * too) a moment to say so, lest it be greeted with RFB's version. */
+	ok = screen_conn(c->fd, l->cfg.screen_ms,
+			 l->cfg.http_roots ? HTTP_FIRST_MS : l->cfg.gate_cb ? GATE_FIRST_MS : 0);
 	if (ok && l->cfg.http_roots && l->cfg.tls && starts_tls(c->fd)) {
 		secure = start_tls(l, c) == VG_OK;
 		ok = secure;
