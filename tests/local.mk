@@ -3,7 +3,7 @@
 TESTS += tests/static/test_headers.sh tests/static/test_layers.sh tests/static/test_noglib.sh tests/static/test_server_order.sh
 dist_noinst_SCRIPTS += tests/static/test_headers.sh tests/static/test_layers.sh tests/static/test_noglib.sh \
 	tests/static/test_server_order.sh tests/tap.sh
-EXTRA_DIST += tests/fuzz/corpus
+EXTRA_DIST += tests/fuzz/corpus tests/fuzz/coverage.ignore
 
 # End-to-end tests: real varg-server and varg-viewer processes on loopback.
 noinst_PROGRAMS += tests/vg_imgcmp tests/vg_badclient tests/vg_e2efuzz

@@ -711,6 +711,15 @@ static inline unsigned flat_context(uint64_t W, uint64_t WW, uint64_t NN, uint64
 	       (unsigned)(NNW == W) << 3 | (unsigned)(NNE == W) << 4 | len << 5;
 }
 
+/* Whether decoding has gone wrong: an encoder's stream is never read
+ * past its end (it finishes with the decoder's four bytes of lookahead),
+ * so a decoder that has is reading damage and stops at the next row
+ * rather than decode a whole block from nothing. */
+static inline bool stopped(const vg_pixmodel *m)
+{
+	return m->corrupt || (m->decoding && m->dec.overrun);
+}
+
 /* Codes (or decodes) every pixel of a w x h block in px: a flat pixel's
  * yes or no first, then its contexts. Rows are w + 3 apart; a pixel's
  * neighbours reach two columns left, one right and two rows up, into
@@ -719,7 +728,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 {
 	int32_t x, y, st = w + BORDER_L + BORDER_R;
 
-	for (y = 0; y < h && !m->corrupt; y++) {
+	for (y = 0; y < h && !stopped(m); y++) {
 		uint32_t *row = px + (ptrdiff_t)y * st;
 		const uint32_t *up = row - st, *up2 = up - st;
 		/* The ten neighbours move along the row with the pixel: three
@@ -822,7 +831,7 @@ static void code_predicted(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 	int32_t x, y, st = w + BORDER_L + BORDER_R;
 	int ch;
 
-	for (y = 0; y < h && !m->corrupt; y++)
+	for (y = 0; y < h && !stopped(m); y++)
 		for (x = 0; x < w; x++) {
 			uint32_t *p = &px[(ptrdiff_t)y * st + x], c = 0;
 
@@ -978,7 +987,7 @@ int vg_pixmodel_decode_rect(vg_pixmodel *m, vg_pixbuf *fb, vg_rect r)
 		return VG_ERANGE;
 	if (!m->decoding)
 		return VG_EINVAL;
-	if (m->corrupt)
+	if (stopped(m))
 		return VG_ECORRUPT;
 	cover_fit(m, fb->width, fb->height);
 	px = block_for(m, fb, r);
@@ -987,7 +996,7 @@ int vg_pixmodel_decode_rect(vg_pixmodel *m, vg_pixbuf *fb, vg_rect r)
 		code_predicted(m, px, r.w, r.h);
 	else
 		code_contexts(m, px, r.w, r.h);
-	if (m->corrupt)
+	if (stopped(m))
 		return VG_ECORRUPT;
 	for (y = 0; y < r.h; y++)
 		memcpy(vg_pixbuf_row(fb, r.y + y) + r.x, px + (ptrdiff_t)y * (r.w + BORDER_L + BORDER_R),

@@ -15,7 +15,10 @@
  * the split) and the plain pixels (the rest, through the pixel stream),
  * then an update as above to check that it still decodes.
  * Fingerprints are 16 bits and groups of 4, so that fingerprint, repeat
- * and check items are short enough to be found. The frame is 64 x 48.
+ * and check items are short enough to be found. The frame is 32 x 24:
+ * small enough that decoding pixels (fuzz_pixmodel's target) leaves most
+ * of an input's time to the parser, large enough for several segments,
+ * moves between them and rectangles that cross its edges.
  * One receiver serves every input, reset before each as for a new
  * connection (vg_receiver_reset), so that an input costs what it touches,
  * not a new receiver's and pixel model's 14 MB.
@@ -61,8 +64,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static vg_receiver *r;
 	static vg_zout *zs, *zpix;
 	static vg_pixbuf *fb;
+	/* Kept with their room from input to input, like the receiver. */
+	static vg_writer reply, body, chunk;
 	uint8_t hello[21] = { VG_MSG_HELLO, VG_PROTO_VERSION, [18] = 16, [19] = 4 };
-	vg_writer reply, body, chunk;
 	uint8_t mode;
 	bool model;
 
@@ -76,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    vg_zout_new(VG_CODER_ZSTD, 1, VG_ZSTD_WINDOW_LOG_MIN, &zs) ||
 		    vg_zout_new(VG_CODER_ZSTD, 1, VG_ZSTD_WINDOW_LOG_MIN, &zpix))
 			abort();
-		fb = vg_pixbuf_new(64, 48);
+		fb = vg_pixbuf_new(32, 24);
 	} else if (vg_receiver_reset(r) || vg_zout_reset(zs) || vg_zout_reset(zpix)) {
 		abort();
 	}
@@ -84,11 +88,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	mode = data[0] & 0x1f;
 	model = (data[0] & 0x80) != 0;
-	for (int y = 0; y < 48; y++)
-		memset(vg_pixbuf_row(fb, y), 0, 64 * sizeof(uint32_t));
-	vg_writer_init(&reply);
-	vg_writer_init(&body);
-	vg_writer_init(&chunk);
+	for (int y = 0; y < 24; y++)
+		memset(vg_pixbuf_row(fb, y), 0, 32 * sizeof(uint32_t));
+	vg_writer_reset(&reply);
+	vg_writer_reset(&body);
+	vg_writer_reset(&chunk);
 	vg_receiver_handle(r, hello, sizeof hello, fb, &reply);
 	if (mode == 0) {
 		vg_writer_bytes(&body, data + 1, size - 1);
@@ -128,8 +132,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     model, &body, &chunk);
 		vg_receiver_handle(r, body.data, body.len, fb, &reply);
 	}
-	vg_writer_clear(&reply);
-	vg_writer_clear(&body);
-	vg_writer_clear(&chunk);
 	return 0;
 }
