@@ -12,6 +12,7 @@
 #include <sys/shm.h>
 
 #include "common/vg_error.h"
+#include "common/vg_minmax.h"
 #include "capture/vg_xcapture.h"
 #include "segment2d/vg_tilediff.h"
 
@@ -28,8 +29,12 @@ struct vg_xcapture {
 	bool damage;            /* XDamage in use */
 	int damage_event;
 	Damage damage_handle;
+	XserverRegion parts;    /* where damage was, taken at a grab (None: no XFixes) */
+	uint8_t *rows;          /* per row of tiles: damaged since the last grab */
+	int32_t tile_rows;
 	bool dirty;
 	bool grabbed;           /* a first grab was made */
+	vg_xcapture_stats st;
 
 	bool fixes;
 	int fixes_event;
@@ -176,6 +181,13 @@ int vg_xcapture_open(const char *display, const vg_xcapture_options *o, vg_xcapt
 		c->fixes = true;
 		c->cursor_changed = true;
 	}
+	/* With the damage's rectangles a grab reads only the rows of tiles
+	 * they touch, straight into place in the shared image. */
+	if (c->damage && c->fixes && c->shm_attached) {
+		c->parts = XFixesCreateRegion(c->dpy, NULL, 0);
+		c->tile_rows = (c->height + o->tile - 1) / o->tile;
+		c->rows = g_new0(uint8_t, (size_t)c->tile_rows);
+	}
 	if (o->watch_input && (err = watch_input(c)))
 		goto out;
 	c->dirty = true;
@@ -285,9 +297,8 @@ int vg_xcapture_process(vg_xcapture *c)
 	while (XPending(c->dpy) > 0) {
 		XNextEvent(c->dpy, &ev);
 		if (c->damage && ev.type == c->damage_event + XDamageNotify) {
-			/* Clear the damage now: whatever is drawn after this is
-			 * reported again, so a grab never misses a change. */
-			XDamageSubtract(c->dpy, c->damage_handle, None, None);
+			/* The damage stays with the server, growing, until the
+			 * grab takes it: one event until then. */
 			c->dirty = true;
 		} else if (c->fixes && ev.type == c->fixes_event + XFixesCursorNotify) {
 			c->cursor_changed = true;
@@ -314,6 +325,7 @@ size_t vg_xcapture_max_rects(const vg_xcapture *c)
  * one. */
 static XImage *read_screen(vg_xcapture *c)
 {
+	c->st.pixels_read += (uint64_t)c->width * (uint64_t)c->height;
 	if (c->shm_attached) {
 		if (!XShmGetImage(c->dpy, c->root, c->image, 0, 0, AllPlanes))
 			return NULL;
@@ -323,12 +335,106 @@ static XImage *read_screen(vg_xcapture *c)
 			 ZPixmap);
 }
 
+/* Takes the damage reported since the last grab and marks the rows of
+ * tiles it touches. Returns how many rows of tiles are marked. Whatever
+ * is drawn after the subtraction is damage again, so nothing is missed:
+ * at worst a change is read twice. */
+static int32_t take_damage(vg_xcapture *c)
+{
+	XRectangle *r;
+	int count = 0, i;
+	int32_t marked = 0, t, y0, y1;
+
+	XDamageSubtract(c->dpy, c->damage_handle, None, c->parts);
+	r = XFixesFetchRegion(c->dpy, c->parts, &count);
+	memset(c->rows, 0, (size_t)c->tile_rows);
+	for (i = 0; r && i < count; i++) {
+		y0 = VG_MAX(r[i].y, 0);
+		y1 = VG_MIN((int32_t)r[i].y + (int32_t)r[i].height, c->height);
+		if (r[i].width == 0 || y1 <= y0 || r[i].x >= c->width || r[i].x + r[i].width <= 0)
+			continue;
+		for (t = y0 / c->opt.tile; t <= (y1 - 1) / c->opt.tile; t++)
+			c->rows[t] = 1;
+	}
+	if (r)
+		XFree(r);
+	for (t = 0; t < c->tile_rows; t++)
+		marked += c->rows[t];
+	return marked;
+}
+
+/* Clears the padding byte of rows y..y+h of img. */
+static void mask_rows(vg_pixbuf *img, int32_t y, int32_t h)
+{
+	int32_t x, end = y + h;
+
+	for (; y < end; y++) {
+		uint32_t *row = vg_pixbuf_row(img, y);
+
+		for (x = 0; x < img->width; x++)
+			row[x] &= VG_PIXEL_MASK;
+	}
+}
+
+/* Compares rows y..y+h of cur with fb, appending the changed tiles to
+ * dst (y a multiple of the tile, so the tiles are the screen's). */
+static int diff_rows(vg_xcapture *c, const vg_pixbuf *fb, const vg_pixbuf *cur, int32_t y, int32_t h,
+		     vg_rect *dst, size_t dst_cap, size_t *n)
+{
+	vg_pixbuf was = vg_pixbuf_wrap((uint32_t *)vg_pixbuf_row(fb, y), fb->width, h, fb->stride);
+	vg_pixbuf now = vg_pixbuf_wrap((uint32_t *)vg_pixbuf_row(cur, y), cur->width, h, cur->stride);
+	size_t k, i;
+	int err;
+
+	if ((err = vg_tilediff(&was, &now, c->opt.tile, dst + *n, dst_cap - *n, &k)))
+		return err;
+	for (i = *n; i < *n + k; i++)
+		dst[i].y += y;
+	*n += k;
+	return VG_OK;
+}
+
+/* Reads the marked rows of tiles, each run of them with one request
+ * into its place in the shared image, and compares them. */
+static int grab_rows(vg_xcapture *c, vg_pixbuf *fb, vg_pixbuf *cur, vg_rect *dst, size_t dst_cap,
+		     size_t *n)
+{
+	int32_t t = 0, end, y, h;
+	int err;
+
+	while (t < c->tile_rows) {
+		XImage band;
+
+		if (!c->rows[t]) {
+			t++;
+			continue;
+		}
+		for (end = t; end < c->tile_rows && c->rows[end]; end++)
+			;
+		y = t * c->opt.tile;
+		h = VG_MIN(end * c->opt.tile, c->height) - y;
+		/* The image's own description, narrowed to the band: the
+		 * server writes it at the band's offset in the segment. */
+		band = *c->image;
+		band.height = h;
+		band.data = c->image->data + (size_t)y * (size_t)c->image->bytes_per_line;
+		if (!XShmGetImage(c->dpy, c->root, &band, 0, y, AllPlanes))
+			return VG_EIO;
+		c->st.pixels_read += (uint64_t)c->width * (uint64_t)h;
+		mask_rows(cur, y, h);
+		if ((err = diff_rows(c, fb, cur, y, h, dst, dst_cap, n)))
+			return err;
+		t = end;
+	}
+	return VG_OK;
+}
+
 int vg_xcapture_grab(vg_xcapture *c, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap, size_t *n)
 {
 	XImage *img;
 	vg_pixbuf cur;
 	size_t i;
-	int32_t y, x;
+	int32_t marked = -1;
 	int err = VG_OK;
 
 	*n = 0;
@@ -337,6 +443,26 @@ int vg_xcapture_grab(vg_xcapture *c, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap
 	if (dst_cap < vg_xcapture_max_rects(c))
 		return VG_ENOSPC;
 	c->dirty = false;
+	c->st.grabs++;
+	if (c->parts && c->grabbed) {
+		marked = take_damage(c);
+		if (marked == 0)
+			return VG_OK;
+	} else if (c->damage) {
+		XDamageSubtract(c->dpy, c->damage_handle, None, None);
+	}
+	/* Past half the screen, one request for all of it costs less than
+	 * a request a band. */
+	if (marked > 0 && marked * 2 <= c->tile_rows) {
+		cur = vg_pixbuf_wrap((uint32_t *)(void *)c->image->data, c->width, c->height,
+				     c->image->bytes_per_line / 4);
+		c->st.partial_grabs++;
+		if ((err = grab_rows(c, fb, &cur, dst, dst_cap, n)))
+			*n = 0;
+		for (i = 0; i < *n; i++)
+			vg_pixbuf_copy_rect(fb, &cur, dst[i]);
+		return err;
+	}
 	img = read_screen(c);
 	if (!img)
 		return VG_EIO;
@@ -348,17 +474,12 @@ int vg_xcapture_grab(vg_xcapture *c, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap
 			     img->bytes_per_line / 4);
 	/* The top byte of a depth-24 pixel is padding the server may fill
 	 * with anything; Varg's pixels keep it zero. */
-	for (y = 0; y < cur.height; y++) {
-		uint32_t *row = vg_pixbuf_row(&cur, y);
-
-		for (x = 0; x < cur.width; x++)
-			row[x] &= VG_PIXEL_MASK;
-	}
+	mask_rows(&cur, 0, cur.height);
 	if (!c->grabbed) {
 		dst[0] = vg_pixbuf_rect(fb);
 		*n = 1;
 		c->grabbed = true;
-	} else if ((err = vg_tilediff(fb, &cur, c->opt.tile, dst, dst_cap, n))) {
+	} else if ((err = diff_rows(c, fb, &cur, 0, cur.height, dst, dst_cap, n))) {
 		goto out;
 	}
 	for (i = 0; i < *n; i++)
@@ -367,6 +488,11 @@ out:
 	if (img != c->image)
 		XDestroyImage(img);
 	return err;
+}
+
+void vg_xcapture_stats_get(const vg_xcapture *c, vg_xcapture_stats *out)
+{
+	*out = c->st;
 }
 
 int vg_xcapture_cursor(vg_xcapture *c, vg_xcursor *out)
@@ -418,6 +544,8 @@ void vg_xcapture_free(vg_xcapture *c)
 	if (c->dpy) {
 		if (c->damage)
 			XDamageDestroy(c->dpy, c->damage_handle);
+		if (c->parts)
+			XFixesDestroyRegion(c->dpy, c->parts);
 		if (c->shm_attached) {
 			XShmDetach(c->dpy, &c->shm);
 			XSync(c->dpy, False);
@@ -433,5 +561,6 @@ void vg_xcapture_free(vg_xcapture *c)
 	if (c->inputs)
 		g_array_free(c->inputs, TRUE);
 	g_free(c->cursor_pixels);
+	g_free(c->rows);
 	g_free(c);
 }

@@ -2,8 +2,9 @@
  * cursor is and what the user did.
  *
  * One capture holds one X connection. Changes are learned from XDamage
- * when the server has it (a grab is only due after damage was reported)
- * and otherwise by polling: every grab compares the whole screen. A grab
+ * when the server has it (a grab is only due after damage was reported,
+ * and reads only the rows of tiles the damage touched) and otherwise by
+ * polling: every grab reads and compares the whole screen. A grab
  * reads the screen with MIT-SHM (XGetImage where shared memory is not
  * available, e.g. a remote display) and compares it with the previous
  * frame in tiles, so the rectangles it reports are the tiles that really
@@ -76,6 +77,17 @@ size_t vg_xcapture_max_rects(const vg_xcapture *c);
  * vg_xcapture_max_rects() (else VG_ENOSPC). VG_EINVAL for an fb of the
  * wrong size, VG_EIO when the screen cannot be read. */
 int vg_xcapture_grab(vg_xcapture *c, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap, size_t *n);
+
+/* What the grabs cost: a grab after damage reads only the rows of tiles
+ * the damage touched (with XDamage, XFixes and MIT-SHM; else, or when
+ * they are more than half the screen, the whole screen). */
+typedef struct {
+	uint64_t grabs;          /* calls of vg_xcapture_grab */
+	uint64_t partial_grabs;  /* those that read only damaged rows */
+	uint64_t pixels_read;    /* pixels read from the X server */
+} vg_xcapture_stats;
+
+void vg_xcapture_stats_get(const vg_xcapture *c, vg_xcapture_stats *out);
 
 /* The cursor as XFixes describes it. pixels are width x height
  * 0xAARRGGBB words (premultiplied alpha), valid until the next call of

@@ -1,5 +1,6 @@
 #include <X11/Xlib.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <glib.h>
 #include <poll.h>
 #include <stdio.h>
@@ -27,6 +28,8 @@ struct vg_xsource {
 	size_t rects_cap;
 	vg_inputqueue *input;     /* clients' events, from their threads */
 	uint64_t frames;
+	uint64_t grabs, grab_ns;  /* grabs, and the time in them, over every capture */
+	uint64_t late_logged_ns;  /* when "cannot keep up" was last said */
 	char error[160];
 };
 
@@ -232,13 +235,32 @@ static int resize(vg_xsource *x, vg_server *srv, int32_t w, int32_t h)
 	return VG_OK;
 }
 
-/* Reads the screen and hands what changed to the server. */
-static int grab(vg_xsource *x, vg_server *srv)
+/* Says, at most every 10 s, that a grab took longer than the frame
+ * interval: the capture, not the link, is then what holds the picture
+ * back. */
+static void note_late(vg_xsource *x, uint64_t took, uint64_t interval, uint64_t now)
 {
+	/* The first grab reads the whole screen whatever it takes. */
+	if (x->grabs < 2 || took <= interval || now - x->late_logged_ns < 10000000000u)
+		return;
+	x->late_logged_ns = now;
+	vg_warn("screen capture cannot keep up: a grab took %.1f ms, more than the %.1f ms "
+		"between frames at --fps %d", (double)took / 1e6, (double)interval / 1e6, x->opt.fps);
+}
+
+/* Reads the screen and hands what changed to the server. */
+static int grab(vg_xsource *x, vg_server *srv, uint64_t interval)
+{
+	uint64_t start = vg_time_ns(), took;
 	size_t n = 0;
 	int err;
 
-	if ((err = vg_xcapture_grab(x->cap, x->fb, x->rects, x->rects_cap, &n)))
+	err = vg_xcapture_grab(x->cap, x->fb, x->rects, x->rects_cap, &n);
+	took = vg_time_ns() - start;
+	x->grabs++;
+	x->grab_ns += took;
+	note_late(x, took, interval, start + took);
+	if (err)
 		return err;
 	if (n == 0)
 		return VG_OK;
@@ -246,6 +268,21 @@ static int grab(vg_xsource *x, vg_server *srv)
 	vg_server_frame_copy(srv, x->fb, x->rects, n);
 	x->frames++;
 	return VG_OK;
+}
+
+/* What the capture cost over the run. */
+static void log_capture(const vg_xsource *x)
+{
+	vg_xcapture_stats st;
+
+	/* The counts are the current capture's (a resize makes a new one). */
+	vg_xcapture_stats_get(x->cap, &st);
+	if (x->grabs == 0)
+		return;
+	vg_info("capture: %" PRIu64 " grabs, %.2f ms a grab; at this size %" PRIu64 " of %" PRIu64
+		" read only damaged rows, %.1f screens read", x->grabs,
+		(double)x->grab_ns / 1e6 / (double)x->grabs, st.partial_grabs, st.grabs,
+		(double)st.pixels_read / ((double)x->width * (double)x->height));
 }
 
 int vg_xsource_run(vg_xsource *x, vg_server *srv, const volatile sig_atomic_t *stop)
@@ -290,7 +327,7 @@ int vg_xsource_run(vg_xsource *x, vg_server *srv, const volatile sig_atomic_t *s
 		if (!vg_xcapture_is_dirty(x->cap) || now < next_grab)
 			continue;
 		next_grab = now + interval;
-		if ((err = grab(x, srv))) {
+		if ((err = grab(x, srv, interval))) {
 			/* A read can fail while RandR changes the size: the
 			 * size change comes next. Many in a row is a real fault. */
 			if (++failures == 100) {
@@ -301,6 +338,7 @@ int vg_xsource_run(vg_xsource *x, vg_server *srv, const volatile sig_atomic_t *s
 			failures = 0;
 		}
 	}
+	log_capture(x);
 	return VG_OK;
 }
 
