@@ -457,8 +457,12 @@ int vg_xcapture_grab(vg_xcapture *c, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap
 		cur = vg_pixbuf_wrap((uint32_t *)(void *)c->image->data, c->width, c->height,
 				     c->image->bytes_per_line / 4);
 		c->st.partial_grabs++;
-		if ((err = grab_rows(c, fb, &cur, dst, dst_cap, n)))
+		if ((err = grab_rows(c, fb, &cur, dst, dst_cap, n))) {
+			/* The damage taken is lost with the read: the next
+			 * grab reads and reports the whole screen. */
+			c->grabbed = false;
 			*n = 0;
+		}
 		for (i = 0; i < *n; i++)
 			vg_pixbuf_copy_rect(fb, &cur, dst[i]);
 		return err;
