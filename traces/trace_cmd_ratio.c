@@ -11,6 +11,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
+#include "fingerprint/codec/vg_pixmodel.h"
 #include "fingerprint/codec/vg_zstream.h"
 #include "traces/trace_cmd.h"
 #include "traces/vg_ratio.h"
@@ -157,8 +158,9 @@ static void print_tables(const char *path, const vg_ratio_result *r, const vg_ra
 	       t->sender.repeated_segments, t->sender.repeats, t->sender.checks,
 	       t->repair_rects, t->exact ? "exact" : "DIFFERS");
 	if (t->sender.model_updates) {
-		printf("  literal pixels by the pixel model in %" G_GUINT64_FORMAT " updates\n\n",
-		       t->sender.model_updates);
+		printf("  literal pixels by the pixel model in %" G_GUINT64_FORMAT
+		       " updates; the model holds %.1f MB at each end\n\n",
+		       t->sender.model_updates, (double)vg_pixmodel_bytes() / 1e6);
 	} else {
 		printf("  literal pixels by method:");
 		for (m = 0; m < VG_LIT_METHODS; m++)

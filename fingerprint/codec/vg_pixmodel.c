@@ -258,6 +258,16 @@ int vg_pixmodel_new(vg_pixmodel **out)
 	return VG_OK;
 }
 
+size_t vg_pixmodel_bytes(void)
+{
+	size_t n = sizeof(vg_pixmodel) + 2 * sizeof(learnt) + TOUCHED_MAX * sizeof(slot *);
+	int i;
+
+	for (i = 0; i < ORDERS; i++)
+		n += SLOTS(i) * sizeof(slot);
+	return n;
+}
+
 void vg_pixmodel_reset(vg_pixmodel *m)
 {
 	static const slot empty;

@@ -30,6 +30,11 @@ typedef struct vg_pixmodel vg_pixmodel;
 int vg_pixmodel_new(vg_pixmodel **out);
 void vg_pixmodel_free(vg_pixmodel *m);
 
+/* The memory a model holds, the same at both ends and for every model,
+ * besides a block's scratch (the largest block coded, 4 bytes a pixel)
+ * and a bit a pixel of the screen. */
+size_t vg_pixmodel_bytes(void);
+
 /* Forgets everything m learnt, as if new, keeping its tables: a model
  * used for a few segments is reset in microseconds, one used for many
  * in the time it takes to clear 14 MB. For a new connection, and for
