@@ -29,7 +29,8 @@ TESTS += tests/e2e/test_wan_bench.sh
 dist_noinst_SCRIPTS += tests/e2e/test_wan_bench.sh scripts/wan-bench scripts/wan-latency
 # The same session from TigerVNC's Xvnc and from varg-server, real viewers.
 TESTS += tests/interop/test_compare_peers.sh
-dist_noinst_SCRIPTS += tests/interop/test_compare_peers.sh scripts/compare-peers scripts/record-sessions
+dist_noinst_SCRIPTS += tests/interop/test_compare_peers.sh scripts/compare-peers scripts/record-sessions \
+	scripts/simulate-reads
 
 # Recording live sessions: tiny X clients that draw and that log the
 # events they get, and a record printer.
