@@ -93,7 +93,7 @@ typedef struct {
 	uint32_t total;
 } residuals;
 
-/* What the model learns besides the colour contexts: some 24 KB, set
+/* What the model learns besides the colour contexts: some 29 KB, set
  * back to where a new model starts by one copy (see vg_pixmodel_reset). */
 typedef struct {
 	uint32_t o0_colour[O0_MAX];
