@@ -52,15 +52,31 @@ static const unsigned slot_bits[ORDERS] = { 17, 17, 16, 14 };
 
 enum { MODE_CONTEXT, MODE_PREDICT, MODES };
 
-/* Flat areas: where the four nearest neighbours are one colour, first
- * whether the pixel is that colour too: a yes or no whose 15-bit
- * probability moves a 64th of the way to each answer, one for each of 5
- * bits of which farther neighbours agree and 8 lengths of the run so far.
- * Most of a screen's pixels go so, one step each, without the contexts. */
-#define FLAT_BITS 15
-#define FLAT_ONE (1u << FLAT_BITS)
-#define FLAT_RATE 6
+/* Flat areas and runs. Where the four nearest neighbours are one
+ * colour, a pixel is first a yes or no: whether it is that colour too.
+ * Where moreover the row above stays one colour for RUN_MIN pixels or
+ * more (a stretch), the pixels that repeat the left neighbour are coded
+ * as a run instead, stretch by stretch: a yes or no for each stretch
+ * (does the run cover it whole), and where it stops, how far into its
+ * last stretch it went. A run also starts where the two pixels to the
+ * left are one colour below a stretch the widest context has never seen
+ * (a heat map cell's first row). Each yes or no has a 15-bit probability
+ * that moves a 64th of the way towards each answer. */
+#define BIT_BITS 15
+#define BIT_ONE (1u << BIT_BITS)
+#define BIT_RATE 6
+#define RUN_MIN 8
+/* A flat pixel's yes or no by 8 bits: see flat_context. */
 #define FLAT_CTX 256
+/* A stretch's yes or no by 10 bits: see run_context. */
+#define RUN_CTX 1024
+/* How far a run goes into its last stretch: an Elias gamma code, its
+ * unary part by 4 bits of context and the step, the bits below the top
+ * one by the step and the bits above them (a block's width is below
+ * 2^31, so a stretch has fewer than LEN_STEPS bits). */
+#define LEN_CTX 16
+#define LEN_STEPS 32
+#define LEN_PREFIX 16
 
 typedef struct {
 	uint32_t colour[K];
@@ -77,7 +93,7 @@ typedef struct {
 	uint32_t total;
 } residuals;
 
-/* What the model learns besides the colour contexts: some 24 KB, set
+/* What the model learns besides the colour contexts: some 29 KB, set
  * back to where a new model starts by one copy (see vg_pixmodel_reset). */
 typedef struct {
 	uint32_t o0_colour[O0_MAX];
@@ -90,6 +106,9 @@ typedef struct {
 	uint16_t o0_next[O0_MAX];
 	uint16_t mode_count[MODES];
 	uint16_t flat[FLAT_CTX];
+	uint16_t run[RUN_CTX];
+	uint16_t len[LEN_CTX][LEN_STEPS];
+	uint16_t len_bits[2][LEN_STEPS][LEN_PREFIX];
 	/* By the pattern of equal neighbours alone: which neighbour's colour
 	 * comes next (or none). Where the colour contexts know nothing (a
 	 * heat map's cells, colours seen side by side for the first time),
@@ -142,14 +161,20 @@ static void residuals_init(residuals *r)
 /* Sets l to where a new model starts. */
 static void learnt_init(learnt *l)
 {
-	uint16_t *e = &l->see[0][0][0][0][0];
+	uint16_t *e = &l->see[0][0][0][0][0], *len = &l->len[0][0], *bits = &l->len_bits[0][0][0];
 	size_t j;
 	int i;
 
 	memset(l, 0, sizeof *l);
 	l->mode_count[0] = l->mode_count[1] = 1;
 	for (i = 0; i < FLAT_CTX; i++)
-		l->flat[i] = FLAT_ONE - FLAT_ONE / 64; /* screens are mostly flat */
+		l->flat[i] = BIT_ONE - BIT_ONE / 64; /* screens are mostly flat */
+	for (i = 0; i < RUN_CTX; i++)
+		l->run[i] = BIT_ONE / 2;
+	for (j = 0; j < sizeof l->len / sizeof *len; j++)
+		len[j] = BIT_ONE / 2;
+	for (j = 0; j < sizeof l->len_bits / sizeof *bits; j++)
+		bits[j] = BIT_ONE / 2;
 	for (j = 0; j < sizeof l->see / sizeof *e; j += 2) {
 		e[j] = SEE_START_ESC;
 		e[j + 1] = SEE_START_HIT;
@@ -688,26 +713,26 @@ static uint16_t *see_of(vg_pixmodel *m, unsigned o, const slot *s, const uint32_
 	return m->l.see[o][b][s->n - 1][s->colour[top] == nb[0]];
 }
 
-/* Codes *yes (decodes into it), of probability *p / FLAT_ONE, and moves *p
+/* Codes *yes (decodes into it), of probability *p / BIT_ONE, and moves *p
  * towards the answer. */
-static void code_flat(vg_pixmodel *m, uint16_t *p, bool *yes)
+static void code_bit(vg_pixmodel *m, uint16_t *p, bool *yes)
 {
 	uint32_t cum, freq;
 
-	/* code_among() of two symbols, without its walk: most pixels come
-	 * here (5 % faster over a session than through it). */
+	/* code_among() of two symbols, without its walk: most runs and
+	 * their lengths are a few of these. */
 	if (m->decoding)
-		*yes = peek(m, FLAT_ONE) < *p;
+		*yes = peek(m, BIT_ONE) < *p;
 	cum = *yes ? 0 : *p;
-	freq = *yes ? *p : FLAT_ONE - *p;
+	freq = *yes ? *p : BIT_ONE - *p;
 	if (m->decoding)
 		vg_rc_decode(&m->dec, cum, freq);
 	else
-		put(m, cum, freq, FLAT_ONE);
+		put(m, cum, freq, BIT_ONE);
 	if (*yes)
-		*p = (uint16_t)(*p + ((FLAT_ONE - *p) >> FLAT_RATE));
+		*p = (uint16_t)(*p + ((BIT_ONE - *p) >> BIT_RATE));
 	else
-		*p = (uint16_t)(*p - (*p >> FLAT_RATE));
+		*p = (uint16_t)(*p - (*p >> BIT_RATE));
 }
 
 /* Which probability a flat pixel's yes or no takes. */
@@ -725,42 +750,188 @@ static inline unsigned flat_context(uint64_t W, uint64_t WW, uint64_t NN, uint64
  * past its end (it finishes with the decoder's four bytes of lookahead),
  * so a decoder that has is reading damage and stops at the next row
  * rather than decode a whole block from nothing. */
-static inline bool stopped(const vg_pixmodel *m)
+static inline bool halted(const vg_pixmodel *m)
 {
 	return m->corrupt || (m->decoding && m->dec.overrun);
 }
 
-/* Codes (or decodes) every pixel of a w x h block in px: a flat pixel's
- * yes or no first, then its contexts. Rows are w + 3 apart; a pixel's
- * neighbours reach two columns left, one right and two rows up, into
- * block_for's border. */
+/* 0 for 0, else 1 + the position of the highest bit. */
+static inline unsigned bit_length(uint32_t v)
+{
+	return v == 0 ? 0 : 32u - (unsigned)__builtin_clz(v);
+}
+
+/* Which probability a stretch [x, e) of colour c's run takes: whether
+ * the row above is c over it, just before it and just past it, whether
+ * the stretch ends the row, whether it is the run's first, its length in
+ * powers of two, whether two rows up is the colour of the stretch above
+ * and whether the stretch above began before x. */
+static inline unsigned run_context(uint32_t c, const uint32_t *up, int32_t x, int32_t e, int32_t w,
+				   bool first)
+{
+	const uint32_t *up2 = up - (w + BORDER_L + BORDER_R);
+
+	return (unsigned)(up[x] == c) | (unsigned)(up[x - 1] == c) << 1 | (unsigned)(up[e] == c) << 2 |
+	       (unsigned)(e == w) << 3 | (unsigned)first << 4 |
+	       VG_MIN(bit_length((uint32_t)(e - x - 1)), 7u) << 5 | (unsigned)(up2[x] == up[x]) << 8 |
+	       (unsigned)(up[x - 1] == up[x]) << 9;
+}
+
+/* Codes *k, below n (2 or more): how many pixels of its last stretch a
+ * run covers; ctx's lowest bit says whether the row above is the run's
+ * colour. */
+static void code_length(vg_pixmodel *m, unsigned ctx, uint32_t n, uint32_t *k)
+{
+	uint16_t *p = m->l.len[ctx];
+	unsigned top = bit_length(n - 1), step = 0, len = bit_length(*k), b;
+	uint32_t v = 1;
+	bool stop = true;
+
+	/* How many bits k has, in unary; the last step is implied. */
+	while (step < top) {
+		stop = len == step;
+		code_bit(m, &p[step], &stop);
+		if (stop)
+			break;
+		step++;
+	}
+	if (step == 0) {
+		*k = 0;
+		return;
+	}
+	/* The bits below the top one, each by those above it. */
+	for (b = step - 1; b-- > 0;) {
+		bool one = *k >> b & 1;
+
+		code_bit(m, &m->l.len_bits[ctx & 1][step][VG_MIN(v, LEN_PREFIX - 1u)], &one);
+		v = v * 2 + one;
+	}
+	*k = v;
+	if (*k >= n)
+		m->corrupt = true;
+}
+
+/* The end of the stretch of the row above that starts at x: the first
+ * pixel past x of another colour, or w. */
+static inline int32_t stretch_end(const uint32_t *up, int32_t x, int32_t w)
+{
+	int32_t e = x + 1;
+
+	while (e < w && up[e] == up[x])
+		e++;
+	return e;
+}
+
+/* Codes (or decodes) the run of colour c that starts at x of row: the
+ * stretches of the row above under it, then where it stops. Returns
+ * where it stops: w, or the first pixel that is not c. */
+static int32_t code_run(vg_pixmodel *m, uint32_t *row, const uint32_t *up, int32_t x, int32_t w,
+			uint32_t c, bool *stopped)
+{
+	bool first = true;
+
+	*stopped = false;
+	for (;;) {
+		int32_t e = stretch_end(up, x, w), i;
+		uint32_t k = 0;
+		bool all;
+
+		if (!first && e - x < RUN_MIN)
+			return x;
+		if (!m->decoding)
+			while (x + (int32_t)k < e && row[x + (int32_t)k] == c)
+				k++;
+		all = x + (int32_t)k == e;
+		code_bit(m, &m->l.run[run_context(c, up, x, e, w, first)], &all);
+		if (!all && e - x > 1)
+			code_length(m, (unsigned)(up[x] == c) | VG_MIN(bit_length((uint32_t)(e - x - 1)), 7u) << 1,
+				    (uint32_t)(e - x), &k);
+		if (all)
+			k = (uint32_t)(e - x);
+		if (m->corrupt)
+			return x;
+		for (i = 0; i < (int32_t)k; i++)
+			row[x + i] = c;
+		x += (int32_t)k;
+		if (!all || x == w) {
+			*stopped = !all;
+			return x;
+		}
+		first = false;
+	}
+}
+
+/* What the widest context, in slot s under tag, says of colour c: it
+ * has never seen its neighbours (UNSEEN), saw c most after them (SEEN_C),
+ * or another colour. */
+enum { UNSEEN, SEEN_C, SEEN_OTHER };
+
+static unsigned widest_on(const slot *s, uint16_t tag, uint32_t c)
+{
+	unsigned i, top = 0;
+
+	if (s->n == 0 || s->tag != tag)
+		return UNSEEN;
+	for (i = 1; i < s->n; i++)
+		if (s->count[i] > s->count[top])
+			top = i;
+	return s->colour[top] == c ? SEEN_C : SEEN_OTHER;
+}
+
+/* The ten neighbours' hashes for each order, and the slots they name.
+ * True. */
+static inline bool hash_slots(vg_pixmodel *m, uint64_t hash[ORDERS], slot *at_order[ORDERS], uint64_t W,
+			      uint64_t WW, uint64_t NWW, uint64_t NW, uint64_t N, uint64_t NE, uint64_t NNWW,
+			      uint64_t NNW, uint64_t NN, uint64_t NNE)
+{
+	unsigned o;
+
+	hash[3] = mix(W * UINT64_C(0x100000001b3) ^ N << 25);
+	hash[2] = mix(hash[3] ^ NW * UINT64_C(0xff51afd7ed558ccd) ^ NE << 27);
+	hash[1] = mix(hash[2] ^ WW * UINT64_C(0xc4ceb9fe1a85ec53) ^ NN << 29);
+	hash[0] = mix(hash[1] ^ NWW * UINT64_C(0x9e3779b97f4a7c15) ^ NNW << 23 ^
+		      NNE * UINT64_C(0xd6e8feb86659fd93) ^ NNWW << 31);
+	for (o = 0; o < ORDERS; o++)
+		at_order[o] = &m->ctx[o][hash[o] & (SLOTS(o) - 1)];
+	return true;
+}
+
+/* Codes (or decodes) every pixel of a w x h block in px: runs and flat
+ * pixels first, then each other pixel's contexts. Rows are w + 3 apart;
+ * a pixel's neighbours reach two columns left, one right and two rows
+ * up, into block_for's border. */
 static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 {
 	int32_t x, y, st = w + BORDER_L + BORDER_R;
 
-	for (y = 0; y < h && !stopped(m); y++) {
+	for (y = 0; y < h && !halted(m); y++) {
 		uint32_t *row = px + (ptrdiff_t)y * st;
 		const uint32_t *up = row - st, *up2 = up - st;
 		/* The ten neighbours move along the row with the pixel: three
 		 * loads a pixel, not ten (each load is checked under the
 		 * sanitizers and its checks traced by the fuzzer, which made
-		 * them most of a fuzzed pixel's cost). */
-		uint64_t W = row[-1], WW = row[-2];
-		uint64_t NWW = up[-2], NW = up[-1], N = up[0], NE = up[1];
-		uint64_t NNWW = up2[-2], NNW = up2[-1], NN = up2[0], NNE = up2[1];
+		 * them most of a fuzzed pixel's cost); all ten after a run. */
+		uint64_t W = 0, WW = 0, NWW = 0, NW = 0, N = 0, NE = 0, NNWW = 0, NNW = 0, NN = 0, NNE = 0;
+		/* The pixel after a run: to the contexts at once, without the
+		 * run's colour if the run stopped at it. */
+		bool after_run = false, stopped = false;
 		unsigned run = 0;
 
 		for (x = 0; x < w; x++) {
 			uint64_t hash[ORDERS];
 			slot *at_order[ORDERS];
-			/* The flat colour, each list's colours, the neighbours: at
-			 * most one of each colour, so never more than these. */
+			/* The run's or flat colour, each list's colours, the
+			 * neighbours: at most one of each colour, so never more. */
 			uint32_t excl[1 + ORDERS * K + NEIGHBOURS], nb[NEIGHBOURS];
 			uint32_t c;
-			unsigned n_excl = 0, o;
-			bool found = false;
+			unsigned n_excl = 0, o, says;
+			bool found = false, flat, hashed = false;
 
-			if (x > 0) {
+			if (x == 0 || after_run) {
+				W = row[x - 1], WW = row[x - 2];
+				NWW = up[x - 2], NW = up[x - 1], N = up[x], NE = up[x + 1];
+				NNWW = up2[x - 2], NNW = up2[x - 1], NN = up2[x], NNE = up2[x + 1];
+			} else {
 				WW = W;
 				W = row[x - 1];
 				NWW = NW;
@@ -772,18 +943,34 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				NN = NNE;
 				NNE = up2[x + 1];
 			}
-			c = m->decoding ? 0 : row[x];
+			flat = W == N && W == NW && W == NE && W != NONE;
 
-			if (W == N && W == NW && W == NE && W != NONE) {
-				bool same = c == W;
+			if (after_run) {
+				after_run = false;
+				if (stopped)
+					excl[n_excl++] = (uint32_t)W;
+			} else if ((flat || (W == WW && W != NONE)) && stretch_end(up, x, w) - x >= RUN_MIN &&
+				   (hashed = hash_slots(m, hash, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW,
+							NN, NNE),
+				    says = widest_on(at_order[0], (uint16_t)(hash[0] >> 48), (uint32_t)W),
+				    says == UNSEEN || (flat && says == SEEN_C))) {
+				int32_t end = code_run(m, row, up, x, w, (uint32_t)W, &stopped);
 
-				code_flat(m, &m->l.flat[flat_context(W, WW, NN, NWW, NNW, NNE, run)],
-					  &same);
 				if (m->corrupt)
 					return;
-				/* The contexts learn from the pixels they code, not
-				 * from the flat ones, which they would predict well
-				 * but slowly. */
+				/* The contexts learn from the pixels they code,
+				 * not from runs and flat pixels, which they would
+				 * predict well but slowly. */
+				x = end - 1;
+				after_run = true;
+				run = 0;
+				continue;
+			} else if (flat) {
+				bool same = !m->decoding && row[x] == W;
+
+				code_bit(m, &m->l.flat[flat_context(W, WW, NN, NWW, NNW, NNE, run)], &same);
+				if (m->corrupt)
+					return;
 				if (same) {
 					row[x] = (uint32_t)W;
 					run++;
@@ -792,17 +979,12 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				excl[n_excl++] = (uint32_t)W;
 			}
 			run = 0;
-
-			hash[3] = mix(W * UINT64_C(0x100000001b3) ^ N << 25);
-			hash[2] = mix(hash[3] ^ NW * UINT64_C(0xff51afd7ed558ccd) ^ NE << 27);
-			hash[1] = mix(hash[2] ^ WW * UINT64_C(0xc4ceb9fe1a85ec53) ^ NN << 29);
-			hash[0] = mix(hash[1] ^ NWW * UINT64_C(0x9e3779b97f4a7c15) ^ NNW << 23 ^
-				      NNE * UINT64_C(0xd6e8feb86659fd93) ^ NNWW << 31);
+			if (!hashed)
+				hash_slots(m, hash, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW, NN, NNE);
 			/* All four slots are read and written: start their loads together. */
-			for (o = 0; o < ORDERS; o++) {
-				at_order[o] = &m->ctx[o][hash[o] & (SLOTS(o) - 1)];
+			for (o = 0; o < ORDERS; o++)
 				__builtin_prefetch(at_order[o]);
-			}
+			c = m->decoding ? 0 : row[x];
 			nb[0] = (uint32_t)W, nb[1] = (uint32_t)N, nb[2] = (uint32_t)NE;
 			nb[3] = (uint32_t)NW, nb[4] = (uint32_t)WW, nb[5] = (uint32_t)NN;
 			for (o = 0; o < ORDERS && !found; o++) {
@@ -841,7 +1023,7 @@ static void code_predicted(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 	int32_t x, y, st = w + BORDER_L + BORDER_R;
 	int ch;
 
-	for (y = 0; y < h && !stopped(m); y++)
+	for (y = 0; y < h && !halted(m); y++)
 		for (x = 0; x < w; x++) {
 			uint32_t *p = &px[(ptrdiff_t)y * st + x], c = 0;
 
@@ -997,7 +1179,7 @@ int vg_pixmodel_decode_rect(vg_pixmodel *m, vg_pixbuf *fb, vg_rect r)
 		return VG_ERANGE;
 	if (!m->decoding)
 		return VG_EINVAL;
-	if (stopped(m))
+	if (halted(m))
 		return VG_ECORRUPT;
 	cover_fit(m, fb->width, fb->height);
 	px = block_for(m, fb, r);
@@ -1006,7 +1188,7 @@ int vg_pixmodel_decode_rect(vg_pixmodel *m, vg_pixbuf *fb, vg_rect r)
 		code_predicted(m, px, r.w, r.h);
 	else
 		code_contexts(m, px, r.w, r.h);
-	if (stopped(m))
+	if (halted(m))
 		return VG_ECORRUPT;
 	for (y = 0; y < r.h; y++)
 		memcpy(vg_pixbuf_row(fb, r.y + y) + r.x, px + (ptrdiff_t)y * (r.w + BORDER_L + BORDER_R),

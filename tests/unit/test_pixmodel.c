@@ -81,6 +81,10 @@ static void paint(vg_pixbuf *fb, vg_rect r, int kind, GRand *rng)
 			case 4:
 				*p = g_rand_int(rng) & 0xffffff;
 				break;
+			case 6:
+				/* A heat map: cells of 13 x 5 on a colour scale. */
+				*p = (uint32_t)(((unsigned)(x / 13) * 7 + (unsigned)(y / 5) * 11) % 23 * 0x0b0907u);
+				break;
 			default:
 				if (x % 7 == 0 || y % 5 == 0)
 					cell = g_rand_int(rng) & 0xffffff;
@@ -118,7 +122,7 @@ static void test_round_trip(void)
 
 				if (g_rand_int_range(rng, 0, 3)) {
 					rects[n] = vg_rect_make(x, y, 16, h);
-					paint(src, rects[n], (chunk + (int)n) % 6, rng);
+					paint(src, rects[n], (chunk + (int)n) % 7, rng);
 					n++;
 				}
 				y += h;
@@ -142,7 +146,8 @@ static void test_round_trip(void)
 	g_rand_free(rng);
 }
 
-/* What content costs: a flat page next to nothing; glyphs under a tenth
+/* What content costs: a flat page next to nothing; a heat map's cells
+ * under a fiftieth of a byte a pixel; glyphs under a tenth
  * of a byte a pixel, and their copy elsewhere no more than the first time;
  * noise hardly more than its three bytes a pixel. */
 static void test_costs(void)
@@ -161,6 +166,11 @@ static void test_costs(void)
 	g_assert_cmpint(vg_pixmodel_encode(m, fb, &page, 1, &out), ==, 0);
 	g_test_message("flat: %zu bytes", out.len);
 	g_assert_cmpuint(out.len, <, 64);
+	paint(fb, page, 6, rng);
+	vg_writer_reset(&out);
+	g_assert_cmpint(vg_pixmodel_encode(m, fb, &page, 1, &out), ==, 0);
+	g_test_message("cells: %zu bytes", out.len);
+	g_assert_cmpuint(out.len * 50, <, (size_t)page.w * (size_t)page.h);
 	paint(fb, page, 2, rng);
 	copy = vg_pixbuf_view(fb, page);
 	g_assert_cmpint(vg_pixbuf_copy(fb, again.x, again.y, &copy), ==, 0);

@@ -232,15 +232,47 @@ static void test_literal_vectors(void)
 
 /* ---- the pixel model ----------------------------------------------------- */
 
-/* A chunk of two segments from a fresh model: a glyph of two colours
- * (contexts), then a gradient (prediction), side by side in one frame. */
-static void test_pixmodel_vectors(void)
+/* One chunk of frame's segments rects, coded by a fresh model, checked
+ * against group of the pixel model's vectors both ways. */
+static void check_pixmodel_chunk(vecfile *v, const char *group, const vg_pixbuf *frame, const vg_rect *rects,
+				 size_t n)
 {
-	vg_pixbuf *frame = vg_pixbuf_new(16, 8), *out = vg_pixbuf_new(16, 8);
-	vg_rect rects[2] = { vg_rect_make(0, 0, 8, 8), vg_rect_make(8, 0, 8, 8) };
+	vg_pixbuf *out = vg_pixbuf_new(frame->width, frame->height);
 	vg_pixmodel *enc, *dec;
 	GByteArray *chunk;
 	vg_writer w;
+	size_t i;
+
+	vec_check_pixels(v, group, "pixels", frame);
+	g_assert_cmpint(vg_pixmodel_new(&enc), ==, 0);
+	vg_writer_init(&w);
+	g_assert_cmpint(vg_pixmodel_encode(enc, frame, rects, n, &w), ==, 0);
+	vec_check_bytes(v, group, "chunk", w.data, w.len);
+	if (!v->write) {
+		chunk = vec_bytes(v, group, "chunk");
+		g_assert_cmpint(vg_pixmodel_new(&dec), ==, 0);
+		vg_pixmodel_decode_begin(dec, chunk->data, chunk->len);
+		for (i = 0; i < n; i++)
+			g_assert_cmpint(vg_pixmodel_decode_rect(dec, out, rects[i]), ==, 0);
+		g_assert_cmpint(vg_pixmodel_decode_end(dec), ==, 0);
+		g_assert_true(vg_pixbuf_equal(out, frame));
+		vg_pixmodel_free(dec);
+		g_byte_array_unref(chunk);
+	}
+	vg_writer_clear(&w);
+	vg_pixmodel_free(enc);
+	vg_pixbuf_free(out);
+}
+
+/* Chunks from a fresh model: a glyph of two colours (contexts) and a
+ * gradient (prediction) side by side in one frame; a heat map's cells
+ * (runs). */
+static void test_pixmodel_vectors(void)
+{
+	static const uint32_t scale[5] = { 0x2c7bb6, 0xabd9e9, 0xffffbf, 0xfdae61, 0xd7191c };
+	vg_pixbuf *frame = vg_pixbuf_new(16, 8), *cells = vg_pixbuf_new(24, 12);
+	vg_rect rects[2] = { vg_rect_make(0, 0, 8, 8), vg_rect_make(8, 0, 8, 8) };
+	vg_rect whole = vg_rect_make(0, 0, 24, 12);
 	vecfile v;
 	int32_t x, y;
 
@@ -252,30 +284,19 @@ static void test_pixmodel_vectors(void)
 			vg_pixbuf_row(frame, y)[8 + x] =
 				(uint32_t)(x * 29 + y * 3) << 16 | (uint32_t)(y * 31) << 8 | (uint32_t)(x * y * 4);
 		}
+	/* Cells 12 x 4, their colours on a scale. */
+	for (y = 0; y < 12; y++)
+		for (x = 0; x < 24; x++)
+			vg_pixbuf_row(cells, y)[x] = scale[(x / 12 * 3 + y / 4 * 2) % 5];
 	vec_open(&v, "pixmodel");
-	vec_check_pixels(&v, "glyph-and-gradient", "pixels", frame);
-	g_assert_cmpint(vg_pixmodel_new(&enc), ==, 0);
-	vg_writer_init(&w);
-	g_assert_cmpint(vg_pixmodel_encode(enc, frame, rects, 2, &w), ==, 0);
-	vec_check_bytes(&v, "glyph-and-gradient", "chunk", w.data, w.len);
-	if (!v.write) {
-		chunk = vec_bytes(&v, "glyph-and-gradient", "chunk");
-		g_assert_cmpint(vg_pixmodel_new(&dec), ==, 0);
-		vg_pixmodel_decode_begin(dec, chunk->data, chunk->len);
-		g_assert_cmpint(vg_pixmodel_decode_rect(dec, out, rects[0]), ==, 0);
-		g_assert_cmpint(vg_pixmodel_decode_rect(dec, out, rects[1]), ==, 0);
-		g_assert_cmpint(vg_pixmodel_decode_end(dec), ==, 0);
-		g_assert_true(vg_pixbuf_equal(out, frame));
-		vg_pixmodel_free(dec);
-		g_byte_array_unref(chunk);
-	}
-	vec_close(&v, " The pixel model (doc/protocol.md, The pixel model): a frame of 16 x 8,\n"
-		      " its segments 0,0 8x8 and 8,0 8x8 coded in that order by a fresh model\n"
-		      " into one chunk (an UPDATE's pixel chunk when its head says so).");
-	vg_writer_clear(&w);
-	vg_pixmodel_free(enc);
+	check_pixmodel_chunk(&v, "glyph-and-gradient", frame, rects, 2);
+	check_pixmodel_chunk(&v, "cells", cells, &whole, 1);
+	vec_close(&v, " The pixel model (doc/protocol.md, The pixel model): each group a frame\n"
+		      " whose segments (glyph-and-gradient: 0,0 8x8 then 8,0 8x8; cells: the\n"
+		      " whole 24x12 frame) are coded in that order by a fresh model into one\n"
+		      " chunk (an UPDATE's pixel chunk when its head says so).");
 	vg_pixbuf_free(frame);
-	vg_pixbuf_free(out);
+	vg_pixbuf_free(cells);
 }
 
 /* ---- SHA-1 of a group ---------------------------------------------------- */
