@@ -46,8 +46,8 @@ pool && file == 2 {
 }
 pool { next }
 file == 1 && NF >= 3 && $1 ~ /^[0-9]+$/ { ni++; ti[ni] = $1 }
-file == 2 && NF == 6 { ns++; st[ns] = $1; sh[ns] = $2 }
-file == 3 && NF == 6 { nv++; vt[nv] = $1; vh[nv] = $2 }
+file == 2 && NF == 6 && $1 != "origin" { ns++; st[ns] = $1; sh[ns] = $2 }
+file == 3 && NF == 6 && $1 != "origin" { nv++; vt[nv] = $1; vh[nv] = $2 }
 END {
 	if (pool) {
 		sort(fa, nf); sort(ea, ne)

@@ -5,7 +5,7 @@
  * (default: the window's size) at the window's top left corner; "auto"
  * takes the largest mapped top-level window, and fails when it is smaller
  * than --size. Prints, line-buffered:
- *   origin X Y W H
+ *   origin X Y W H WINDOW
  * then one line per new picture, the first at once:
  *   T_NS HASH X Y W H
  * T_NS is CLOCK_MONOTONIC in nanoseconds when the pixels were read, HASH a
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 	int damage_event, damage_error, shm_major, shm_minor;
 	Bool shm_pixmaps;
 	Display *dpy;
-	Window root;
+	Window root, win = None;
 	XWindowAttributes ra;
 	XShmSegmentInfo shm;
 	Damage damage;
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
 	w = ra.width;
 	h = ra.height;
 	if (window_arg) {
-		Window win, child;
+		Window child;
 		XWindowAttributes a;
 
 		win = strcmp(window_arg, "auto") ? (Window)strtoul(window_arg, NULL, 0) : largest_window(dpy, root);
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("origin %d %d %d %d\n", ox, oy, w, h);
+	printf("origin %d %d %d %d 0x%lx\n", ox, oy, w, h, (unsigned long)(win == None ? root : win));
 
 	/* The first read is the whole rectangle. */
 	dirty_x0 = 0, dirty_y0 = 0, dirty_x1 = w, dirty_y1 = h;
