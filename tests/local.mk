@@ -129,3 +129,5 @@ tests_vg_screenprobe_CFLAGS = $(AM_CFLAGS) $(XDAMAGE_CFLAGS) $(X11_CFLAGS)
 tests_vg_screenprobe_LDADD = $(XDAMAGE_LIBS) $(X11_LIBS)
 tests_vg_inputplay_CFLAGS = $(AM_CFLAGS) $(XTST_CFLAGS) $(X11_CFLAGS)
 tests_vg_inputplay_LDADD = $(XTST_LIBS) $(X11_LIBS)
+TESTS += tests/e2e/test_live_bench.sh
+dist_noinst_SCRIPTS += tests/e2e/test_live_bench.sh scripts/live-bench
