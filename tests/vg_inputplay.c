@@ -22,13 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "common/vg_time.h"
 
 static void sleep_ms(long ms)
 {
@@ -108,7 +102,7 @@ int main(int argc, char **argv)
 			move(dpy, ox + a, oy + b);
 			continue;
 		}
-		t = now_ns();
+		t = vg_time_ns();
 		if (!strcmp(cmd, "key") && sscanf(line, "%*s %63s", arg) == 1) {
 			KeySym sym = XStringToKeysym(arg);
 			KeyCode code = sym == NoSymbol ? 0 : XKeysymToKeycode(dpy, sym);
@@ -117,7 +111,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "vg_inputplay: %s:%d: no key '%s' on this keyboard\n", path, lineno, arg);
 				return 1;
 			}
-			t = now_ns();
+			t = vg_time_ns();
 			XTestFakeKeyEvent(dpy, code, True, CurrentTime);
 			XSync(dpy, False);
 			sleep_ms(30);
@@ -131,14 +125,14 @@ int main(int argc, char **argv)
 			button(dpy, btn, False);
 		} else if (!strcmp(cmd, "click") && sscanf(line, "%*s %d %d", &a, &b) == 2) {
 			move(dpy, ox + a, oy + b);
-			t = now_ns();
+			t = vg_time_ns();
 			button(dpy, 1, True);
 			sleep_ms(40);
 			button(dpy, 1, False);
 		} else if (!strcmp(cmd, "drag") && sscanf(line, "%*s %d %d %d %d", &a, &b, &c, &d) == 4) {
 			move(dpy, ox + a, oy + b);
 			sleep_ms(40);
-			t = now_ns();
+			t = vg_time_ns();
 			button(dpy, 1, True);
 			for (k = 1; k <= 6; k++) {
 				sleep_ms(40);

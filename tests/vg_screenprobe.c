@@ -30,7 +30,8 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
-#include <time.h>
+
+#include "common/vg_time.h"
 
 static volatile sig_atomic_t stop;
 
@@ -38,14 +39,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t hash_row(const uint32_t *p, int n)
@@ -225,7 +218,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "vg_screenprobe: needs a 32-bit-per-pixel screen\n");
 				return 1;
 			}
-			t = now_ns();
+			t = vg_time_ns();
 			if (!XShmGetImage(dpy, root, img, ox + dirty_x0, oy + dirty_y0, AllPlanes)) {
 				fprintf(stderr, "vg_screenprobe: XShmGetImage failed\n");
 				return 1;
