@@ -122,3 +122,13 @@ dist_noinst_SCRIPTS += tests/interop/test_viewer_tls.sh tests/e2e/test_viewer_tl
 # s_client and a VeNCrypt client of the test's own.
 TESTS += tests/interop/test_tls.sh
 dist_noinst_SCRIPTS += tests/interop/test_tls.sh tests/vg_tlsprobe.py
+
+# Live sharing measured as a person feels it (scripts/live-bench): a probe
+# that logs each new picture of a screen, an input player through XTest.
+noinst_PROGRAMS += tests/vg_screenprobe tests/vg_inputplay
+tests_vg_screenprobe_CFLAGS = $(AM_CFLAGS) $(XDAMAGE_CFLAGS) $(X11_CFLAGS)
+tests_vg_screenprobe_LDADD = $(VG_COMMON_LIBS) $(XDAMAGE_LIBS) $(X11_LIBS)
+tests_vg_inputplay_CFLAGS = $(AM_CFLAGS) $(XTST_CFLAGS) $(X11_CFLAGS)
+tests_vg_inputplay_LDADD = $(VG_COMMON_LIBS) $(XTST_LIBS) $(X11_LIBS)
+TESTS += tests/e2e/test_live_bench.sh
+dist_noinst_SCRIPTS += tests/e2e/test_live_bench.sh scripts/live-bench

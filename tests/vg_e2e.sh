@@ -114,3 +114,27 @@ ends_within() {
 	done
 	return 1
 }
+
+# bench_netem_or_tun SKIPS CMD...: runs a benchmark script, its output in
+# $tmp/bench.out and $tmp/bench.err, and shows that output; if tc refused
+# netem (exit 3: this kernel has no sch_netem) says so and runs it again
+# with --link tun. When it exits 77 (no network namespaces, a missing
+# program) skips SKIPS checks and ends the test. Sets rc.
+bench_netem_or_tun() {
+	skips=$1; shift
+	rc=0
+	"$@" >"$tmp/bench.out" 2>"$tmp/bench.err" || rc=$?
+	if [ $rc -eq 3 ]; then
+		# Said, not hidden: the user-space link instead.
+		echo "# $(tail -1 "$tmp/bench.err")"
+		echo "# running again with --link tun"
+		rc=0
+		"$@" --link tun >"$tmp/bench.out" 2>"$tmp/bench.err" || rc=$?
+	fi
+	sed 's/^/# /' "$tmp/bench.out" "$tmp/bench.err"
+	if [ $rc -eq 77 ]; then
+		for _ in $(seq 1 "$skips"); do tap_skip "$(tail -1 "$tmp/bench.err")"; done
+		tap_done
+		exit
+	fi
+}

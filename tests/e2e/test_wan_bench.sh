@@ -71,23 +71,9 @@ tap_check "wan-bench: unknown link is one error" fails_cleanly 2 "$bench" --buil
 	"$B/traces/varg-trace" import --quiet --frames "$tmp/frames" -o "$tmp/short.vtr"
 run_bench() {
 	"$bench" --build "$B" --trace "$tmp/short.vtr" --profiles fast-ethernet \
-		--methods varg,varg-refine,zlib,hextile --json "$tmp/wan.json" "$@" >"$tmp/bench.out" 2>"$tmp/bench.err"
+		--methods varg,varg-refine,zlib,hextile --json "$tmp/wan.json" "$@"
 }
-rc=0
-run_bench || rc=$?
-if [ $rc -eq 3 ]; then
-	# Said, not hidden: this kernel has no sch_netem, so the user-space link.
-	echo "# $(cat "$tmp/bench.err")"
-	echo "# running again with --link tun"
-	rc=0
-	run_bench --link tun || rc=$?
-fi
-sed 's/^/# /' "$tmp/bench.out" "$tmp/bench.err"
-if [ $rc -eq 77 ]; then
-	for _ in 1 2 3 4; do tap_skip "network namespaces are not permitted: $(cat "$tmp/bench.err")"; done
-	tap_done
-	exit
-fi
+bench_netem_or_tun 4 run_bench
 tap_check "wan-bench ran" test $rc -eq 0
 
 keys_ok() {
