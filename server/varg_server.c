@@ -82,7 +82,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "tls-cert", 0, 0, G_OPTION_ARG_FILENAME, &o->tls_cert, "TLS certificate (PEM; default: one made once in the state directory)", "FILE" },
 		{ "tls-key", 0, 0, G_OPTION_ARG_FILENAME, &o->tls_key, "The private key of --tls-cert (PEM)", "FILE" },
 		{ "vnc-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->vnc_password_file, "With --vnc: the upstream server's password (vncpasswd format)", "FILE" },
-		{ "fps", 0, 0, G_OPTION_ARG_INT, &o->fps, "With --display: most screen reads a second (default 30)", "N" },
+		{ "fps", 0, 0, G_OPTION_ARG_INT, &o->fps, "With --display: most screen reads a second (default 60)", "N" },
 		{ "no-damage", 0, 0, G_OPTION_ARG_NONE, &o->no_damage, "With --display: poll the whole screen instead of using XDamage", NULL },
 		{ "no-shm", 0, 0, G_OPTION_ARG_NONE, &o->no_shm, "With --display: read the screen without MIT-SHM", NULL },
 		{ "no-clipboard", 0, 0, G_OPTION_ARG_NONE, &o->no_clipboard, "Do not pass the clipboard either way", NULL },

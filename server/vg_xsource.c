@@ -38,7 +38,7 @@ void vg_xsource_options_init(vg_xsource_options *o)
 	memset(o, 0, sizeof *o);
 	o->use_damage = true;
 	o->use_shm = true;
-	o->fps = 30;
+	o->fps = 60;
 	o->clipboard = true;
 }
 
