@@ -353,13 +353,13 @@ static int32_t take_damage(vg_xcapture *c)
 		y1 = VG_MIN((int32_t)r[i].y + (int32_t)r[i].height, c->height);
 		if (r[i].width == 0 || y1 <= y0 || r[i].x >= c->width || r[i].x + r[i].width <= 0)
 			continue;
-		for (t = y0 / c->opt.tile; t <= (y1 - 1) / c->opt.tile; t++)
+		for (t = y0 / c->opt.tile; t <= (y1 - 1) / c->opt.tile; t++) {
+			marked += !c->rows[t];
 			c->rows[t] = 1;
+		}
 	}
 	if (r)
 		XFree(r);
-	for (t = 0; t < c->tile_rows; t++)
-		marked += c->rows[t];
 	return marked;
 }
 

@@ -238,8 +238,10 @@ static int resize(vg_xsource *x, vg_server *srv, int32_t w, int32_t h)
 /* Says, at most every 10 s, that a grab took longer than the frame
  * interval: the capture, not the link, is then what holds the picture
  * back. */
-static void note_late(vg_xsource *x, uint64_t took, uint64_t interval, uint64_t now)
+static void note_late(vg_xsource *x, uint64_t took, uint64_t now)
 {
+	uint64_t interval = 1000000000u / (uint64_t)x->opt.fps;
+
 	/* The first grab reads the whole screen whatever it takes. */
 	if (x->grabs < 2 || took <= interval || now - x->late_logged_ns < 10000000000u)
 		return;
@@ -249,7 +251,7 @@ static void note_late(vg_xsource *x, uint64_t took, uint64_t interval, uint64_t 
 }
 
 /* Reads the screen and hands what changed to the server. */
-static int grab(vg_xsource *x, vg_server *srv, uint64_t interval)
+static int grab(vg_xsource *x, vg_server *srv)
 {
 	uint64_t start = vg_time_ns(), took;
 	size_t n = 0;
@@ -259,7 +261,7 @@ static int grab(vg_xsource *x, vg_server *srv, uint64_t interval)
 	took = vg_time_ns() - start;
 	x->grabs++;
 	x->grab_ns += took;
-	note_late(x, took, interval, start + took);
+	note_late(x, took, start + took);
 	if (err)
 		return err;
 	if (n == 0)
@@ -327,7 +329,7 @@ int vg_xsource_run(vg_xsource *x, vg_server *srv, const volatile sig_atomic_t *s
 		if (!vg_xcapture_is_dirty(x->cap) || now < next_grab)
 			continue;
 		next_grab = now + interval;
-		if ((err = grab(x, srv, interval))) {
+		if ((err = grab(x, srv))) {
 			/* A read can fail while RandR changes the size: the
 			 * size change comes next. Many in a row is a real fault. */
 			if (++failures == 100) {
