@@ -145,6 +145,10 @@ struct vg_pixmodel {
 	/* The slots first used since the last reset, while they fit. */
 	slot **touched;
 	size_t n_touched;     /* TOUCHED_MAX + 1: too many, clear them all */
+	/* l is still an earlier connection's, to be made initial again when
+	 * coding starts: a connection that never codes with the model (most
+	 * do not on text) does not pay for the copy. */
+	bool stale;
 };
 
 static void residuals_init(residuals *r)
@@ -260,11 +264,19 @@ static void done_add(vg_pixmodel *m, vg_rect r)
 
 static void start(vg_pixmodel *m)
 {
-	m->l = *m->initial;
+	m->stale = true;
 	m->decoding = false;
 	m->corrupt = false;
 	forget_done(m);
 	m->n_touched = 0;
+}
+
+/* Before the first block a connection codes: the learning starts over. */
+static void freshen(vg_pixmodel *m)
+{
+	if (m->stale)
+		m->l = *m->initial;
+	m->stale = false;
 }
 
 int vg_pixmodel_new(vg_pixmodel **out)
@@ -1136,6 +1148,7 @@ int vg_pixmodel_encode(vg_pixmodel *m, const vg_pixbuf *frame, const vg_rect *re
 	for (i = 0; i < n; i++)
 		if (!vg_pixbuf_holds(frame, rects[i]))
 			return VG_ERANGE;
+	freshen(m);
 	m->decoding = false;
 	forget_done(m);
 	cover_fit(m, frame->width, frame->height);
@@ -1163,6 +1176,7 @@ int vg_pixmodel_encode(vg_pixmodel *m, const vg_pixbuf *frame, const vg_rect *re
 
 void vg_pixmodel_decode_begin(vg_pixmodel *m, const uint8_t *in, size_t len)
 {
+	freshen(m);
 	m->decoding = true;
 	m->corrupt = false;
 	forget_done(m);

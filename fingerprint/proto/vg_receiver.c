@@ -319,11 +319,12 @@ static void open_cache(vg_receiver *r, bool no_persist)
 	VG_AUTOFREE char *dir = NULL;
 	int err = VG_EINVAL;
 
-	vg_id_to_hex(r->server_id, hex);
 	memset(&cc, 0, sizeof cc);
 	cc.key_bits = r->fp_bits;
 	cc.max_segment_bytes = VG_MAX_CACHED_SEGMENT;
 	cc.memory_budget = memory_budget(r);
+	if (r->cfg.cache_dir && !no_persist)
+		vg_id_to_hex(r->server_id, hex);
 	if (r->cfg.cache_dir && !no_persist &&
 	    vg_segcache_namespace_dir(r->cfg.cache_dir, hex, &dir) == 0) {
 		cc.dir = dir;

@@ -88,8 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	mode = data[0] & 0x1f;
 	model = (data[0] & 0x80) != 0;
-	for (int y = 0; y < 24; y++)
-		memset(vg_pixbuf_row(fb, y), 0, 32 * sizeof(uint32_t));
+	memset(fb->pixels, 0, (size_t)fb->stride * (size_t)fb->height * sizeof(uint32_t));
 	vg_writer_reset(&reply);
 	vg_writer_reset(&body);
 	vg_writer_reset(&chunk);

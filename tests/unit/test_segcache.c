@@ -718,12 +718,13 @@ static void test_capacity_and_clear(void)
 /* A memory-only cache cleared again and again, as a viewer's at each
  * connection: the clear empties what was written (its table is reused,
  * emptied where used), so nothing of an earlier round is found and the
- * round's own keys all are, whether a round wrote a few entries or
- * enough to spread over the whole table. */
+ * round's own keys all are, whether a round wrote nothing (a clear
+ * cache is left as it is), a few entries or enough to spread over the
+ * whole table. */
 static void test_clear_rounds(void)
 {
 	vg_segcache *c = open_cache(NULL, 40, 0, 16 << 20, 0);
-	static const uint64_t sizes[] = { 3, 1, 2000, 5, 4000, 0, 7 };
+	static const uint64_t sizes[] = { 0, 3, 1, 2000, 5, 4000, 0, 0, 7 };
 	vg_segcache_stats st;
 	size_t round;
 	uint64_t k;
