@@ -315,6 +315,11 @@ int main(int argc, char **argv)
 		vg_vncsource_input(vsrc, &cfg.input);
 	}
 	cfg.no_clipboard = o.no_clipboard;
+	/* A screen read or an upstream update arrives whole, paced by --fps
+	 * or by the upstream: LibVNCServer's wait for more changes would
+	 * only delay it. A trace keeps the wait its published figures had. */
+	if (!o.trace)
+		cfg.defer_ms = 0;
 	if (o.frame_log && !(frame_log = fopen(o.frame_log, "w"))) {
 		vg_error("--frame-log: cannot create '%s'", o.frame_log);
 		goto out;
