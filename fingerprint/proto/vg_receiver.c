@@ -317,16 +317,16 @@ static void open_cache(vg_receiver *r, bool no_persist)
 	vg_segcache_config cc;
 	char hex[VG_ID_HEX_LEN + 1];
 	VG_AUTOFREE char *dir = NULL;
+	bool on_disk = r->cfg.cache_dir && !no_persist;
 	int err = VG_EINVAL;
 
 	memset(&cc, 0, sizeof cc);
 	cc.key_bits = r->fp_bits;
 	cc.max_segment_bytes = VG_MAX_CACHED_SEGMENT;
 	cc.memory_budget = memory_budget(r);
-	if (r->cfg.cache_dir && !no_persist)
+	if (on_disk)
 		vg_id_to_hex(r->server_id, hex);
-	if (r->cfg.cache_dir && !no_persist &&
-	    vg_segcache_namespace_dir(r->cfg.cache_dir, hex, &dir) == 0) {
+	if (on_disk && vg_segcache_namespace_dir(r->cfg.cache_dir, hex, &dir) == 0) {
 		cc.dir = dir;
 		cc.capacity_bytes = capacity_of(r, true);
 		err = vg_segcache_open(&cc, &r->cache);
