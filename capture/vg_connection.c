@@ -780,6 +780,7 @@ void vg_connection_get_stats(const vg_connection *c, vg_connection_stats *st)
 	st->approx_pixels = rs.approx_pixels;
 	st->zstd_window_log = rs.zstd_window_log;
 	st->coded_ahead = rs.coded_ahead;
+	st->model_updates = rs.model_updates;
 	st->segments = rs.segments;
 	st->repeats = rs.repeats;
 	st->moves = rs.moves;

@@ -122,6 +122,7 @@ typedef struct {
 	unsigned zstd_window_log;    /* zstd window in use for Varg */
 	bool coded_ahead;            /* the server coded the first update without
 					waiting for our VIEWER HELLO */
+	uint64_t model_updates;      /* updates whose new pixels the pixel model coded */
 	uint64_t segments;
 	uint64_t repeats;            /* REPEAT items read */
 	uint64_t moves;              /* MOVE runs applied */

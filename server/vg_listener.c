@@ -334,7 +334,7 @@ static void *screening_thread(void *arg)
 {
 	conn *c = arg;
 	vg_listener *l = c->owner;
-	int ok, route = HAND_OVER, gated = 0;
+	int ok, route = HAND_OVER, gated = 0, net_fd = c->fd, path_fd = -1;
 	void *gate_state = NULL;
 	bool secure = false;
 
@@ -342,6 +342,9 @@ static void *screening_thread(void *arg)
 	 * too) a moment to say so, lest it be greeted with RFB's version. */
 	ok = screen_conn(c->fd, l->cfg.screen_ms,
 			 l->cfg.http_roots ? HTTP_FIRST_MS : l->cfg.gate_cb ? GATE_FIRST_MS : 0);
+	/* A bridge may take the socket: keep a way to its path. */
+	if (ok && (l->cfg.gate_cb || (l->cfg.http_roots && l->cfg.tls)))
+		path_fd = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
 	if (ok && l->cfg.http_roots && l->cfg.tls && starts_tls(c->fd)) {
 		secure = start_tls(l, c) == VG_OK;
 		ok = secure;
@@ -365,10 +368,18 @@ static void *screening_thread(void *arg)
 			l->stats.handed_over++;
 		}
 		pthread_mutex_unlock(&l->lock);
-		if (ok)
-			l->cfg.handover_cb(l->cfg.user, c->fd, c->peer);
+		if (ok) {
+			/* fd is the network socket itself unless bridged. */
+			int path = c->fd != net_fd ? path_fd : -1;
+
+			if (path >= 0)
+				path_fd = -1;
+			l->cfg.handover_cb(l->cfg.user, c->fd, path, c->peer);
+		}
 		pthread_mutex_unlock(&l->handover_lock);
 	}
+	if (path_fd >= 0)
+		close(path_fd);
 	if (gated && c->fd >= 0)
 		l->cfg.gate_done_cb(l->cfg.user, gate_state, ok);
 	pthread_mutex_lock(&l->lock);

@@ -54,8 +54,13 @@ typedef struct vg_listener vg_listener;
  * which it owns from then on (it closes it when done with it), and the
  * peer's numeric address (valid during the call). A wss:// upgrade comes
  * as the plain end of its TLS bridge (a socketpair, request head still
- * queued; the bridge runs until it is closed or the peer goes). */
-typedef void (*vg_listener_handover_cb)(void *user, int fd, const char *peer);
+ * queued; the bridge runs until it is closed or the peer goes), and so
+ * does what a gate bridges. Then path_fd is a duplicate of the network
+ * socket behind the bridge, for what only it can tell (TCP_INFO: the
+ * round trip, the rate); the callee owns it and closes it. It does not
+ * keep the connection up: the bridge shuts the socket down when it ends.
+ * Otherwise path_fd is -1 and fd is the network socket itself. */
+typedef void (*vg_listener_handover_cb)(void *user, int fd, int path_fd, const char *peer);
 
 /* A gate (optional): called on the screening thread, many at once, with
  * every connection that is not an HTTP request for a file, before its

@@ -32,6 +32,9 @@ typedef struct {
 	vg_screen *screen;
 	struct vg_vargclient *varg;
 	struct vg_stockclient *stock;
+	/* The network socket when cl->sock is a TLS bridge's plain end (a
+	 * duplicate, owned by the core, for TCP_INFO); -1: cl->sock is it. */
+	int path_fd;
 } vg_client;
 
 /* Testing aids, from the environment (VARG_TEST_*). */

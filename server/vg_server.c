@@ -52,6 +52,8 @@ struct vg_server {
 	vg_tlsgate *gate;         /* TLS on the accept path; NULL: off */
 	const char *handover_peer; /* the address of the connection being
 				   * handed over (handovers are one at a time) */
+	int handover_path_fd;     /* its network socket behind a bridge, until
+				   * the new client takes it; -1: none */
 	char *http_roots[4];      /* with HTTP: Varg's web files (viewer/web/),
 				   * then cfg->http_root; NULL-ended, owned */
 	sraRegion *scale_due;     /* marked under the write lock; scaled at its unlock */
@@ -77,6 +79,8 @@ static void client_free(conn *n)
 
 	vg_vargclient_free(n->k.varg);
 	vg_stockclient_free(n->k.stock);
+	if (n->k.path_fd >= 0)
+		close(n->k.path_fd);
 	g_free(n);
 	/* Client threads that ended earlier are never joined by LibVNCServer:
 	 * this count is what orders their last use of s before its free. */
@@ -183,6 +187,8 @@ static enum rfbNewClientAction new_client(rfbClientPtr cl)
 	n->k.screen = s->scr;
 	n->k.varg = vg_vargclient_new(s->scr);
 	n->k.stock = vg_stockclient_new(s->scr);
+	n->k.path_fd = s->handover_path_fd;
+	s->handover_path_fd = -1;
 	LOCK(cl->updateMutex);
 	cl->clientData = n;
 	UNLOCK(cl->updateMutex);
@@ -301,14 +307,19 @@ static void log_quiet(const char *fmt, ...)
 
 /* A connection the listener screened becomes LibVNCServer's client, as
  * its own accept thread would have made it. */
-static void hand_over(void *user, int fd, const char *peer)
+static void hand_over(void *user, int fd, int path_fd, const char *peer)
 {
 	vg_server *s = user;
 	rfbClientPtr cl;
 
 	s->handover_peer = peer;
+	s->handover_path_fd = path_fd;
 	cl = rfbNewClient(s->screen, fd);
 	s->handover_peer = NULL;
+	/* Not taken by a client: refused. */
+	if (s->handover_path_fd >= 0)
+		close(s->handover_path_fd);
+	s->handover_path_fd = -1;
 	if (cl && !cl->onHold)
 		rfbStartOnHoldClient(cl);
 }
@@ -403,6 +414,7 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		rfbLog = rfbErr = log_quiet;
 
 	s = g_new0(vg_server, 1);
+	s->handover_path_fd = -1;
 	s->scale_due = sraRgnCreate();
 	s->auth = vg_auth_new(cfg->password, cfg->view_password);
 	pthread_mutex_init(&s->lock, NULL);

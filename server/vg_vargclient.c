@@ -112,6 +112,15 @@ static vg_vargclient *conn_of(rfbClientPtr cl)
 	return k ? k->varg : NULL;
 }
 
+/* The socket that crosses the network, for TCP_INFO: behind the TLS
+ * gate cl->sock is the plain end of a socketpair. */
+static int path_fd_of(rfbClientPtr cl)
+{
+	vg_client *k = cl->clientData;
+
+	return k && k->path_fd >= 0 ? k->path_fd : cl->sock;
+}
+
 vg_vargclient *vg_vargclient_new(vg_screen *scr)
 {
 	vg_vargclient *c = g_new0(vg_vargclient, 1);
@@ -299,7 +308,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	frame = vg_screen_frame(s);
 	vg_sender_config_init(&cfg);
 	/* Both by the round trip, read once. */
-	if (vg_refine_read_socket(cl->sock, &path) != VG_OK)
+	if (vg_refine_read_socket(path_fd_of(cl), &path) != VG_OK)
 		path.rtt_us = 0;
 	cfg.zstd_level = c->zstd_level = zstd_level_for(scfg, path.rtt_us);
 	cfg.pixmodel = pixmodel_for(scfg, path.rtt_us);
@@ -886,7 +895,7 @@ static void observe_link(rfbClientPtr cl, vg_vargclient *c)
 	vg_path_sample path;
 
 	c->refining = c->refine && vg_sender_takes_approx(c->sender);
-	if (c->refining && vg_refine_read_socket(cl->sock, &path) == VG_OK)
+	if (c->refining && vg_refine_read_socket(path_fd_of(cl), &path) == VG_OK)
 		vg_refine_observe(c->refine, vg_time_ns(), &path);
 }
 

@@ -220,6 +220,7 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		", \"periods\": %" G_GUINT64_FORMAT ", \"max_ms\": %.1f, \"total_ms\": %.1f },\n"
 		"  \"zstd_window_log\": %u,\n"
 		"  \"coded_ahead\": %s,\n"
+		"  \"model_updates\": %" G_GUINT64_FORMAT ",\n"
 		"  \"cache_persistent\": %s,\n"
 		"  \"cache_entries\": %" G_GUINT64_FORMAT ",\n"
 		"  \"cache_bytes_on_disk\": %" G_GUINT64_FORMAT ",\n"
@@ -235,7 +236,7 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		st.other_rects, st.varg_bytes, st.segments, st.repeats, st.moves, st.moved_pixels, st.history_restored, st.cache_hits, st.cache_misses,
 		st.corrections, miss_rate(&st), st.checks, st.repairs_sent, st.owed_pixels,
 		st.approx_messages, st.approx_pixels, st.approx_periods, st.approx_max_ms, st.approx_total_ms,
-		st.zstd_window_log, st.coded_ahead ? "true" : "false",
+		st.zstd_window_log, st.coded_ahead ? "true" : "false", st.model_updates,
 		st.cache_persistent ? "true" : "false",
 		st.cache_entries, st.cache_bytes_on_disk, width, height, st.first_update_s, st.last_update_s,
 		st.raw_bytes, st.rtt_ms);

@@ -1062,8 +1062,10 @@ static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf
 		    (!r->by_model && (err = inflate_chunk(r, r->zpix, pixels, n_pixels, &r->pix,
 							   &r->pix_cap, cap, &n_pix))))
 			return err;
-		if (r->by_model)
+		if (r->by_model) {
 			vg_pixmodel_decode_begin(r->pm, pixels, n_pixels);
+			r->stats.model_updates++;
+		}
 		r->stats.inflated_bytes += n + n_pix;
 		vg_reader_init(&in.s, r->plain, n);
 		vg_reader_init(&in.pix, r->pix, n_pix);

@@ -125,6 +125,7 @@ typedef struct {
 	uint64_t approx_pixels;   /* pixels approximate now, exact ones to come */
 	unsigned zstd_window_log; /* the zstd window in use; 0 before the HELLO */
 	bool coded_ahead;         /* the first update came without waiting for our HELLO */
+	uint64_t model_updates;   /* updates whose new pixels the pixel model coded */
 	uint64_t inflated_bytes;
 	bool persistent;          /* the cache is on disk */
 	uint64_t cache_entries;

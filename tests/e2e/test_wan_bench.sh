@@ -2,12 +2,14 @@
 # scripts/wan-latency on frame logs worked out by hand; scripts/wan-bench's
 # one-line errors; and a short real run over an emulated fast-ethernet link
 # between two network namespaces: JSON keys, exact final pictures, and Varg
-# sending fewer bytes than Zlib and Hextile. No timing is asserted.
+# sending fewer bytes than Zlib and Hextile; then one over a distant link,
+# where the server must see the round trip through the TLS gate and code
+# new pixels by the pixel model. No timing is asserted.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 lat=$S/scripts/wan-latency
 bench=$S/scripts/wan-bench
-tap_plan 12
+tap_plan 14
 
 # Server: frames 0..4 at 0, 100, 200, 300, 400 ms; frame 2 repeats frame 1
 # (not an update). Viewer: shows A at 30 ms, B at 150 ms, then jumps to E at
@@ -95,4 +97,21 @@ fewer() {
 	[ -n "$v" ] && [ -n "$z" ] && [ -n "$h" ] && [ "$v" -lt "$z" ] && [ "$v" -lt "$h" ]
 }
 tap_check "Varg sent fewer bytes than Zlib and Hextile" fewer
+
+# Princeton-San Diego's 72 ms: the server reads the round trip of the
+# network socket behind the TLS bridge (a socketpair has none) and chooses
+# the pixel model, which the viewer's statistics count.
+far_bench() {
+	"$bench" --build "$B" --trace "$tmp/short.vtr" --profiles princeton-san-diego \
+		--methods varg --keep "$tmp/far" "$@"
+}
+bench_netem_or_tun 2 far_bench
+tap_check "wan-bench ran over Princeton-San Diego" test $rc -eq 0
+far_model() {
+	f="$tmp/far/princeton-san-diego.varg.1.json"
+	n=$(sed -n 's/.*"model_updates": *\([0-9]*\).*/\1/p' "$f" 2>/dev/null)
+	echo "# encrypted: $(sed -n 's/.*"encrypted": *\([a-z]*\).*/\1/p' "$f"), model updates: ${n:-none}"
+	grep -q '"encrypted": true' "$f" && [ "${n:-0}" -gt 0 ]
+}
+tap_check "over TLS and a 72 ms round trip the pixel model coded updates" far_model
 tap_done

@@ -76,8 +76,18 @@ static void on_secure(handovers *h, int fd, const char *peer)
 	g_mutex_unlock(&h->lock);
 }
 
-static void on_handover(void *user, int fd, const char *peer)
+static void on_handover(void *user, int fd, int path_fd, const char *peer)
 {
+	/* A bridged connection comes with its network socket, else none. */
+	g_assert_cmpint(path_fd >= 0, ==, is_bridged(fd));
+	if (path_fd >= 0) {
+		int domain = 0;
+		socklen_t len = sizeof domain;
+
+		g_assert_cmpint(getsockopt(path_fd, SOL_SOCKET, SO_DOMAIN, &domain, &len), ==, 0);
+		g_assert_cmpint(domain, ==, AF_INET);
+		close(path_fd);
+	}
 	if (is_bridged(fd))
 		on_secure(user, fd, peer);
 	else
