@@ -21,48 +21,6 @@ for tool in Xvfb xdotool xwd convert; do
 	fi
 done
 
-# wait_for SECONDS CMD...: retries CMD every 0.2 s for at most SECONDS.
-wait_for() {
-	end=$(($(date +%s) + $1)); shift
-	while :; do
-		"$@" && return 0
-		[ "$(date +%s)" -lt "$end" ] || return 1
-		sleep 0.2
-	done
-}
-
-# window_viewer NAME ARGS...: varg-viewer with a window on $XDPY, logging
-# more; sets VPID and WID once its window shows.
-window_viewer() {
-	name=$1; shift
-	DISPLAY=$XDPY SDL_VIDEODRIVER=x11 timeout 120 $VG_WRAP "$B/viewer/varg-viewer" --verbose \
-		--cache-dir "$work/cache-$name" "$@" "localhost::$PORT" >"$work/$name.log" 2>&1 &
-	VPID=$!
-	pids="$pids $VPID"
-	WID=""
-	for _ in $(seq 1 100); do
-		WID=$(DISPLAY=$XDPY xdotool search --onlyvisible --pid "$VPID" --name '^varg-viewer' 2>/dev/null | head -1)
-		[ -n "$WID" ] && return 0
-		kill -0 "$VPID" 2>/dev/null || break
-		sleep 0.2
-	done
-	echo "# viewer $name has no window:"; sed 's/^/#   /' "$work/$name.log"
-	return 1
-}
-
-# window_matches REF: the window shows exactly the image REF.
-window_matches() {
-	DISPLAY=$XDPY xwd -silent -id "$WID" 2>/dev/null | convert xwd:- "png:$work/win.png" 2>/dev/null &&
-		"$B/tests/vg_imgcmp" "$work/win.png" "$1" >"$work/cmp.txt" 2>&1
-}
-
-# window_ends REF SECONDS: window_matches within SECONDS; says why not.
-window_ends() {
-	wait_for "$2" window_matches "$1" && return 0
-	echo "# window vs $1: $(cat "$work/cmp.txt")"
-	return 1
-}
-
 # logged NAME TEXT COUNT: the viewer's log holds COUNT lines with TEXT.
 logged() { [ "$(grep -c "$2" "$work/$1.log")" -eq "$3" ]; }
 SURFACE='the window shows the frame 1:1 through its surface'
@@ -80,37 +38,38 @@ stop_viewer() {
 }
 
 start_xvfb 1280x1024 || exit 1
+NEAR=$XDPY
 
 # --- TreeView, as fast as the viewer takes it: many small updates.
 TREE=$S/traces/samples/treeview-scroll.vtr
 last_frame "$TREE" "$work/tree.png" || exit 1
 start_server tree --trace "$TREE" --speed 0 --wait-clients 1 --no-tls || exit 1
-window_viewer tree || exit 1
+window_viewer tree --verbose "localhost::$PORT" || exit 1
 tap_check "the window ends with exactly the trace's last frame" window_ends "$work/tree.png" 60
 tap_check "drawn through the window's surface once the frame is 1:1" \
 	eval 'logged tree "$SURFACE" 1 && logged tree "$RENDERER" 1'
 
-DISPLAY=$XDPY xdotool mousemove --window "$WID" 20 20 key F8 s
+DISPLAY=$NEAR xdotool mousemove --window "$WID" 20 20 key F8 s
 overlay_shows() { ! window_matches "$work/tree.png"; }
 tap_check "F8 s: the overlay shows, through a renderer" \
 	eval 'wait_for 10 overlay_shows && logged tree "$RENDERER" 2'
-DISPLAY=$XDPY xdotool key F8 s
+DISPLAY=$NEAR xdotool key F8 s
 tap_check "F8 s again: exact again, through the surface again" \
 	eval 'window_ends "$work/tree.png" 10 && logged tree "$SURFACE" 2'
 
-DISPLAY=$XDPY xdotool windowsize "$WID" 512 384
+DISPLAY=$NEAR xdotool windowsize "$WID" 512 384
 sleep 0.5
-DISPLAY=$XDPY xdotool windowsize "$WID" 1024 768
+DISPLAY=$NEAR xdotool windowsize "$WID" 1024 768
 tap_check "scaled to 512x384 and back to 1:1: exact" \
 	eval 'window_ends "$work/tree.png" 10 && logged tree "$SURFACE" 3'
 
 # Xvfb keeps no backing store: a mapped window is blank until redrawn.
-DISPLAY=$XDPY xdotool windowunmap --sync "$WID"
-DISPLAY=$XDPY xdotool windowmap --sync "$WID"
+DISPLAY=$NEAR xdotool windowunmap --sync "$WID"
+DISPLAY=$NEAR xdotool windowmap --sync "$WID"
 tap_check "unmapped and mapped again: the whole window is redrawn" window_ends "$work/tree.png" 10
 # A window made again by SDL would vanish and come back on the user's screen.
 same_window() {
-	[ "$(DISPLAY=$XDPY xdotool search --pid "$VPID" --name '^varg-viewer' 2>/dev/null)" = "$WID" ]
+	[ "$(DISPLAY=$NEAR xdotool search --pid "$VPID" --name '^varg-viewer' 2>/dev/null)" = "$WID" ]
 }
 tap_check "one X window throughout" same_window
 tap_check "the viewer exits 0" stop_viewer tree
@@ -121,11 +80,11 @@ stop_server
 HEAT=$S/traces/samples/heatmap-scroll.vtr
 last_frame "$HEAT" "$work/heat.png" || exit 1
 start_server heat --trace "$HEAT" --speed 0.5 --wait-clients 1 --no-tls || exit 1
-window_viewer heat --stats || exit 1
+window_viewer heat --verbose --stats "localhost::$PORT" || exit 1
 sleep 2
 tap_check "with --stats the frame is drawn through a renderer" \
 	eval 'logged heat "$RENDERER" 1 && logged heat "$SURFACE" 0'
-DISPLAY=$XDPY xdotool mousemove --window "$WID" 20 20 key F8 s
+DISPLAY=$NEAR xdotool mousemove --window "$WID" 20 20 key F8 s
 tap_check "F8 s mid-session: the surface takes over" wait_for 10 logged heat "$SURFACE" 1
 played() { grep -q 'trace played' "$work/heat.err"; }
 switched_before_end() { wait_for 60 played && ! grep -q 'trace played' "$work/heat.before"; }
