@@ -434,8 +434,10 @@ static void use_surface(vg_window *w)
 	drop_renderer(w);
 	w->surface = SDL_GetWindowSurface(w->win);
 	if (!w->surface || w->surface->w != w->fb_w || w->surface->h != w->fb_h) {
-		vg_warn("the window has no surface of the frame's size (%s): drawing through a renderer",
-			w->surface ? "another size" : SDL_GetError());
+		/* e.g. SDL 2.26 on Wayland has none of its own: the
+		 * renderer, as before, is no fault. */
+		vg_debug("the window has no surface of the frame's size (%s): drawing through a renderer",
+			 w->surface ? "another size" : SDL_GetError());
 		w->surface = NULL;
 		w->no_surface = true;
 		return;
