@@ -68,6 +68,8 @@ TESTS += tests/interop/test_viewer_window.sh tests/e2e/test_viewer_stop.sh
 dist_noinst_SCRIPTS += tests/interop/test_viewer_window.sh tests/e2e/test_viewer_stop.sh
 TESTS += tests/e2e/test_viewer_record.sh
 dist_noinst_SCRIPTS += tests/e2e/test_viewer_record.sh
+TESTS += tests/e2e/test_viewer_surface.sh
+dist_noinst_SCRIPTS += tests/e2e/test_viewer_surface.sh
 TESTS += tests/e2e/test_bad_input.sh
 dist_noinst_SCRIPTS += tests/e2e/test_bad_input.sh
 # A slow link in user space for one connection (tests/e2e/test_stress.sh).

@@ -105,3 +105,55 @@ start_wm() {
 	sed 's/^/#   /' "$work/wm.log"
 	return 1
 }
+
+# wait_for SECONDS CMD...: retries CMD every 0.2 s until it succeeds, for
+# at most SECONDS of wall time (however long CMD takes).
+wait_for() {
+	end=$(($(date +%s) + $1)); shift
+	while :; do
+		"$@" && return 0
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# The helpers below drive a varg-viewer window on the display $NEAR.
+
+# window_viewer NAME ARGS...: varg-viewer with a window on $NEAR, its
+# output in $work/NAME.log; sets VPID and WID (its X window) once the
+# window shows.
+window_viewer() {
+	name=$1; shift
+	# A UTF-8 locale: X input methods compose dead keys only there.
+	LC_ALL=C.UTF-8 DISPLAY=$NEAR SDL_VIDEODRIVER=x11 timeout 120 $VG_WRAP "$B/viewer/varg-viewer" \
+		--cache-dir "$work/cache-$name" "$@" >"$work/$name.log" 2>&1 &
+	VPID=$!
+	pids="$pids $VPID"
+	WID=""
+	for _ in $(seq 1 50); do
+		WID=$(DISPLAY=$NEAR xdotool search --pid "$VPID" --name '^varg-viewer' 2>/dev/null | head -1)
+		[ -n "$WID" ] && return 0
+		kill -0 "$VPID" 2>/dev/null || break
+		sleep 0.2
+	done
+	echo "# viewer $name has no window:"; sed 's/^/#   /' "$work/$name.log"
+	return 1
+}
+
+# shot_window OUT.png / shot_root DISPLAY OUT.png: exact screenshots
+# (ImageMagick reads the DirectColor visual SDL's window may have).
+shot_window() { DISPLAY=$NEAR xwd -silent -id "$WID" 2>/dev/null | convert xwd:- "png:$1" 2>/dev/null; }
+shot_root() { DISPLAY=$1 xwd -silent -root 2>/dev/null | convert xwd:- "png:$2" 2>/dev/null; }
+
+# window_matches REF: the window shows exactly the image REF.
+window_matches() {
+	shot_window "$work/win.png" && "$B/tests/vg_imgcmp" "$work/win.png" "$1" >"$work/cmp.txt" 2>&1
+}
+
+# window_ends REF SECONDS: window_matches within SECONDS; says why not.
+window_ends() {
+	wait_for "$2" window_matches "$1" && return 0
+	echo "# window vs $1: $(cat "$work/cmp.txt")"
+	DISPLAY=$NEAR xwininfo -id "$WID" | grep -E 'Absolute|Width|Height' | sed 's/^/# /'
+	return 1
+}

@@ -15,16 +15,31 @@
 #define MAX_UPLOAD_RECTS 64
 #define STATS_EVERY_MS 500
 
+/* How the frame reaches the screen. Shown 1:1 (the window has the frame's
+ * size) and without the overlay, the window's own surface holds the frame:
+ * only the changed rectangles are copied into it and pushed to the display
+ * (SDL_UpdateWindowSurfaceRects), so showing an update costs what changed.
+ * Scaled, or with the overlay, a renderer draws a texture of the whole
+ * frame and presents the whole window. A window may have a renderer or a
+ * surface, not both, so one is destroyed before the other is made. */
+
 struct vg_window {
 	vg_window_config cfg;
 	char *title;
 	char *font;
 	Uint32 event_type;        /* our SDL user event: session news */
 	SDL_Window *win;
-	SDL_Renderer *renderer;
+	SDL_Renderer *renderer;   /* NULL unless drawing through a renderer */
 	SDL_Texture *tex;
+	SDL_Surface *surface;     /* the window's surface (SDL owns it) when
+	                           * the frame is shown 1:1 through it, else NULL */
+	bool no_surface;          /* the surface failed once: renderer only */
+	bool stale;               /* the surface or texture lacks the frame */
+	bool exposed;             /* the whole window must be pushed again */
+	SDL_Rect changed[MAX_UPLOAD_RECTS]; /* copied to the surface, not pushed */
+	int n_changed;
 	int fb_w, fb_h;
-	SDL_Rect dst;             /* where the frame is drawn, in renderer pixels */
+	SDL_Rect dst;             /* where the frame is drawn, in output pixels */
 	SDL_Cursor *cursor;
 	vg_overlay *overlay;
 	bool show_stats;
@@ -52,6 +67,11 @@ int vg_window_new(const vg_window_config *cfg, vg_window **out, char *why, size_
 		snprintf(why, why_cap, "no display to open a window on (DISPLAY is not set)");
 		return VG_ENOTSUP;
 	}
+	/* The window's surface as SDL's own buffer pushed rectangle by
+	 * rectangle (XShmPutImage on X11), not a texture that SDL 2.26 would
+	 * otherwise put behind it and present whole. SDL_FRAMEBUFFER_ACCELERATION
+	 * in the environment still decides. */
+	SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
 	if (SDL_Init(SDL_INIT_VIDEO) != 0) {
 		snprintf(why, why_cap, "cannot open the display: %s", SDL_GetError());
 		return VG_ENOTSUP;
@@ -75,17 +95,25 @@ int vg_window_new(const vg_window_config *cfg, vg_window **out, char *why, size_
 	return VG_OK;
 }
 
+static void drop_renderer(vg_window *w)
+{
+	vg_overlay_free(w->overlay);
+	w->overlay = NULL;
+	if (w->tex)
+		SDL_DestroyTexture(w->tex);
+	w->tex = NULL;
+	if (w->renderer)
+		SDL_DestroyRenderer(w->renderer);
+	w->renderer = NULL;
+}
+
 void vg_window_free(vg_window *w)
 {
 	if (!w)
 		return;
-	vg_overlay_free(w->overlay);
+	drop_renderer(w);
 	if (w->cursor)
 		SDL_FreeCursor(w->cursor);
-	if (w->tex)
-		SDL_DestroyTexture(w->tex);
-	if (w->renderer)
-		SDL_DestroyRenderer(w->renderer);
 	if (w->win)
 		SDL_DestroyWindow(w->win);
 	/* No SDL_Quit: it unloads the X libraries SDL opened, orphaning what
@@ -110,6 +138,16 @@ void vg_window_notify(void *user, vg_session_news news)
 	SDL_PushEvent(&ev);
 }
 
+/* The size of what is drawn on, in pixels (SDL2's window surface has
+ * the window's size in its own units). */
+static void output_size(vg_window *w, int *ow, int *oh)
+{
+	if (w->renderer)
+		SDL_GetRendererOutputSize(w->renderer, ow, oh);
+	else
+		SDL_GetWindowSize(w->win, ow, oh);
+}
+
 /* Scales the frame to fit the window, keeping its shape, centred; 1:1
  * when the window has the frame's size. */
 static void layout(vg_window *w)
@@ -117,7 +155,7 @@ static void layout(vg_window *w)
 	int ow, oh;
 	double sx, sy, s;
 
-	SDL_GetRendererOutputSize(w->renderer, &ow, &oh);
+	output_size(w, &ow, &oh);
 	if (w->fb_w <= 0 || w->fb_h <= 0 || ow <= 0 || oh <= 0) {
 		w->dst = (SDL_Rect){ 0, 0, 0, 0 };
 		return;
@@ -137,7 +175,7 @@ static void to_frame(vg_window *w, int x, int y, int *fx, int *fy)
 	int ww, wh, ow, oh;
 
 	SDL_GetWindowSize(w->win, &ww, &wh);
-	SDL_GetRendererOutputSize(w->renderer, &ow, &oh);
+	output_size(w, &ow, &oh);
 	if (ww > 0 && wh > 0) {
 		x = (int)((int64_t)x * ow / ww);
 		y = (int)((int64_t)y * oh / wh);
@@ -182,7 +220,47 @@ static void fit_window(vg_window *w)
 	SDL_ShowWindow(w->win);
 }
 
-static int upload_frame(vg_window *w, vg_session *s)
+/* Copies rectangle r of the frame into the window's surface, converting
+ * when the surface's pixels are not the frame's xRGB. */
+static void copy_to_surface(vg_window *w, const vg_pixbuf *fb, vg_rect r)
+{
+	SDL_Surface *sf = w->surface;
+	const uint32_t *src = vg_pixbuf_row(fb, r.y) + r.x;
+	uint8_t *dst = (uint8_t *)sf->pixels + (size_t)r.y * (size_t)sf->pitch +
+		       (size_t)r.x * sf->format->BytesPerPixel;
+	int32_t y;
+
+	if (sf->format->format != SDL_PIXELFORMAT_RGB888) {
+		SDL_ConvertPixels(r.w, r.h, SDL_PIXELFORMAT_RGB888, src, (int)fb->stride * 4,
+				  sf->format->format, dst, sf->pitch);
+		return;
+	}
+	for (y = 0; y < r.h; y++)
+		memcpy(dst + (size_t)y * (size_t)sf->pitch, src + (intptr_t)y * fb->stride,
+		       (size_t)r.w * 4);
+}
+
+/* Notes r for the next push of the surface. Updates that come before a
+ * push add up; past MAX_UPLOAD_RECTS the last one grows to hold the rest. */
+static void note_changed(vg_window *w, vg_rect r)
+{
+	SDL_Rect *last = &w->changed[MAX_UPLOAD_RECTS - 1];
+	vg_rect grown;
+
+	if (w->n_changed < MAX_UPLOAD_RECTS) {
+		w->changed[w->n_changed++] = (SDL_Rect){ r.x, r.y, r.w, r.h };
+		return;
+	}
+	grown = vg_rect_bounds(vg_rect_make(last->x, last->y, last->w, last->h), r);
+	*last = (SDL_Rect){ grown.x, grown.y, grown.w, grown.h };
+}
+
+/* Takes the rectangles changed since the last call from the session into
+ * the texture or the surface; all of the frame when all is true or its
+ * size changed. With neither to copy into (before the first frame is
+ * shown, or while the surface has another size) the window is left stale
+ * for show() to choose again. */
+static int take_frame(vg_window *w, vg_session *s, bool all)
 {
 	const vg_pixbuf *fb;
 	const vg_rect *rs;
@@ -194,9 +272,16 @@ static int upload_frame(vg_window *w, vg_session *s)
 	fb = vg_session_lock_frame(s, &rs, &n, &resized);
 	if (!fb)
 		goto out;
-	if (resized || !w->tex) {
+	if (resized || fb->width != w->fb_w || fb->height != w->fb_h) {
 		if (w->tex)
 			SDL_DestroyTexture(w->tex);
+		w->tex = NULL;
+		w->fb_w = fb->width;
+		w->fb_h = fb->height;
+		resized = true;
+		all = true;
+	}
+	if (w->renderer && !w->tex) {
 		w->tex = SDL_CreateTexture(w->renderer, SDL_PIXELFORMAT_RGB888,
 					   SDL_TEXTUREACCESS_STREAMING, fb->width, fb->height);
 		if (!w->tex) {
@@ -204,13 +289,19 @@ static int upload_frame(vg_window *w, vg_session *s)
 			err = VG_ENOTSUP;
 			goto out;
 		}
-		w->fb_w = fb->width;
-		w->fb_h = fb->height;
 		set_scale_mode(w);
+		all = true;
+	}
+	if (!w->renderer && (!w->surface || w->surface->w != fb->width || w->surface->h != fb->height)) {
+		w->stale = true;
+		goto out;
+	}
+	if (all) {
 		one = vg_pixbuf_rect(fb);
 		rs = &one;
 		n = 1;
-		resized = true;
+		w->stale = false;
+		w->exposed = true;
 	} else if (n > MAX_UPLOAD_RECTS) {
 		one = vg_rect_make(0, 0, 0, 0);
 		for (i = 0; i < n; i++)
@@ -221,8 +312,13 @@ static int upload_frame(vg_window *w, vg_session *s)
 	for (i = 0; i < n; i++) {
 		SDL_Rect r = { rs[i].x, rs[i].y, rs[i].w, rs[i].h };
 
-		SDL_UpdateTexture(w->tex, &r, vg_pixbuf_row(fb, rs[i].y) + rs[i].x,
-				  (int)fb->stride * 4);
+		if (w->renderer) {
+			SDL_UpdateTexture(w->tex, &r, vg_pixbuf_row(fb, rs[i].y) + rs[i].x,
+					  (int)fb->stride * 4);
+		} else {
+			copy_to_surface(w, fb, rs[i]);
+			note_changed(w, rs[i]);
+		}
 	}
 out:
 	vg_session_unlock_frame(s);
@@ -275,13 +371,138 @@ static void render(vg_window *w)
 {
 	SDL_SetRenderDrawColor(w->renderer, 0, 0, 0, 255);
 	SDL_RenderClear(w->renderer);
-	if (w->tex) {
-		layout(w);
+	if (w->tex)
 		SDL_RenderCopy(w->renderer, w->tex, NULL, &w->dst);
-	}
 	if (w->show_stats && w->overlay)
 		vg_overlay_draw(w->overlay);
 	SDL_RenderPresent(w->renderer);
+}
+
+/* Pushes what changed on the surface since the last push, or all of it
+ * after an exposure. */
+static void push_surface(vg_window *w)
+{
+	int rc = 0;
+
+	if (w->exposed)
+		rc = SDL_UpdateWindowSurface(w->win);
+	else if (w->n_changed > 0)
+		rc = SDL_UpdateWindowSurfaceRects(w->win, w->changed, w->n_changed);
+	/* A surface the window's resize has replaced: the resize's event
+	 * makes the next show() copy the frame into the new one. */
+	if (rc)
+		vg_debug("cannot update the window: %s", SDL_GetError());
+	w->exposed = false;
+	w->n_changed = 0;
+}
+
+/* The frame is shown 1:1: the window has its size. */
+static bool is_unscaled(vg_window *w)
+{
+	int ww, wh;
+
+	SDL_GetWindowSize(w->win, &ww, &wh);
+	return w->fb_w > 0 && ww == w->fb_w && wh == w->fb_h;
+}
+
+static int use_renderer(vg_window *w, vg_session *s, char *why, size_t why_cap)
+{
+	w->surface = NULL;
+	w->n_changed = 0;
+	w->renderer = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_PRESENTVSYNC);
+	if (!w->renderer)
+		w->renderer = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_SOFTWARE);
+	if (!w->renderer) {
+		snprintf(why, why_cap, "cannot draw in the window: %s", SDL_GetError());
+		return VG_ENOTSUP;
+	}
+	if (w->cfg.font && vg_overlay_new(w->renderer, w->cfg.font, 14, &w->overlay)) {
+		vg_warn("cannot open the font %s: no statistics overlay", w->cfg.font);
+		w->cfg.font = NULL; /* said once; and the surface serves with stats on */
+	}
+	if (w->show_stats && w->overlay)
+		update_stats_text(w, s);
+	w->stale = true;
+	vg_debug("the window draws the frame through a renderer");
+	return VG_OK;
+}
+
+/* Gives up the renderer for the window's surface. The first time only,
+ * failing that, the renderer stays for good. */
+static void use_surface(vg_window *w)
+{
+	drop_renderer(w);
+	w->surface = SDL_GetWindowSurface(w->win);
+	if (!w->surface || w->surface->w != w->fb_w || w->surface->h != w->fb_h) {
+		/* e.g. SDL 2.26 on Wayland has none of its own: the
+		 * renderer, as before, is no fault. */
+		vg_debug("the window has no surface of the frame's size (%s): drawing through a renderer",
+			 w->surface ? "another size" : SDL_GetError());
+		w->surface = NULL;
+		w->no_surface = true;
+		return;
+	}
+	w->stale = true;
+	w->n_changed = 0;
+	vg_debug("the window shows the frame 1:1 through its surface (%s)",
+		 SDL_GetPixelFormatName(w->surface->format->format));
+}
+
+/* Shows what changed since the last call, choosing first between the
+ * surface and a renderer for the window's size and the overlay. */
+static int show(vg_window *w, vg_session *s, char *why, size_t why_cap)
+{
+	bool want_surface;
+	int err;
+
+	/* The window stays hidden until the first frame. */
+	if (w->fb_w <= 0)
+		return VG_OK;
+	want_surface = !w->no_surface && is_unscaled(w) && !(w->show_stats && w->cfg.font);
+	if (want_surface && !w->surface)
+		use_surface(w);
+	else if (want_surface)
+		/* The same surface, unless a resize replaced it (and its
+		 * event then set stale). */
+		w->surface = SDL_GetWindowSurface(w->win);
+	else
+		w->surface = NULL;
+	if (!w->surface && !w->renderer && (err = use_renderer(w, s, why, why_cap)))
+		return err;
+	if (w->stale && (err = take_frame(w, s, true))) {
+		snprintf(why, why_cap, "cannot show the frame");
+		return err;
+	}
+	layout(w);
+	if (w->surface)
+		push_surface(w);
+	else
+		render(w);
+	return VG_OK;
+}
+
+/* After a window event: what must be shown again. */
+static void window_event(vg_window *w, Uint8 event)
+{
+	switch (event) {
+	case SDL_WINDOWEVENT_ENTER:
+	case SDL_WINDOWEVENT_LEAVE:
+	case SDL_WINDOWEVENT_FOCUS_GAINED:
+	case SDL_WINDOWEVENT_FOCUS_LOST:
+	case SDL_WINDOWEVENT_MOVED:
+	case SDL_WINDOWEVENT_TAKE_FOCUS:
+		break;
+	case SDL_WINDOWEVENT_RESIZED:
+	case SDL_WINDOWEVENT_SIZE_CHANGED:
+		/* SDL replaces the surface of a resized window. */
+		if (w->surface)
+			w->stale = true;
+		w->exposed = true;
+		break;
+	default:
+		w->exposed = true;
+		break;
+	}
 }
 
 static void set_cursor(vg_window *w, vg_session *s)
@@ -507,7 +728,10 @@ static void set_title_state(vg_window *w, vg_session *s)
 	SDL_SetWindowTitle(w->win, t);
 }
 
-static int open_window(vg_window *w, char *why, size_t why_cap)
+/* Opens the window, hidden until the first frame, with a renderer: making
+ * the first one may make SDL create the window again (for OpenGL), which
+ * is better done before it shows; later renderers then find it ready. */
+static int open_window(vg_window *w, vg_session *s, char *why, size_t why_cap)
 {
 	Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI | SDL_WINDOW_HIDDEN;
 
@@ -519,16 +743,7 @@ static int open_window(vg_window *w, char *why, size_t why_cap)
 		snprintf(why, why_cap, "cannot open a window: %s", SDL_GetError());
 		return VG_ENOTSUP;
 	}
-	w->renderer = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_PRESENTVSYNC);
-	if (!w->renderer)
-		w->renderer = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_SOFTWARE);
-	if (!w->renderer) {
-		snprintf(why, why_cap, "cannot draw in the window: %s", SDL_GetError());
-		return VG_ENOTSUP;
-	}
-	if (w->cfg.font && vg_overlay_new(w->renderer, w->cfg.font, 14, &w->overlay))
-		vg_warn("cannot open the font %s: no statistics overlay", w->cfg.font);
-	return VG_OK;
+	return use_renderer(w, s, why, why_cap);
 }
 
 int vg_window_run(vg_window *w, vg_session *s, char *why, size_t why_cap)
@@ -539,13 +754,14 @@ int vg_window_run(vg_window *w, vg_session *s, char *why, size_t why_cap)
 	char msg[720];
 	int err;
 
-	if ((err = open_window(w, why, why_cap)))
+	if ((err = open_window(w, s, why, why_cap)))
 		return err;
 	vg_session_set_ping(s, w->show_stats);
 	SDL_StartTextInput();
 	while (!quit) {
 		if (dirty) {
-			render(w);
+			if ((err = show(w, s, why, why_cap)))
+				return err;
 			dirty = false;
 		}
 		if (!SDL_WaitEventTimeout(&ev, STATS_EVERY_MS))
@@ -558,7 +774,7 @@ int vg_window_run(vg_window *w, vg_session *s, char *why, size_t why_cap)
 			if (ev.type == w->event_type) {
 				switch (ev.user.code) {
 				case VG_SESSION_FRAME:
-					if ((err = upload_frame(w, s))) {
+					if ((err = take_frame(w, s, false))) {
 						snprintf(why, why_cap, "cannot show the frame");
 						return err;
 					}
@@ -587,6 +803,7 @@ int vg_window_run(vg_window *w, vg_session *s, char *why, size_t why_cap)
 			case SDL_WINDOWEVENT:
 				if (ev.window.event == SDL_WINDOWEVENT_FOCUS_LOST)
 					release_all(w, s);
+				window_event(w, ev.window.event);
 				dirty = true;
 				break;
 			case SDL_KEYDOWN:

@@ -1,7 +1,10 @@
 /* The viewer's SDL window: shows a session's frame scaled to fit, sends
  * keys, pointer and clipboard to the server, draws the server's cursor,
  * and shows the statistics overlay. Runs on the main thread (SDL's rule);
- * the session's network thread only wakes it (vg_window_notify).
+ * the session's network thread only wakes it (vg_window_notify). A frame
+ * shown 1:1 is drawn through the window's surface, only the changed
+ * rectangles pushed to the display; scaled, or under the overlay, through
+ * an SDL renderer.
  *
  * Keys that never reach the server: F8 arms a command, and the next key
  * chooses it: f fullscreen, s statistics overlay, z smooth or nearest
