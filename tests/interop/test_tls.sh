@@ -21,15 +21,6 @@ for tool in Xvfb vncviewer vncsnapshot vncpasswd openssl python3 xwd convert; do
 	fi
 done
 
-wait_for() {
-	end=$(($(date +%s) + $1)); shift
-	while :; do
-		"$@" && return 0
-		[ "$(date +%s)" -lt "$end" ] || return 1
-		sleep 0.3
-	done
-}
-
 echo secret-pw | vncpasswd -f >"$work/pw"
 chmod 600 "$work/pw"
 last_frame "$TRACE" "$work/expected.png" || { tap_not_ok "export the trace's last frame"; exit 1; }
