@@ -42,12 +42,18 @@ link_join() {
 		wanlink_pid=$!
 		pids="$pids $wanlink_pid"
 		wanlink_pids="${wanlink_pids:-} $wanlink_pid"
-		for _ in $(seq 1 50); do
+		# A link that never comes up ends the run with a reason, not in
+		# silence (seen between profiles while another bench ran).
+		for _ in $(seq 1 300); do
 			grep -q ready "$work/$3.out" 2>/dev/null && break
 			kill -0 "$wanlink_pid" 2>/dev/null || break
 			sleep 0.1
 		done
-		grep -q ready "$work/$3.out" || { cat "$work/$3.err" >&2; exit 1; }
+		grep -q ready "$work/$3.out" || {
+			cat "$work/$3.err" >&2
+			echo "$(basename "$0"): the user-space link $3 was not ready in 30 s" >&2
+			exit 1
+		}
 	fi
 	for ns in "$1" "$2"; do
 		ip -n "$ns" link set "$3" mtu 1500 up

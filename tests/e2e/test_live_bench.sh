@@ -3,11 +3,13 @@
 # its one-line errors, and a short real run (the xterm, its first six
 # actions, at 1280x1024 over the gigabit profile) of Varg and TigerVNC's
 # Xvnc: every run ends exact and both probes saw every action's effect.
-# No timing is asserted.
+# Then, where scripts/setup --peers installed Xpra (not on CI: skipped),
+# the same short run of Xpra's shadow server and client. No timing is
+# asserted.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 bench=$S/scripts/live-bench
-tap_plan 9
+tap_plan 10
 
 # Actions at 1000, 2000 and 3000 ms. The shared screen changes to b and c
 # after the first (settling on c), not at all after the second, to d and e
@@ -75,4 +77,15 @@ seen() {
 	[ "$n" -eq 2 ]
 }
 tap_check "the probes saw every action's effect" seen
+
+run_xpra() {
+	"$bench" --build "$B" --systems xpra --apps xterm --profiles gigabit --size 1280x1024 \
+		--reps 1 --actions 6 --json "$tmp/xpra.json" "$@"
+}
+bench_netem_or_tun 1 run_xpra
+xpra_exact() {
+	[ $rc -eq 0 ] && grep -q '"exact_end": "yes"' "$tmp/xpra.json" &&
+		grep -q '"actions": 6, "events": 6, "noeffect": 0, "missed": 0,' "$tmp/xpra.json"
+}
+tap_check "xpra: its run ends exact and the probes saw every action's effect" xpra_exact
 tap_done
