@@ -36,6 +36,10 @@ link_join() {
 	if [ "$link" = netem ]; then
 		ip link add "$3" netns "$1" type veth peer name "$3" netns "$2"
 	else
+		# The last link's "ready" must not be read for this one's: the
+		# shell truncates the file in the child, after the loop below
+		# may have started reading it.
+		rm -f "$work/$3.out"
 		"$build/tests/vg_wanlink" --ns-a "/run/netns/$1" --ns-b "/run/netns/$2" --dev "$3" \
 			--rate "$4" --delay-us $(($5 / 2)) --limit "$limit" \
 			>"$work/$3.out" 2>"$work/$3.err" &
@@ -43,7 +47,7 @@ link_join() {
 		pids="$pids $wanlink_pid"
 		wanlink_pids="${wanlink_pids:-} $wanlink_pid"
 		# A link that never comes up ends the run with a reason, not in
-		# silence (seen between profiles while another bench ran).
+		# silence.
 		for _ in $(seq 1 300); do
 			grep -q ready "$work/$3.out" 2>/dev/null && break
 			kill -0 "$wanlink_pid" 2>/dev/null || break
