@@ -221,6 +221,11 @@ int vg_xcapture_fd(const vg_xcapture *c)
 	return ConnectionNumber(c->dpy);
 }
 
+bool vg_xcapture_has_queued(const vg_xcapture *c)
+{
+	return XEventsQueued(c->dpy, QueuedAlready) > 0;
+}
+
 bool vg_xcapture_is_dirty(const vg_xcapture *c)
 {
 	return c->dirty || !c->damage || !c->grabbed;

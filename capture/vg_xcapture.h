@@ -53,8 +53,13 @@ int32_t vg_xcapture_height(const vg_xcapture *c);
 bool vg_xcapture_has_damage(const vg_xcapture *c);
 
 /* The X connection's file descriptor, to poll() for readability before
- * calling vg_xcapture_process(). */
+ * calling vg_xcapture_process() -- unless vg_xcapture_has_queued(). */
 int vg_xcapture_fd(const vg_xcapture *c);
+
+/* Whether events already read from the socket wait in Xlib's queue (a
+ * round trip such as a grab reads those that came meanwhile): the
+ * descriptor then stays quiet, so poll it with no timeout. */
+bool vg_xcapture_has_queued(const vg_xcapture *c);
 
 /* Reads every X event waiting (without blocking): damage, cursor changes
  * and input. With watch_input it also asks where the pointer is and

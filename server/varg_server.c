@@ -82,7 +82,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "tls-cert", 0, 0, G_OPTION_ARG_FILENAME, &o->tls_cert, "TLS certificate (PEM; default: one made once in the state directory)", "FILE" },
 		{ "tls-key", 0, 0, G_OPTION_ARG_FILENAME, &o->tls_key, "The private key of --tls-cert (PEM)", "FILE" },
 		{ "vnc-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->vnc_password_file, "With --vnc: the upstream server's password (vncpasswd format)", "FILE" },
-		{ "fps", 0, 0, G_OPTION_ARG_INT, &o->fps, "With --display: most screen reads a second (default 60)", "N" },
+		{ "fps", 0, 0, G_OPTION_ARG_INT, &o->fps, "With --display: most screen reads a second, 1-240 (default 240 with XDamage, 60 with --no-damage)", "N" },
 		{ "no-damage", 0, 0, G_OPTION_ARG_NONE, &o->no_damage, "With --display: poll the whole screen instead of using XDamage", NULL },
 		{ "no-shm", 0, 0, G_OPTION_ARG_NONE, &o->no_shm, "With --display: read the screen without MIT-SHM", NULL },
 		{ "no-clipboard", 0, 0, G_OPTION_ARG_NONE, &o->no_clipboard, "Do not pass the clipboard either way", NULL },
@@ -144,8 +144,8 @@ static int parse_options(int argc, char **argv, options *o)
 		vg_error("give one source: --display, --vnc or --trace");
 		return VG_EINVAL;
 	}
-	if (o->fps < 1 || o->fps > 240) {
-		vg_error("--fps must be between 1 and 240");
+	if (o->fps < 0 || o->fps > 240) {
+		vg_error("--fps must be between 1 and 240 (0: the default)");
 		return VG_EINVAL;
 	}
 	if (o->stats_interval < -1) {

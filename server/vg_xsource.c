@@ -8,6 +8,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
+#include "common/vg_minmax.h"
 #include "common/vg_time.h"
 #include "server/vg_inputqueue.h"
 #include "capture/vg_xcapture.h"
@@ -38,7 +39,7 @@ void vg_xsource_options_init(vg_xsource_options *o)
 	memset(o, 0, sizeof *o);
 	o->use_damage = true;
 	o->use_shm = true;
-	o->fps = 60;
+	o->fps = 0;
 	o->clipboard = true;
 }
 
@@ -94,7 +95,12 @@ int vg_xsource_open(const char *display, const vg_xsource_options *o, vg_xsource
 	*out = NULL;
 	x->opt = *o;
 	x->display = g_strdup(display);
-	if (o->fps < 1 || o->fps > 240) {
+	/* With XDamage a read follows the application's drawing: a redraw
+	 * in several requests a few ms apart is read as it lands rather than
+	 * a 60 Hz tick later. Polling reads the whole screen each time. */
+	if (x->opt.fps == 0)
+		x->opt.fps = o->use_damage ? 240 : 60;
+	if (x->opt.fps < 1 || x->opt.fps > 240) {
 		snprintf(x->error, sizeof x->error, "the frame rate must be between 1 and 240");
 		err = VG_EINVAL;
 		goto fail;
@@ -235,23 +241,34 @@ static int resize(vg_xsource *x, vg_server *srv, int32_t w, int32_t h)
 	return VG_OK;
 }
 
-/* Says, at most every 10 s, that a grab took longer than the frame
- * interval: the capture, not the link, is then what holds the picture
- * back. */
-static void note_late(vg_xsource *x, uint64_t took, uint64_t now)
+/* The time from one grab's start to the next: the frame interval, and
+ * at least twice what this grab took, so that reading the screen takes
+ * at most half a core however fast the application draws. */
+static uint64_t grab_spacing(const vg_xsource *x, uint64_t took)
 {
 	uint64_t interval = 1000000000u / (uint64_t)x->opt.fps;
 
+	return VG_MAX(interval, 2 * took);
+}
+
+/* Says, at most every 10 s, that grabs are spaced wider than a 60 Hz
+ * screen's frames (or --fps's interval, if longer) because each costs so
+ * much: the capture, not the link, then holds the picture back. */
+static void note_late(vg_xsource *x, uint64_t took, uint64_t now)
+{
+	uint64_t frame = VG_MAX(1000000000u / (uint64_t)x->opt.fps, 1000000000u / 60);
+
 	/* The first grab reads the whole screen whatever it takes. */
-	if (x->grabs < 2 || took <= interval || now - x->late_logged_ns < 10000000000u)
+	if (x->grabs < 2 || 2 * took <= frame || now - x->late_logged_ns < 10000000000u)
 		return;
 	x->late_logged_ns = now;
-	vg_warn("screen capture cannot keep up: a grab took %.1f ms, more than the %.1f ms "
-		"between frames at --fps %d", (double)took / 1e6, (double)interval / 1e6, x->opt.fps);
+	vg_warn("screen capture cannot keep up: a grab took %.1f ms, so reads are %.1f ms apart, "
+		"fewer than %d a second", (double)took / 1e6, 2 * (double)took / 1e6,
+		(int)(1e9 / (double)frame));
 }
 
 /* Reads the screen and hands what changed to the server. */
-static int grab(vg_xsource *x, vg_server *srv)
+static int grab(vg_xsource *x, vg_server *srv, uint64_t *next_grab)
 {
 	uint64_t start = vg_time_ns(), took;
 	size_t n = 0;
@@ -262,6 +279,7 @@ static int grab(vg_xsource *x, vg_server *srv)
 	x->grabs++;
 	x->grab_ns += took;
 	note_late(x, took, start + took);
+	*next_grab = start + grab_spacing(x, took);
 	if (err)
 		return err;
 	if (n == 0)
@@ -289,7 +307,7 @@ static void log_capture(const vg_xsource *x)
 
 int vg_xsource_run(vg_xsource *x, vg_server *srv, const volatile sig_atomic_t *stop)
 {
-	uint64_t interval = 1000000000u / (uint64_t)x->opt.fps, next_grab = 0;
+	uint64_t next_grab = 0;
 	int failures = 0, err;
 
 	send_cursor(x, srv);
@@ -308,7 +326,9 @@ int vg_xsource_run(vg_xsource *x, vg_server *srv, const volatile sig_atomic_t *s
 		if (x->sel)
 			fds[nfds++] = (struct pollfd){ .fd = vg_xselection_fd(x->sel), .events = POLLIN };
 		now = vg_time_ns();
-		if (vg_xcapture_is_dirty(x->cap))
+		if (vg_xcapture_has_queued(x->cap))
+			timeout = 0;
+		else if (vg_xcapture_is_dirty(x->cap))
 			timeout = next_grab > now ? (int)((next_grab - now) / 1000000u) + 1 : 0;
 		if (poll(fds, nfds, timeout) < 0 && errno != EINTR) {
 			snprintf(x->error, sizeof x->error, "poll: %s", g_strerror(errno));
@@ -328,8 +348,7 @@ int vg_xsource_run(vg_xsource *x, vg_server *srv, const volatile sig_atomic_t *s
 		now = vg_time_ns();
 		if (!vg_xcapture_is_dirty(x->cap) || now < next_grab)
 			continue;
-		next_grab = now + interval;
-		if ((err = grab(x, srv))) {
+		if ((err = grab(x, srv, &next_grab))) {
 			/* A read can fail while RandR changes the size: the
 			 * size change comes next. Many in a row is a real fault. */
 			if (++failures == 100) {

@@ -17,7 +17,8 @@ typedef struct vg_xsource vg_xsource;
 typedef struct {
 	bool use_damage;       /* learn changes from XDamage when present (default true) */
 	bool use_shm;          /* read the screen through MIT-SHM when possible (default true) */
-	int fps;               /* most screen reads a second, 1..240 (default 30) */
+	int fps;               /* most screen reads a second, 1..240; 0 (the default):
+	                        * 240 with XDamage, 60 when polling */
 	bool clipboard;        /* pass the clipboard both ways (default true) */
 } vg_xsource_options;
 

@@ -49,7 +49,7 @@ static int wait_dirty(vg_xcapture *c)
 	for (int i = 0; i < 300 && !vg_xcapture_is_dirty(c); i++) {
 		struct pollfd p = { .fd = vg_xcapture_fd(c), .events = POLLIN };
 
-		poll(&p, 1, 10);
+		poll(&p, 1, vg_xcapture_has_queued(c) ? 0 : 10);
 		if (vg_xcapture_process(c))
 			return 0;
 	}

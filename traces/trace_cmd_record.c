@@ -159,7 +159,7 @@ static int source_wait(source *src, int timeout_ms)
 	if (src->x) {
 		struct pollfd pfd = { .fd = vg_xcapture_fd(src->x), .events = POLLIN };
 
-		if (poll(&pfd, 1, timeout_ms) < 0 && errno != EINTR)
+		if (poll(&pfd, 1, vg_xcapture_has_queued(src->x) ? 0 : timeout_ms) < 0 && errno != EINTR)
 			return VG_EIO;
 		return vg_xcapture_process(src->x);
 	}
