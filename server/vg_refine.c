@@ -2,6 +2,7 @@
 
 #include <glib.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <linux/tcp.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -34,6 +35,8 @@ int vg_refine_read_socket(int fd, vg_path_sample *out)
 		return VG_EIO;
 	out->rate = ti.tcpi_delivery_rate;
 	out->rtt_us = ti.tcpi_rtt;
+	if (len >= offsetof(struct tcp_info, tcpi_min_rtt) + sizeof ti.tcpi_min_rtt)
+		out->min_rtt_us = ti.tcpi_min_rtt;
 	if (ti.tcpi_rtt > 0)
 		out->cwnd_rate = (uint64_t)ti.tcpi_snd_cwnd * ti.tcpi_snd_mss * 1000000u / ti.tcpi_rtt;
 	out->queued = (uint64_t)ti.tcpi_notsent_bytes + (uint64_t)ti.tcpi_unacked * ti.tcpi_snd_mss;

@@ -21,6 +21,10 @@ typedef struct {
 	uint64_t cwnd_rate; /* bytes/s its congestion window allows per round trip */
 	uint64_t queued;   /* bytes written and not yet acknowledged */
 	uint64_t rtt_us;   /* smoothed round trip; 0: none yet */
+	/* The least round trip seen: the path's own, without the peer's
+	 * time to answer or a queue's (the handshake's smoothed one holds
+	 * both); 0: none yet or not known. */
+	uint64_t min_rtt_us;
 } vg_path_sample;
 
 /* Reads fd's TCP_INFO into *out. VG_EIO if fd is not a TCP socket. */

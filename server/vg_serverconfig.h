@@ -24,6 +24,7 @@ typedef struct {
 
 #define VG_SERVER_ZSTD_AUTO (-1)
 #define VG_SERVER_FAR_RTT_US 5000
+#define VG_SERVER_LAN_RTT_US 1000
 
 /* The pixel model (fingerprint/codec/vg_pixmodel.h) costs a few times the CPU
  * of the literal methods and zstd at both ends and saves a third or more
@@ -53,8 +54,10 @@ typedef struct {
 	const char *listen;       /* IPv4 address to listen on (default 127.0.0.1) */
 	int zstd_level;           /* zstd level of Varg updates, 1..19;
 				   * VG_SERVER_ZSTD_AUTO (the default): by the viewer's
-				   * round trip, VG_SENDER_ZSTD_LEVEL near,
-				   * VG_SENDER_ZSTD_LEVEL_FAR from VG_SERVER_FAR_RTT_US on */
+				   * round trip: VG_SENDER_ZSTD_LEVEL_LAN below
+				   * VG_SERVER_LAN_RTT_US, VG_SENDER_ZSTD_LEVEL_FAR
+				   * from VG_SERVER_FAR_RTT_US on, else (or if
+				   * unknown) VG_SENDER_ZSTD_LEVEL */
 	bool no_moves;            /* moved content as segments, never MOVE runs */
 	vg_server_pixmodel pixmodel; /* when to offer the pixel model */
 	unsigned refine_ms;       /* approximate missed pixels that would take longer
