@@ -44,7 +44,7 @@ typedef struct {
 	uint64_t cache_size;     /* bytes; 0: the cache's default */
 	unsigned zstd_window_log; /* zstd window kept, log2 bytes, 20..27 */
 	bool lossless_only;      /* do not take approximations of missed regions */
-	bool lean;               /* keep no pixel model (its tables take about 14 MB) */
+	bool lean;               /* keep no pixel model (its tables take about 8 MB) */
 	bool clear_cache;        /* empty this server's cache at connect */
 	bool remote_cursor;      /* ask for the cursor shape instead of cursor pixels */
 	bool view_only;          /* send no key, pointer or cut-text events */

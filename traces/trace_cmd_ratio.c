@@ -159,8 +159,8 @@ static void print_tables(const char *path, const vg_ratio_result *r, const vg_ra
 	       t->repair_rects, t->exact ? "exact" : "DIFFERS");
 	if (t->sender.model_updates) {
 		printf("  literal pixels by the pixel model in %" G_GUINT64_FORMAT
-		       " updates; the model holds %.1f MB at each end\n\n",
-		       t->sender.model_updates, (double)vg_pixmodel_bytes() / 1e6);
+		       " updates; the model holds %.1f MB at each end (%zu bytes)\n\n",
+		       t->sender.model_updates, (double)vg_pixmodel_bytes() / 1e6, vg_pixmodel_bytes());
 	} else {
 		printf("  literal pixels by method:");
 		for (m = 0; m < VG_LIT_METHODS; m++)

@@ -103,7 +103,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->cache_dir, "Keep segment caches under DIR (default $XDG_CACHE_HOME/varg)", "DIR" },
 		{ "zstd-window", 0, 0, G_OPTION_ARG_STRING, &o->zstd_window, "Memory for the server's zstd window, a power of two from 1M to 128M (default 16M)", "SIZE" },
 		{ "lossless-only", 0, 0, G_OPTION_ARG_NONE, &o->lossless_only, "Never show a region approximately while its exact pixels are on the way (the server does so on slow links)", NULL },
-		{ "lean", 0, 0, G_OPTION_ARG_NONE, &o->lean, "Keep no pixel model (about 14 MB): the server codes new pixels by the literal methods only", NULL },
+		{ "lean", 0, 0, G_OPTION_ARG_NONE, &o->lean, "Keep no pixel model (about 8 MB): the server codes new pixels by the literal methods only", NULL },
 		{ "cache-size", 0, 0, G_OPTION_ARG_STRING, &o->cache_size, "Largest size of one server's cache, e.g. 500M or 20G (default 2G)", "SIZE" },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persistent_cache, "Keep segments in memory only", NULL },
 		{ "clear-cache", 0, 0, G_OPTION_ARG_NONE, &o->clear_cache, "Empty this server's segment cache before connecting", NULL },

@@ -9,17 +9,27 @@
 #include "fingerprint/codec/vg_rangecoder.h"
 
 /* Colour contexts: of ten, six, four and two neighbours, hashed into
- * 2^17, 2^17, 2^16 and 2^14 slots (fewer neighbours meet in fewer ways),
- * remembering up to K colours with counts that halve past COUNT_MAX (so a
- * context follows what the screen shows now). Ten neighbours tell one
- * glyph's stroke from another's where six cannot. */
+ * 2^17, 2^17, 2^16 and 2^12 slots (fewer neighbours meet in fewer ways),
+ * remembering up to 6, 5, 5 and 8 colours with counts that halve past
+ * COUNT_MAX (so a context follows what the screen shows now). Ten
+ * neighbours tell one glyph's stroke from another's where six cannot;
+ * the widest context needs its sixth colour on text most, the narrowest
+ * its many colours in few slots (doc/results.md, *The pixel model's
+ * memory*: the tables take 7.9 MB). */
 #define ORDERS 4
-#define K 6
-static const unsigned slot_bits[ORDERS] = { 17, 17, 16, 14 };
+static const unsigned slot_bits[ORDERS] = { 17, 17, 16, 12 };
+static const unsigned slot_k[ORDERS] = { 6, 5, 5, 8 };
+/* The most colours a slot of any order holds. */
+#define K 8
 #define SLOTS(o) (1u << slot_bits[o])
+/* A slot: the context's upper hash bits (2 bytes: another context in
+ * the slot resets it), then slot_k colours, each a 24-bit colour with its
+ * count in the top byte, so that one load gives both (4 bytes; 0: no
+ * colour, nor in the entries after it: a slot whose first is 0 is empty). */
+#define SLOT_BYTES(o) (2 + 4 * slot_k[o])
 /* Slots a reset clears one by one; past this many since the last reset,
  * it clears the whole tables (a fuzzer's or a short connection's model
- * touches a few thousand of the 2^18 + 2^16 + 2^14 slots). */
+ * touches a few thousand of the 2^18 + 2^16 + 2^12 slots). */
 #define TOUCHED_MAX 16384
 #define COUNT_MAX 255
 /* Colours the context-free list keeps, and its count limit. */
@@ -78,12 +88,10 @@ enum { MODE_CONTEXT, MODE_PREDICT, MODES };
 #define LEN_STEPS 32
 #define LEN_PREFIX 16
 
-typedef struct {
-	uint32_t colour[K];
-	uint16_t count[K];
-	uint16_t tag;   /* the context's upper hash bits: another context in the slot resets it */
-	uint16_t n;
-} slot;
+#define ENTRY_COLOUR(e) ((e) & 0xffffffu)
+#define ENTRY_COUNT(e) ((e) >> 24)
+#define ENTRY_ONE (1u << 24)
+_Static_assert(COUNT_MAX <= 255, "a slot's counts fit a byte");
 
 /* Residual frequencies of one colour channel, in 16 groups of 16 so that
  * a cumulative count takes 32 additions, not 256. */
@@ -126,7 +134,8 @@ typedef struct {
 } learnt;
 
 struct vg_pixmodel {
-	slot *ctx[ORDERS];
+	uint8_t *tables;      /* the four tables, one after the other */
+	uint8_t *ctx[ORDERS]; /* each order's table in tables */
 	learnt l;
 	learnt *initial;      /* l as a new model starts */
 	vg_rc_encoder enc;
@@ -143,7 +152,7 @@ struct vg_pixmodel {
 	int32_t cover_w, cover_h;
 	size_t cover_words;
 	/* The slots first used since the last reset, while they fit. */
-	slot **touched;
+	uint32_t *touched;    /* where each starts in tables */
 	size_t n_touched;     /* TOUCHED_MAX + 1: too many, clear them all */
 	/* l is still an earlier connection's, to be made initial again when
 	 * coding starts: a connection that never codes with the model (most
@@ -279,15 +288,30 @@ static void freshen(vg_pixmodel *m)
 	m->stale = false;
 }
 
-int vg_pixmodel_new(vg_pixmodel **out)
+/* The four tables' bytes. */
+static size_t tables_bytes(void)
 {
-	vg_pixmodel *m = VG_NEW0(vg_pixmodel, 1);
+	size_t n = 0;
 	int i;
 
 	for (i = 0; i < ORDERS; i++)
-		m->ctx[i] = VG_NEW0(slot, SLOTS(i));
+		n += (size_t)SLOTS(i) * SLOT_BYTES(i);
+	return n;
+}
+
+int vg_pixmodel_new(vg_pixmodel **out)
+{
+	vg_pixmodel *m = VG_NEW0(vg_pixmodel, 1);
+	size_t n;
+	int i;
+
+	m->tables = VG_NEW0(uint8_t, tables_bytes());
+	for (i = 0, n = 0; i < ORDERS; i++) {
+		m->ctx[i] = m->tables + n;
+		n += (size_t)SLOTS(i) * SLOT_BYTES(i);
+	}
 	m->done = vg_array_new(sizeof(vg_rect));
-	m->touched = VG_NEW(slot *, TOUCHED_MAX);
+	m->touched = VG_NEW(uint32_t, TOUCHED_MAX);
 	m->initial = VG_NEW(learnt, 1);
 	learnt_init(m->initial);
 	start(m);
@@ -297,38 +321,30 @@ int vg_pixmodel_new(vg_pixmodel **out)
 
 size_t vg_pixmodel_bytes(void)
 {
-	size_t n = sizeof(vg_pixmodel) + 2 * sizeof(learnt) + TOUCHED_MAX * sizeof(slot *);
-	int i;
-
-	for (i = 0; i < ORDERS; i++)
-		n += SLOTS(i) * sizeof(slot);
-	return n;
+	/* The model (l included), its initial learning, the touched list. */
+	return sizeof(vg_pixmodel) + sizeof(learnt) + TOUCHED_MAX * sizeof(uint32_t) + tables_bytes();
 }
 
 void vg_pixmodel_reset(vg_pixmodel *m)
 {
-	static const slot empty;
+	static const uint32_t empty;
 	size_t i;
 
-	if (m->n_touched > TOUCHED_MAX) {
-		for (i = 0; i < ORDERS; i++)
-			memset(m->ctx[i], 0, SLOTS(i) * sizeof(slot));
-	} else {
-		/* An assignment, not a memset call per slot. */
+	/* A slot whose first colour is 0 is empty, whatever else it holds
+	 * (see holds): four bytes a slot. */
+	if (m->n_touched > TOUCHED_MAX)
+		memset(m->tables, 0, tables_bytes());
+	else
 		for (i = 0; i < m->n_touched; i++)
-			*m->touched[i] = empty;
-	}
+			memcpy(m->tables + m->touched[i] + 2, &empty, 4);
 	start(m);
 }
 
 void vg_pixmodel_free(vg_pixmodel *m)
 {
-	int i;
-
 	if (!m)
 		return;
-	for (i = 0; i < ORDERS; i++)
-		free(m->ctx[i]);
+	free(m->tables);
 	free(m->scratch);
 	free(m->cover);
 	vg_array_free(m->done);
@@ -517,39 +533,82 @@ static void code_raw(vg_pixmodel *m, uint32_t pred, uint32_t *c)
 	*c = out;
 }
 
-static void learn_slot(vg_pixmodel *m, slot *s, uint16_t tag, uint32_t c)
+/* Colour i of slot s, with its count (see SLOT_BYTES); s lies at any
+ * even address: copied, not dereferenced. */
+static inline uint32_t entry(const uint8_t *s, unsigned i)
 {
-	unsigned i, low = 0;
+	uint32_t e;
 
-	if (s->tag != tag || s->n == 0) {
+	memcpy(&e, s + 2 + 4 * i, 4);
+	return e;
+}
+
+static inline void set_entry(uint8_t *s, unsigned i, uint32_t e)
+{
+	memcpy(s + 2 + 4 * i, &e, 4);
+}
+
+/* Whether slot s holds the context whose tag is tag. */
+static inline bool holds(const uint8_t *s, uint16_t tag)
+{
+	uint16_t t;
+
+	memcpy(&t, s, 2);
+	return entry(s, 0) != 0 && t == tag;
+}
+
+/* Copies the colours and counts of s, a slot of up to k colours that
+ * holds a context, out into colour and count; returns how many it has. */
+static inline unsigned unpack(const uint8_t *s, unsigned k, uint32_t colour[K], uint16_t count[K])
+{
+	unsigned n;
+	uint32_t e;
+
+	for (n = 0; n < k && (e = entry(s, n)) != 0; n++) {
+		colour[n] = ENTRY_COLOUR(e);
+		count[n] = (uint16_t)ENTRY_COUNT(e);
+	}
+	return n;
+}
+
+/* Slot s of order o learns that its context, tag, came before colour c. */
+static void learn_slot(vg_pixmodel *m, unsigned o, uint8_t *s, uint16_t tag, uint32_t c)
+{
+	unsigned i, j, low = 0, k = slot_k[o];
+	uint32_t e;
+
+	if (!holds(s, tag)) {
 		/* A slot once used never empties again: each is noted once. */
-		if (s->n == 0 && m->n_touched < TOUCHED_MAX)
-			m->touched[m->n_touched++] = s;
-		else if (s->n == 0)
+		if (entry(s, 0) == 0 && m->n_touched < TOUCHED_MAX)
+			m->touched[m->n_touched++] = (uint32_t)(s - m->tables);
+		else if (entry(s, 0) == 0)
 			m->n_touched = TOUCHED_MAX + 1;
-		s->tag = tag;
-		s->n = 1;
-		s->colour[0] = c;
-		s->count[0] = 1;
+		memcpy(s, &tag, 2);
+		set_entry(s, 0, c | ENTRY_ONE);
+		for (i = 1; i < k; i++)
+			set_entry(s, i, 0);
 		return;
 	}
-	for (i = 0; i < s->n; i++)
-		if (s->colour[i] == c) {
-			if (++s->count[i] > COUNT_MAX)
-				for (i = 0; i < s->n; i++)
-					s->count[i] = (uint16_t)((s->count[i] + 1) / 2);
+	for (i = 0; i < k && (e = entry(s, i)) != 0; i++)
+		if (ENTRY_COLOUR(e) == c) {
+			if (ENTRY_COUNT(e) < COUNT_MAX) {
+				set_entry(s, i, e + ENTRY_ONE);
+				return;
+			}
+			/* Past COUNT_MAX: every count halves, this one's
+			 * from COUNT_MAX + 1. */
+			for (j = 0; j < k && (e = entry(s, j)) != 0; j++)
+				set_entry(s, j, ENTRY_COLOUR(e) | (ENTRY_COUNT(e) + (j == i) + 1) / 2 << 24);
 			return;
 		}
-	if (s->n < K) {
-		s->colour[s->n] = c;
-		s->count[s->n++] = 1;
+	if (i < k) {
+		set_entry(s, i, c | ENTRY_ONE);
 		return;
 	}
-	for (i = 1; i < K; i++)
-		if (s->count[i] <= s->count[low])
+	for (i = 1; i < k; i++)
+		if (ENTRY_COUNT(entry(s, i)) <= ENTRY_COUNT(entry(s, low)))
 			low = i;
-	s->colour[low] = c;
-	s->count[low] = 1;
+	set_entry(s, low, c | ENTRY_ONE);
 }
 
 static inline unsigned o0_bucket(uint32_t c)
@@ -701,28 +760,31 @@ static bool code_shape(vg_pixmodel *m, const uint32_t nb[NEIGHBOURS], unsigned a
 
 /* How much the widest context has seen, in four steps (0: nothing): the
  * shape model trusts the neighbours more where it has seen little. */
-static unsigned age_of(const slot *s, uint64_t hash)
+static unsigned age_of(const uint8_t *s, uint64_t hash)
 {
 	unsigned t = 0, i;
+	uint32_t e;
 
-	if (s->n && s->tag == (uint16_t)(hash >> 48))
-		for (i = 0; i < s->n; i++)
-			t += s->count[i];
+	if (holds(s, (uint16_t)(hash >> 48)))
+		for (i = 0; i < slot_k[0] && (e = entry(s, i)) != 0; i++)
+			t += ENTRY_COUNT(e);
 	return t == 0 ? 0 : t < 4 ? 1 : t < 16 ? 2 : 3;
 }
 
-/* The escape estimate for slot s of order o. */
-static uint16_t *see_of(vg_pixmodel *m, unsigned o, const slot *s, const uint32_t nb[NEIGHBOURS])
+/* The escape estimate for a context of order o with n colours and
+ * counts. */
+static uint16_t *see_of(vg_pixmodel *m, unsigned o, const uint32_t *colour, const uint16_t *count,
+			unsigned n, const uint32_t nb[NEIGHBOURS])
 {
 	unsigned t = 0, i, top = 0, b;
 
-	for (i = 0; i < s->n; i++) {
-		t += s->count[i];
-		if (s->count[i] > s->count[top])
+	for (i = 0; i < n; i++) {
+		t += count[i];
+		if (count[i] > count[top])
 			top = i;
 	}
 	b = t < 2 ? t : t < 4 ? 2 : t < 8 ? 3 : t < 16 ? 4 : t < 64 ? 5 : t < 256 ? 6 : 7;
-	return m->l.see[o][b][s->n - 1][s->colour[top] == nb[0]];
+	return m->l.see[o][b][n - 1][colour[top] == nb[0]];
 }
 
 /* Codes *yes (decodes into it), of probability *p / BIT_ONE, and moves *p
@@ -878,21 +940,23 @@ static int32_t code_run(vg_pixmodel *m, uint32_t *row, const uint32_t *up, int32
  * or another colour. */
 enum { UNSEEN, SEEN_C, SEEN_OTHER };
 
-static unsigned widest_on(const slot *s, uint16_t tag, uint32_t c)
+static unsigned widest_on(const uint8_t *s, uint16_t tag, uint32_t c)
 {
-	unsigned i, top = 0;
+	unsigned i;
+	uint32_t e, top;
 
-	if (s->n == 0 || s->tag != tag)
+	if (!holds(s, tag))
 		return UNSEEN;
-	for (i = 1; i < s->n; i++)
-		if (s->count[i] > s->count[top])
-			top = i;
-	return s->colour[top] == c ? SEEN_C : SEEN_OTHER;
+	top = entry(s, 0);
+	for (i = 1; i < slot_k[0] && (e = entry(s, i)) != 0; i++)
+		if (ENTRY_COUNT(e) > ENTRY_COUNT(top))
+			top = e;
+	return ENTRY_COLOUR(top) == c ? SEEN_C : SEEN_OTHER;
 }
 
 /* The ten neighbours' hashes for each order, and the slots they name.
  * True. */
-static inline bool hash_slots(vg_pixmodel *m, uint64_t hash[ORDERS], slot *at_order[ORDERS], uint64_t W,
+static inline bool hash_slots(vg_pixmodel *m, uint64_t hash[ORDERS], uint8_t *at_order[ORDERS], uint64_t W,
 			      uint64_t WW, uint64_t NWW, uint64_t NW, uint64_t N, uint64_t NE, uint64_t NNWW,
 			      uint64_t NNW, uint64_t NN, uint64_t NNE)
 {
@@ -904,7 +968,7 @@ static inline bool hash_slots(vg_pixmodel *m, uint64_t hash[ORDERS], slot *at_or
 	hash[0] = mix(hash[1] ^ NWW * UINT64_C(0x9e3779b97f4a7c15) ^ NNW << 23 ^
 		      NNE * UINT64_C(0xd6e8feb86659fd93) ^ NNWW << 31);
 	for (o = 0; o < ORDERS; o++)
-		at_order[o] = &m->ctx[o][hash[o] & (SLOTS(o) - 1)];
+		at_order[o] = m->ctx[o] + (size_t)(hash[o] & (SLOTS(o) - 1)) * SLOT_BYTES(o);
 	return true;
 }
 
@@ -931,7 +995,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 
 		for (x = 0; x < w; x++) {
 			uint64_t hash[ORDERS];
-			slot *at_order[ORDERS];
+			uint8_t *at_order[ORDERS];
 			/* The run's or flat colour, each list's colours, the
 			 * neighbours: at most one of each colour, so never more. */
 			uint32_t excl[1 + ORDERS * K + NEIGHBOURS], nb[NEIGHBOURS];
@@ -993,18 +1057,24 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			run = 0;
 			if (!hashed)
 				hash_slots(m, hash, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW, NN, NNE);
-			/* All four slots are read and written: start their loads together. */
+			/* All four slots are read and written: start their loads
+			 * together (a second prefetch of the line where a slot
+			 * ends saved no time). */
 			for (o = 0; o < ORDERS; o++)
 				__builtin_prefetch(at_order[o]);
 			c = m->decoding ? 0 : row[x];
 			nb[0] = (uint32_t)W, nb[1] = (uint32_t)N, nb[2] = (uint32_t)NE;
 			nb[3] = (uint32_t)NW, nb[4] = (uint32_t)WW, nb[5] = (uint32_t)NN;
 			for (o = 0; o < ORDERS && !found; o++) {
-				slot *s = at_order[o];
+				uint32_t colour[K];
+				uint16_t count[K];
+				unsigned n;
 
-				if (s->n && s->tag == (uint16_t)(hash[o] >> 48))
-					found = code_in_list(m, s->colour, s->count, s->n,
-							     see_of(m, o, s, nb), excl, &n_excl, &c);
+				if (!holds(at_order[o], (uint16_t)(hash[o] >> 48)))
+					continue;
+				n = unpack(at_order[o], slot_k[o], colour, count);
+				found = code_in_list(m, colour, count, n, see_of(m, o, colour, count, n, nb),
+						     excl, &n_excl, &c);
 			}
 			if (!found)
 				found = code_shape(m, nb, age_of(at_order[0], hash[0]), excl, &n_excl, &c);
@@ -1014,7 +1084,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				return;
 			row[x] = c;
 			for (o = 0; o < ORDERS; o++)
-				learn_slot(m, at_order[o], (uint16_t)(hash[o] >> 48), c);
+				learn_slot(m, o, at_order[o], (uint16_t)(hash[o] >> 48), c);
 			learn_o0(m, c);
 		}
 	}

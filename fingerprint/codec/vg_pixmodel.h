@@ -27,7 +27,8 @@
 
 typedef struct vg_pixmodel vg_pixmodel;
 
-/* About 14 MB of tables, learning from nothing. */
+/* About 8 MB of tables (vg_pixmodel_bytes, at most 8,000,000), learning
+ * from nothing. */
 int vg_pixmodel_new(vg_pixmodel **out);
 void vg_pixmodel_free(vg_pixmodel *m);
 
@@ -38,7 +39,7 @@ size_t vg_pixmodel_bytes(void);
 
 /* Forgets everything m learnt, as if new, keeping its tables: a model
  * used for a few segments is reset in microseconds, one used for many
- * in the time it takes to clear 14 MB. For a new connection, and for
+ * in the time it takes to clear 8 MB. For a new connection, and for
  * fuzzers that run one input after another. */
 void vg_pixmodel_reset(vg_pixmodel *m);
 

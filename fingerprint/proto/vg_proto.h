@@ -56,7 +56,7 @@ enum {
  * capacity and zstd window; the other bits are 0 (a server refuses them). */
 #define VG_VHELLO_EPHEMERAL 0x01 /* the cache identity lives for this connection only */
 #define VG_VHELLO_LEAN 0x02      /* the viewer keeps no pixel model (its tables take
-				  * about 14 MB): literal pixels by the literal
+				  * about 8 MB): literal pixels by the literal
 				  * methods only */
 #define VG_VHELLO_EXACT 0x04     /* exact pixels only: never an APPROX */
 #define VG_VHELLO_FLAGS (VG_VHELLO_EPHEMERAL | VG_VHELLO_LEAN | VG_VHELLO_EXACT)

@@ -34,7 +34,7 @@ typedef struct {
 	/* Exact pixels only: the server sends no approximations of missed
 	 * regions (fingerprint/codec/vg_approx.h). Default false. */
 	bool exact;
-	/* Keep no pixel model (its tables take about 14 MB): the server
+	/* Keep no pixel model (its tables take about 8 MB): the server
 	 * codes literal pixels by the literal methods only. Default false. */
 	bool lean;
 } vg_receiver_config;
@@ -52,7 +52,7 @@ void vg_receiver_free(vg_receiver *r);
  * new connection: the cache is closed as vg_receiver_free closes it (a
  * persistent one keeps its segments and history on disk for the next
  * HELLO), and every state of the last connection is forgotten, while
- * buffers, the zstd streams and the pixel model's 14 MB of tables are
+ * buffers, the zstd streams and the pixel model's 8 MB of tables are
  * kept (the streams started again at the next HELLO, the model reset, so
  * a reset costs what the last connection touched). VG_EZLIB if zstd
  * cannot reset a stream; r must then be freed. */

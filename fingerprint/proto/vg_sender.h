@@ -67,7 +67,7 @@ void vg_sender_free(vg_sender *s);
 /* Makes s as vg_sender_new(cfg) makes a sender, for the next viewer,
  * keeping the memory of its zstd streams (used again when the next
  * viewer's level and window are the same) and of its pixel model (about
- * 14 MB): a server's next client, or a fuzzer's next input, does not
+ * 8 MB): a server's next client, or a fuzzer's next input, does not
  * allocate and clear them again. Nothing of the last connection shows:
  * the same inputs give the same bytes as from a new sender. Errors as
  * vg_sender_new's; s is then unchanged. */

@@ -21,7 +21,7 @@
  * moves between them and rectangles that cross its edges.
  * One receiver serves every input, reset before each as for a new
  * connection (vg_receiver_reset), so that an input costs what it touches,
- * not a new receiver's and pixel model's 14 MB.
+ * not a new receiver's and pixel model's 8 MB.
  */
 #include <stdint.h>
 #include <stdlib.h>

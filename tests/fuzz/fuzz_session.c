@@ -196,7 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const int32_t sizes[4][2] = { { 16, 12 }, { 48, 40 }, { 96, 64 }, { 33, 130 } };
 	static vg_segdesc segs[MAX_SEGS];
 	/* One viewer of each kind serves every input, reset before each as
-	 * for a new connection: a new one's 14 MB would cost most of the time.
+	 * for a new connection: a new one's 8 MB would cost most of the time.
 	 * So does one sender of each zstd level and window (flags bits 4-5),
 	 * whose streams and pixel model its reset keeps. */
 	static vg_receiver *viewers[VIEWERS];

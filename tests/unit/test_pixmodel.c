@@ -308,6 +308,13 @@ static void test_reset(void)
 	g_rand_free(rng);
 }
 
+/* A model's memory stays within what doc/protocol.md promises a viewer
+ * that keeps one: 8 MB at each end. */
+static void test_memory(void)
+{
+	g_assert_cmpuint(vg_pixmodel_bytes(), <=, 8000000);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -316,5 +323,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/pixmodel/costs", test_costs);
 	g_test_add_func("/pixmodel/damage", test_damage);
 	g_test_add_func("/pixmodel/reset", test_reset);
+	g_test_add_func("/pixmodel/memory", test_memory);
 	return g_test_run();
 }
