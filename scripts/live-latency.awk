@@ -7,11 +7,15 @@
 # any later picture of it (a state the viewer skipped to). An action
 # after which the shared screen did not change is counted, not timed.
 # Variables: who (the system), app, profile, rep t0 t1 hz bytes sc vc exact load, and
-# lat, a file to which one line "FIRST_MS EXACT_MS" per timed action is
-# written (EXACT_MS -1 when never reached). Prints one line of KEY=VALUE.
+# lat, a file to which one line "FIRST_MS EXACT_MS KIND SETTLED_MS" per
+# timed action is written (EXACT_MS -1 when never reached; KIND the
+# script's command: key, wheel, click, drag; SETTLED_MS when the shared
+# screen last changed after the action: the application's own drawing,
+# which no system can be faster than). Prints one line of KEY=VALUE.
 # With -v pool=1 it pools instead: the KEY=VALUE lines of several runs,
 # then their lat files together; prints one line for all, the spread of
-# the runs' p90 and the mean bytes and CPU.
+# the runs' p90, the mean bytes and CPU, and p50/p90 of exact and of
+# settled by kind of action (exact_KIND=N/P50/P90, settled_KIND=...).
 function sort(a, n,    i, j, x) {
 	for (i = 2; i <= n; i++) {
 		x = a[i]
@@ -42,10 +46,16 @@ pool && file == 2 {
 	n++
 	if ($1 >= 0) { nf++; fa[nf] = $1 }
 	if ($2 >= 0) { ne++; ea[ne] = $2 }
+	if (NF >= 4) {
+		if (!($3 in nk)) kinds[++nkinds] = $3
+		nk[$3]++; nsk[$3]++
+		ka[$3, nk[$3]] = $2 >= 0 ? $2 : 1e9
+		sa[$3, nsk[$3]] = $4
+	}
 	next
 }
 pool { next }
-file == 1 && NF >= 3 && $1 ~ /^[0-9]+$/ { ni++; ti[ni] = $1 }
+file == 1 && NF >= 3 && $1 ~ /^[0-9]+$/ { ni++; ti[ni] = $1; tk[ni] = $3 }
 file == 2 && NF == 6 && $1 != "origin" { ns++; st[ns] = $1; sh[ns] = $2 }
 file == 3 && NF == 6 && $1 != "origin" { nv++; vt[nv] = $1; vh[nv] = $2 }
 END {
@@ -55,8 +65,17 @@ END {
 		printf " first_p50_ms=%s first_p90_ms=%s exact_p50_ms=%s exact_p90_ms=%s exact_p99_ms=%s p90_min_ms=%s p90_max_ms=%s",
 			pct(fa, nf, .5), pct(fa, nf, .9), pct(ea, ne, .5), pct(ea, ne, .9), pct(ea, ne, .99),
 			lo90 == "" ? "null" : lo90, hi90 == "" ? "null" : hi90
-		printf " bytes=%d server_cpu=%.3f viewer_cpu=%.3f exact_end=%s load=%s\n", runs ? sum_bytes / runs : 0,
+		printf " bytes=%d server_cpu=%.3f viewer_cpu=%.3f exact_end=%s load=%s", runs ? sum_bytes / runs : 0,
 			runs ? sum_sc / runs : 0, runs ? sum_vc / runs : 0, inexact ? "no" : "yes", loads
+		for (i = 1; i <= nkinds; i++) {
+			k = kinds[i]
+			delete x; delete y
+			for (j = 1; j <= nk[k]; j++) { x[j] = ka[k, j]; y[j] = sa[k, j] }
+			sort(x, nk[k]); sort(y, nk[k])
+			printf " exact_%s=%d/%s/%s settled_%s=%d/%s/%s", k, nk[k], pct(x, nk[k], .5), pct(x, nk[k], .9),
+				k, nk[k], pct(y, nk[k], .5), pct(y, nk[k], .9)
+		}
+		printf "\n"
 		exit
 	}
 	printf "" >lat
@@ -77,7 +96,7 @@ END {
 			if (first < 0) first = (vt[k] - lo) / 1e6
 			if (vh[k] in ok) { ex = (vt[k] - lo) / 1e6; break }
 		}
-		print first, ex >>lat
+		print first, ex, tk[i], (st[L] - lo) / 1e6 >>lat
 		if (first >= 0) { nf++; fa[nf] = first }
 		if (ex >= 0) { ne++; ea[ne] = ex } else missed++
 	}
