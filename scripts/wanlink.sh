@@ -31,12 +31,12 @@ new_netns() {
 link_join() {
 	# Packets in flight one way plus one bandwidth-delay product of queue,
 	# at least 16: near the BDP, not netem's default of 1,000 packets.
-	# And at least a millisecond at the link's rate, as a LAN switch
-	# holds (53 packets at a gigabit): with 16, a 25 kB update lost its
-	# last packets and waited 200 ms for TCP's retransmission timeout.
+	# On a LAN (a round trip under a millisecond) at least 64 (96 kB), as
+	# a switch port buffers: with 16, a 25 kB update lost its last
+	# packets and waited 200 ms for TCP's retransmission timeout.
 	limit=$(( ($4 * $5 * 3 / 2 / 1000000 + 1499) / 1500 ))
-	[ "$limit" -ge $(($4 / 1000 / 1500)) ] || limit=$(($4 / 1000 / 1500))
 	[ "$limit" -ge 16 ] || limit=16
+	[ "$5" -ge 1000 ] || [ "$limit" -ge 64 ] || limit=64
 	if [ "$link" = netem ]; then
 		ip link add "$3" netns "$1" type veth peer name "$3" netns "$2"
 	else
