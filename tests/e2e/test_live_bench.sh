@@ -9,7 +9,7 @@
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 bench=$S/scripts/live-bench
-tap_plan 10
+tap_plan 11
 
 # Actions at 1000, 2000 and 3000 ms. The shared screen changes to b and c
 # after the first (settling on c), not at all after the second, to d and e
@@ -48,7 +48,12 @@ out=$(latency "$tmp/v.log" yes "$tmp/lat")
 echo "# $out"
 tap_check "latency: first change and exact picture per action, by hand" test "$out" = \
 	"system=x app=y profile=z rep=1 actions=3 events=2 noeffect=1 missed=0 first_p50_ms=30.0 first_p90_ms=80.0 exact_p50_ms=50.0 exact_p90_ms=80.0 exact_p99_ms=80.0 app_p50_ms=10.0 bytes=1000 duration_s=4.00 server_cpu=0.100 viewer_cpu=0.050 exact_end=yes server_changes=5 viewer_changes=4 load=1.0"
-tap_check "latency: one sample line per timed action" test "$(tr '\n' ' ' <"$tmp/lat")" = "30 50 80 80 "
+tap_check "latency: one sample line per timed action, its kind and when the screen settled" \
+	test "$(tr '\n' ' ' <"$tmp/lat")" = "30 50 key 20 80 80 key 40 "
+pooled=$(echo "$out" | awk -f "$S/scripts/live-latency.awk" -v pool=1 - "$tmp/lat")
+echo "# $pooled"
+tap_check "latency pooled: exact and settled by kind of action" \
+	sh -c "echo '$pooled' | grep -q ' exact_key=2/50.0/80.0 settled_key=2/20.0/40.0\$'"
 
 # The viewer never gets to e: the third action is missed.
 head -4 "$tmp/v.log" >"$tmp/v2.log"
