@@ -80,12 +80,14 @@ tap_check "damaged trace" fails_cleanly 1 "$vt" ratio "$tmp/flip.vtr"
 # tool's varg_rect_bytes), not the RFB headers around them.
 # live_vs_tool NAME TRACE TOOL-OPTION SERVER-OPTION: the tool's Varg bytes
 # and the live viewer's, the literal pixels by the literal methods and
-# zstd (as a viewer near the server gets them) or by the pixel model.
+# zstd or by the pixel model. zstd's level is the tool's default on both
+# sides: the server would pick 3 for a viewer on the same host (a LAN's
+# round trip).
 live_vs_tool() {
 	"$vt" ratio -q --no-variants --no-stock $3 --json "$tmp/$1-tool.json" "$2" >/dev/null \
 		2>"$tmp/$1-tool.err"
 	tool=$(json_num "$tmp/$1-tool.json" varg_rect_bytes)
-	if start_server "$1" --trace "$2" --speed 0 --wait-clients 1 --pace-timeout 5000 $4; then
+	if start_server "$1" --trace "$2" --speed 0 --wait-clients 1 --pace-timeout 5000 --zstd-level 9 $4; then
 		viewer "$1"
 		eval wait "\$pid_$1"
 		live=$(json_num "$work/$1.json" varg_bytes 2>/dev/null)
