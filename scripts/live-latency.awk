@@ -48,9 +48,9 @@ pool && file == 2 {
 	if ($2 >= 0) { ne++; ea[ne] = $2 }
 	if (NF >= 4) {
 		if (!($3 in nk)) kinds[++nkinds] = $3
-		nk[$3]++; nsk[$3]++
+		nk[$3]++
 		ka[$3, nk[$3]] = $2 >= 0 ? $2 : 1e9
-		sa[$3, nsk[$3]] = $4
+		sa[$3, nk[$3]] = $4
 	}
 	next
 }

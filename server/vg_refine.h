@@ -27,7 +27,8 @@ typedef struct {
 	uint64_t min_rtt_us;
 } vg_path_sample;
 
-/* Reads fd's TCP_INFO into *out. VG_EIO if fd is not a TCP socket. */
+/* Reads fd's TCP_INFO into *out. VG_EIO if fd is not a TCP socket; *out
+ * is then all zero. */
 int vg_refine_read_socket(int fd, vg_path_sample *out);
 
 typedef struct {

@@ -251,26 +251,27 @@ static uint64_t grab_spacing(const vg_xsource *x, uint64_t took)
 	return VG_MAX(interval, 2 * took);
 }
 
-/* Says, at most every 10 s, that grabs are spaced wider than a 60 Hz
- * screen's frames (or --fps's interval, if longer) because each costs so
- * much: the capture, not the link, then holds the picture back. */
-static void note_late(vg_xsource *x, uint64_t took, uint64_t now)
+/* Says, at most every 10 s, that grabs are spaced (by grab_spacing)
+ * wider than a 60 Hz screen's frames, or --fps's interval if longer,
+ * because each costs so much: the capture, not the link, then holds the
+ * picture back. */
+static void note_late(vg_xsource *x, uint64_t took, uint64_t spacing, uint64_t now)
 {
 	uint64_t frame = VG_MAX(1000000000u / (uint64_t)x->opt.fps, 1000000000u / 60);
 
 	/* The first grab reads the whole screen whatever it takes. */
-	if (x->grabs < 2 || 2 * took <= frame || now - x->late_logged_ns < 10000000000u)
+	if (x->grabs < 2 || spacing <= frame || now - x->late_logged_ns < 10000000000u)
 		return;
 	x->late_logged_ns = now;
 	vg_warn("screen capture cannot keep up: a grab took %.1f ms, so reads are %.1f ms apart, "
-		"fewer than %d a second", (double)took / 1e6, 2 * (double)took / 1e6,
+		"fewer than %d a second", (double)took / 1e6, (double)spacing / 1e6,
 		(int)(1e9 / (double)frame));
 }
 
 /* Reads the screen and hands what changed to the server. */
 static int grab(vg_xsource *x, vg_server *srv, uint64_t *next_grab)
 {
-	uint64_t start = vg_time_ns(), took;
+	uint64_t start = vg_time_ns(), took, spacing;
 	size_t n = 0;
 	int err;
 
@@ -278,8 +279,9 @@ static int grab(vg_xsource *x, vg_server *srv, uint64_t *next_grab)
 	took = vg_time_ns() - start;
 	x->grabs++;
 	x->grab_ns += took;
-	note_late(x, took, start + took);
-	*next_grab = start + grab_spacing(x, took);
+	spacing = grab_spacing(x, took);
+	note_late(x, took, spacing, start + took);
+	*next_grab = start + spacing;
 	if (err)
 		return err;
 	if (n == 0)
