@@ -76,6 +76,14 @@ enum { MODE_CONTEXT, MODE_PREDICT, MODES };
 #define BIT_ONE (1u << BIT_BITS)
 #define BIT_RATE 6
 #define RUN_MIN 8
+/* Rows that repeat the row above: a zoomed heat map's cells, a pile of
+ * reads, a tree's branches (30-44 % of the pixels the contexts coded on
+ * the heat map, TreeView and IGV sessions lay in such rows). A row is
+ * first a yes or no, by 8 bits (see repeat_context), where its
+ * probability of yes is REPEAT_ASK or more: on text, where rows seldom
+ * repeat, asking at every row cost more than the repeats saved. */
+#define REPEAT_CTX 256
+#define REPEAT_ASK (BIT_ONE / 4)
 /* A flat pixel's yes or no by 8 bits: see flat_context. */
 #define FLAT_CTX 256
 /* A stretch's yes or no by 10 bits: see run_context. */
@@ -113,6 +121,7 @@ typedef struct {
 	uint16_t o0_head[O0_BUCKETS];
 	uint16_t o0_next[O0_MAX];
 	uint16_t mode_count[MODES];
+	uint16_t repeat[REPEAT_CTX];
 	uint16_t flat[FLAT_CTX];
 	uint16_t run[RUN_CTX];
 	uint16_t len[LEN_CTX][LEN_STEPS];
@@ -182,6 +191,8 @@ static void learnt_init(learnt *l)
 	l->mode_count[0] = l->mode_count[1] = 1;
 	for (i = 0; i < FLAT_CTX; i++)
 		l->flat[i] = BIT_ONE - BIT_ONE / 64; /* screens are mostly flat */
+	for (i = 0; i < REPEAT_CTX; i++)
+		l->repeat[i] = BIT_ONE / 2;
 	for (i = 0; i < RUN_CTX; i++)
 		l->run[i] = BIT_ONE / 2;
 	for (j = 0; j < sizeof l->len / sizeof *len; j++)
@@ -787,6 +798,15 @@ static uint16_t *see_of(vg_pixmodel *m, unsigned o, const uint32_t *colour, cons
 	return m->l.see[o][b][n - 1][colour[top] == nb[0]];
 }
 
+/* Moves the probability *p / BIT_ONE of a yes towards the answer. */
+static inline void learn_bit(uint16_t *p, bool yes)
+{
+	if (yes)
+		*p = (uint16_t)(*p + ((BIT_ONE - *p) >> BIT_RATE));
+	else
+		*p = (uint16_t)(*p - (*p >> BIT_RATE));
+}
+
 /* Codes *yes (decodes into it), of probability *p / BIT_ONE, and moves *p
  * towards the answer. */
 static void code_bit(vg_pixmodel *m, uint16_t *p, bool *yes)
@@ -803,10 +823,41 @@ static void code_bit(vg_pixmodel *m, uint16_t *p, bool *yes)
 		vg_rc_decode(&m->dec, cum, freq);
 	else
 		put(m, cum, freq, BIT_ONE);
-	if (*yes)
-		*p = (uint16_t)(*p + ((BIT_ONE - *p) >> BIT_RATE));
-	else
-		*p = (uint16_t)(*p - (*p >> BIT_RATE));
+	learn_bit(p, *yes);
+}
+
+/* What a row said of repeating its row above: nothing (its row above
+ * was not whole), nothing but the row above repeated the one above it,
+ * yes, no (asked, or learnt once the row was coded). */
+enum { REPEAT_UNASKED, REPEAT_UNASKED_SAME, REPEAT_YES, REPEAT_NO };
+
+/* Whether the w pixels of a row are all known to both ends (the row
+ * above a block's first is its border: what the chunk coded before). */
+static inline bool whole(const uint32_t *row, int32_t w)
+{
+	int32_t x;
+
+	for (x = 0; x < w; x++)
+		if (row[x] == NONE)
+			return false;
+	return true;
+}
+
+/* Which probability a row's repeat takes: what the two rows before
+ * said (before: the nearer in its low two bits), how often the row above
+ * changes colour (0, 1, 2, 3 or more), and whether the block on the left
+ * repeated its row there (absent, yes, no). */
+static inline unsigned repeat_context(const uint32_t *row, const uint32_t *up, const uint32_t *up2, int32_t w,
+				      unsigned before)
+{
+	unsigned left = row[-1] == NONE ? 0 : row[-1] == up[-1] && row[-2] == up[-2] ? 1 : 2, changes = 0;
+	int32_t x;
+
+	for (x = 1; x < w && changes < 3; x++)
+		changes += up[x] != up[x - 1];
+	if ((before & 3) == REPEAT_UNASKED && memcmp(up, up2, (size_t)w * sizeof *up) == 0)
+		before |= REPEAT_UNASKED_SAME;
+	return before | changes << 4 | left << 6;
 }
 
 /* Which probability a flat pixel's yes or no takes. */
@@ -972,17 +1023,38 @@ static inline bool hash_slots(vg_pixmodel *m, uint64_t hash[ORDERS], uint8_t *at
 	return true;
 }
 
-/* Codes (or decodes) every pixel of a w x h block in px: runs and flat
- * pixels first, then each other pixel's contexts. Rows are w + 3 apart;
- * a pixel's neighbours reach two columns left, one right and two rows
- * up, into block_for's border. */
+/* Codes (or decodes) every pixel of a w x h block in px: rows that
+ * repeat the row above, runs and flat pixels first, then each other
+ * pixel's contexts. Rows are w + 3 apart; a pixel's neighbours reach two
+ * columns left, one right and two rows up, into block_for's border. */
 static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 {
 	int32_t x, y, st = w + BORDER_L + BORDER_R;
+	unsigned before = REPEAT_UNASKED;
+	uint16_t *repeat;
 
 	for (y = 0; y < h && !halted(m); y++) {
 		uint32_t *row = px + (ptrdiff_t)y * st;
 		const uint32_t *up = row - st, *up2 = up - st;
+
+		/* One yes or no for a row as its row above, where a row
+		 * would otherwise cost a context's probe at each edge; asked
+		 * only where repeats are likely enough to pay for it (text
+		 * rarely repeats a row), learnt from every row. */
+		repeat = y > 0 || whole(up, w) ? &m->l.repeat[repeat_context(row, up, up2, w, before)] : NULL;
+		if (repeat && *repeat >= REPEAT_ASK) {
+			bool same = !m->decoding && memcmp(row, up, (size_t)w * sizeof *row) == 0;
+
+			code_bit(m, repeat, &same);
+			before = (before & 3) << 2 | (same ? REPEAT_YES : REPEAT_NO);
+			if (same) {
+				if (m->decoding)
+					memcpy(row, up, (size_t)w * sizeof *row);
+				continue;
+			}
+			repeat = NULL;
+		} else if (!repeat)
+			before = (before & 3) << 2 | REPEAT_UNASKED;
 		/* The ten neighbours move along the row with the pixel: three
 		 * loads a pixel, not ten (each load is checked under the
 		 * sanitizers and its checks traced by the fuzzer, which made
@@ -1086,6 +1158,12 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			for (o = 0; o < ORDERS; o++)
 				learn_slot(m, o, at_order[o], (uint16_t)(hash[o] >> 48), c);
 			learn_o0(m, c);
+		}
+		if (repeat) {
+			bool same = memcmp(row, up, (size_t)w * sizeof *row) == 0;
+
+			learn_bit(repeat, same);
+			before = (before & 3) << 2 | (same ? REPEAT_YES : REPEAT_NO);
 		}
 	}
 }
