@@ -1134,6 +1134,17 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			 * ends saved no time). */
 			for (o = 0; o < ORDERS; o++)
 				__builtin_prefetch(at_order[o]);
+			/* The encoder knows the next pixel's neighbours: start
+			 * its slots' loads while this pixel is coded. */
+			if (!m->decoding && x + 1 < w) {
+				uint64_t next[ORDERS];
+				uint8_t *at_next[ORDERS];
+
+				hash_slots(m, next, at_next, row[x], W, NW, N, NE, up[x + 2], NNW, NN, NNE,
+					   up2[x + 2]);
+				for (o = 0; o < ORDERS; o++)
+					__builtin_prefetch(at_next[o]);
+			}
 			c = m->decoding ? 0 : row[x];
 			nb[0] = (uint32_t)W, nb[1] = (uint32_t)N, nb[2] = (uint32_t)NE;
 			nb[3] = (uint32_t)NW, nb[4] = (uint32_t)WW, nb[5] = (uint32_t)NN;
