@@ -809,20 +809,19 @@ static inline void learn_bit(uint16_t *p, bool yes)
 
 /* Codes *yes (decodes into it), of probability *p / BIT_ONE, and moves *p
  * towards the answer. */
-static void code_bit(vg_pixmodel *m, uint16_t *p, bool *yes)
+static inline void code_bit(vg_pixmodel *m, uint16_t *p, bool *yes)
 {
-	uint32_t cum, freq;
+	/* code_among() of two symbols, without its walk or a division:
+	 * most runs and their lengths are a few of these. */
+	if (m->decoding) {
+		int bit = vg_rc_decode_bit(&m->dec, *p, BIT_BITS);
 
-	/* code_among() of two symbols, without its walk: most runs and
-	 * their lengths are a few of these. */
-	if (m->decoding)
-		*yes = peek(m, BIT_ONE) < *p;
-	cum = *yes ? 0 : *p;
-	freq = *yes ? *p : BIT_ONE - *p;
-	if (m->decoding)
-		vg_rc_decode(&m->dec, cum, freq);
-	else
-		put(m, cum, freq, BIT_ONE);
+		if (bit < 0)
+			m->corrupt = true;
+		*yes = bit > 0;
+	} else {
+		vg_rc_encode_bit(&m->enc, *p, BIT_BITS, *yes);
+	}
 	learn_bit(p, *yes);
 }
 
@@ -1023,6 +1022,20 @@ static inline bool hash_slots(vg_pixmodel *m, uint64_t hash[ORDERS], uint8_t *at
 	return true;
 }
 
+/* Starts the loads of the four slots of the pixel whose neighbours are
+ * these. */
+static inline void prefetch_next(vg_pixmodel *m, uint64_t W, uint64_t WW, uint64_t NWW, uint64_t NW, uint64_t N,
+				 uint64_t NE, uint64_t NNWW, uint64_t NNW, uint64_t NN, uint64_t NNE)
+{
+	uint64_t hash[ORDERS];
+	uint8_t *at_order[ORDERS];
+	unsigned o;
+
+	hash_slots(m, hash, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW, NN, NNE);
+	for (o = 0; o < ORDERS; o++)
+		__builtin_prefetch(at_order[o]);
+}
+
 /* Codes (or decodes) every pixel of a w x h block in px: rows that
  * repeat the row above, runs and flat pixels first, then each other
  * pixel's contexts. Rows are w + 3 apart; a pixel's neighbours reach two
@@ -1136,15 +1149,8 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				__builtin_prefetch(at_order[o]);
 			/* The encoder knows the next pixel's neighbours: start
 			 * its slots' loads while this pixel is coded. */
-			if (!m->decoding && x + 1 < w) {
-				uint64_t next[ORDERS];
-				uint8_t *at_next[ORDERS];
-
-				hash_slots(m, next, at_next, row[x], W, NW, N, NE, up[x + 2], NNW, NN, NNE,
-					   up2[x + 2]);
-				for (o = 0; o < ORDERS; o++)
-					__builtin_prefetch(at_next[o]);
-			}
+			if (!m->decoding && x + 1 < w)
+				prefetch_next(m, row[x], W, NW, N, NE, up[x + 2], NNW, NN, NNE, up2[x + 2]);
 			c = m->decoding ? 0 : row[x];
 			nb[0] = (uint32_t)W, nb[1] = (uint32_t)N, nb[2] = (uint32_t)NE;
 			nb[3] = (uint32_t)NW, nb[4] = (uint32_t)WW, nb[5] = (uint32_t)NN;
