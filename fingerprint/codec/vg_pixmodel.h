@@ -1,9 +1,11 @@
 /* The pixel model: literal segments coded pixel by pixel, each colour
  * predicted from the colours around it and range-coded (vg_rangecoder.h).
  * Screens repeat small patterns everywhere: glyph strokes, cell borders,
- * anti-aliasing ramps. Inside a flat area one yes or no says whether the
- * colour goes on, and below a long stretch of one colour (a heat map's
- * cells) a few say how far the left colour runs; elsewhere, under the contexts of the ten neighbours
+ * anti-aliasing ramps. A row may first be one yes or no, that it repeats
+ * the row above (a zoomed heat map's cells, a pile of reads). Inside a
+ * flat area one yes or no says whether the colour goes on, and below a
+ * long stretch of one colour (a heat map's cells) a few say how far the
+ * left colour runs; elsewhere, under the contexts of the ten neighbours
  * already coded (then six, four, two, then none), the next colour is nearly
  * certain, which a coder that finds repeated strings (zstd over the
  * literal methods of vg_literal.h) sees only where whole rows repeat.
