@@ -32,10 +32,15 @@ static const unsigned slot_k[ORDERS] = { 6, 5, 5, 8 };
  * touches a few thousand of the 2^18 + 2^16 + 2^12 slots). */
 #define TOUCHED_MAX 16384
 #define COUNT_MAX 255
-/* Colours the context-free list keeps, and its count limit. */
-#define O0_MAX 256
+/* Colours the context-free list keeps (a heat map's scale has hundreds:
+ * at 256, a tenth of a TreeView session's new colours had been pushed
+ * out), and its count limit; its counts summed by groups, so that a
+ * cumulative count takes a few dozen additions, not a thousand. */
+#define O0_MAX 1024
 #define O0_TOTAL_MAX 30000
-#define O0_BUCKETS 1024
+#define O0_GROUP 32
+#define O0_GROUPS (O0_MAX / O0_GROUP)
+#define O0_BUCKETS 2048
 /* A neighbour outside what both ends know: no 24-bit colour. */
 #define NONE 0x1000000u
 /* The border around a block that its contexts reach into. */
@@ -109,8 +114,8 @@ typedef struct {
 	uint32_t total;
 } residuals;
 
-/* What the model learns besides the colour contexts: some 29 KB, set
- * back to where a new model starts by one copy (see vg_pixmodel_reset). */
+/* What the model learns besides the colour contexts: some 38 KB, set
+ * back to where a new model starts when coding starts (see freshen). */
 typedef struct {
 	uint32_t o0_colour[O0_MAX];
 	uint16_t o0_count[O0_MAX];
@@ -120,6 +125,7 @@ typedef struct {
 	 * a bucket (0: none), 1 + the next one's in o0_next. */
 	uint16_t o0_head[O0_BUCKETS];
 	uint16_t o0_next[O0_MAX];
+	uint16_t o0_group[O0_GROUPS]; /* each group's counts, summed */
 	uint16_t mode_count[MODES];
 	uint16_t repeat[REPEAT_CTX];
 	uint16_t flat[FLAT_CTX];
@@ -146,7 +152,6 @@ struct vg_pixmodel {
 	uint8_t *tables;      /* the four tables, one after the other */
 	uint8_t *ctx[ORDERS]; /* each order's table in tables */
 	learnt l;
-	learnt *initial;      /* l as a new model starts */
 	vg_rc_encoder enc;
 	vg_rc_decoder dec;
 	bool decoding;
@@ -295,7 +300,7 @@ static void start(vg_pixmodel *m)
 static void freshen(vg_pixmodel *m)
 {
 	if (m->stale)
-		m->l = *m->initial;
+		learnt_init(&m->l);
 	m->stale = false;
 }
 
@@ -323,8 +328,6 @@ int vg_pixmodel_new(vg_pixmodel **out)
 	}
 	m->done = vg_array_new(sizeof(vg_rect));
 	m->touched = VG_NEW(uint32_t, TOUCHED_MAX);
-	m->initial = VG_NEW(learnt, 1);
-	learnt_init(m->initial);
 	start(m);
 	*out = m;
 	return VG_OK;
@@ -332,8 +335,8 @@ int vg_pixmodel_new(vg_pixmodel **out)
 
 size_t vg_pixmodel_bytes(void)
 {
-	/* The model (l included), its initial learning, the touched list. */
-	return sizeof(vg_pixmodel) + sizeof(learnt) + TOUCHED_MAX * sizeof(uint32_t) + tables_bytes();
+	/* The model (l included) and the touched list. */
+	return sizeof(vg_pixmodel) + TOUCHED_MAX * sizeof(uint32_t) + tables_bytes();
 }
 
 void vg_pixmodel_reset(vg_pixmodel *m)
@@ -360,7 +363,6 @@ void vg_pixmodel_free(vg_pixmodel *m)
 	free(m->cover);
 	vg_array_free(m->done);
 	free(m->touched);
-	free(m->initial);
 	free(m);
 }
 
@@ -630,7 +632,7 @@ static inline unsigned o0_bucket(uint32_t c)
 /* Where colour c sits in the context-free list, or o0_n: its bucket's
  * chain, a quarter of a colour long on average, so that a colour not
  * in the list (every new one, most exclusions) is not looked for
- * among all 256. */
+ * among all of them. */
 static unsigned o0_find(vg_pixmodel *m, uint32_t c)
 {
 	unsigned i;
@@ -642,32 +644,56 @@ static unsigned o0_find(vg_pixmodel *m, uint32_t c)
 }
 
 /* Codes *c among the context-free list's colours not excluded, or
- * escapes (its frequency: how many there are). Its 256 colours are too
- * many to check each against the exclusions: the excluded ones are
- * looked up instead. */
+ * escapes (its frequency: how many there are). Its colours are too many
+ * to check each against the exclusions: the excluded ones are looked up
+ * instead, and taken off their group's sum. */
 static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint32_t *c)
 {
 	uint64_t skip[O0_MAX / 64] = { 0 };
-	uint32_t total = m->l.o0_total, esc = m->l.o0_n;
-	unsigned i, k;
+	uint32_t left[O0_GROUPS], total = m->l.o0_total, esc = m->l.o0_n, cum = 0, f;
+	unsigned i, k, g, n = m->l.o0_n;
 
+	for (g = 0; g < O0_GROUPS; g++)
+		left[g] = m->l.o0_group[g];
 	for (k = 0; k < n_excl; k++) {
 		i = o0_find(m, excl[k]);
-		if (i < m->l.o0_n && !skipped(skip, i)) {
+		if (i < n && !skipped(skip, i)) {
 			skip[i / 64] |= UINT64_C(1) << (i % 64);
 			total -= m->l.o0_count[i];
+			left[i / O0_GROUP] -= m->l.o0_count[i];
 			esc--;
 		}
 	}
 	if (esc == 0)
 		return false;
 	total += esc;
-	i = m->decoding ? 0 : o0_find(m, *c);
-	if (i < m->l.o0_n && skipped(skip, i))
-		i = m->l.o0_n;
-	if (!code_among(m, m->l.o0_count, m->l.o0_n, skip, total, esc, &i))
+	if (!m->decoding) {
+		i = o0_find(m, *c);
+		if (i == n || skipped(skip, i)) {
+			put(m, total - esc, esc, total);
+			return false;
+		}
+		for (g = 0; g < i / O0_GROUP; g++)
+			cum += left[g];
+		for (k = g * O0_GROUP; k < i; k++)
+			if (!skipped(skip, k))
+				cum += m->l.o0_count[k];
+		put(m, cum, m->l.o0_count[i], total);
+		return true;
+	}
+	f = peek(m, total);
+	if (f >= total - esc) {
+		vg_rc_decode(&m->dec, total - esc, esc);
 		return false;
-	*c = m->l.o0_colour[i];
+	}
+	/* f lies below the sum of every group's count left. */
+	for (g = 0; f >= cum + left[g]; g++)
+		cum += left[g];
+	for (k = g * O0_GROUP; skipped(skip, k) || f >= cum + m->l.o0_count[k]; k++)
+		if (!skipped(skip, k))
+			cum += m->l.o0_count[k];
+	vg_rc_decode(&m->dec, cum, m->l.o0_count[k]);
+	*c = m->l.o0_colour[k];
 	return true;
 }
 
@@ -685,6 +711,7 @@ static void learn_o0(vg_pixmodel *m, uint32_t c)
 					low = i;
 			i = low;
 			m->l.o0_total -= m->l.o0_count[i];
+			m->l.o0_group[i / O0_GROUP] = (uint16_t)(m->l.o0_group[i / O0_GROUP] - m->l.o0_count[i]);
 			/* Out of its bucket's chain. */
 			for (p = &m->l.o0_head[o0_bucket(m->l.o0_colour[i])]; *p != i + 1;
 			     p = &m->l.o0_next[*p - 1])
@@ -698,10 +725,13 @@ static void learn_o0(vg_pixmodel *m, uint32_t c)
 		*p = (uint16_t)(i + 1);
 	}
 	m->l.o0_count[i]++;
+	m->l.o0_group[i / O0_GROUP]++;
 	if (++m->l.o0_total > O0_TOTAL_MAX) {
 		m->l.o0_total = 0;
+		memset(m->l.o0_group, 0, sizeof m->l.o0_group);
 		for (i = 0; i < m->l.o0_n; i++) {
 			m->l.o0_count[i] = (uint16_t)((m->l.o0_count[i] + 1) / 2);
+			m->l.o0_group[i / O0_GROUP] = (uint16_t)(m->l.o0_group[i / O0_GROUP] + m->l.o0_count[i]);
 			m->l.o0_total += m->l.o0_count[i];
 		}
 	}

@@ -195,6 +195,52 @@ static void test_costs(void)
 	g_rand_free(rng);
 }
 
+/* A heat map's scale: cells of 13 x 5 whose colours are 600 of a
+ * scale, drawn by a hash of the cell and shift. */
+static void paint_scale(vg_pixbuf *fb, vg_rect r, unsigned shift)
+{
+	int32_t x, y;
+
+	for (y = r.y; y < r.y + r.h; y++)
+		for (x = r.x; x < r.x + r.w; x++) {
+			uint32_t h = ((uint32_t)(x / 13) * 0x9e3779b1u ^ (uint32_t)(y / 5) * 0x85ebca6bu) + shift;
+			unsigned i;
+
+			h ^= h >> 15;
+			h *= 0x2c1b3c6du;
+			h ^= h >> 12;
+			i = h % 600;
+
+			vg_pixbuf_row(fb, y)[x] = (uint32_t)VG_RGB(i & 0xff, i >> 8 & 0xff, i * 3 & 0xff);
+		}
+}
+
+/* The colours of a scale seen once are remembered, hundreds of them:
+ * the same cells in another order cost under three quarters of the first
+ * time. */
+static void test_scale(void)
+{
+	vg_pixbuf *fb = vg_pixbuf_new(320, 300);
+	vg_rect page = vg_rect_make(0, 0, 320, 300);
+	vg_pixmodel *m;
+	vg_writer out;
+	size_t first;
+
+	g_assert_cmpint(vg_pixmodel_new(&m), ==, 0);
+	vg_writer_init(&out);
+	paint_scale(fb, page, 0);
+	g_assert_cmpint(vg_pixmodel_encode(m, fb, &page, 1, &out), ==, 0);
+	first = out.len;
+	paint_scale(fb, page, 257);
+	vg_writer_reset(&out);
+	g_assert_cmpint(vg_pixmodel_encode(m, fb, &page, 1, &out), ==, 0);
+	g_test_message("scale of 600 colours: %zu bytes, then %zu", first, out.len);
+	g_assert_cmpuint(out.len * 4, <, first * 3);
+	vg_writer_clear(&out);
+	vg_pixmodel_free(m);
+	vg_pixbuf_free(fb);
+}
+
 /* Damaged chunks end in an error or in wrong pixels, never in a crash
  * or a read past the input (the suite runs under AddressSanitizer);
  * a truncated chunk is an error; rectangles outside the picture are
@@ -322,6 +368,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/rangecoder/round-trip", test_rangecoder_round_trip);
 	g_test_add_func("/pixmodel/round-trip", test_round_trip);
 	g_test_add_func("/pixmodel/costs", test_costs);
+	g_test_add_func("/pixmodel/scale", test_scale);
 	g_test_add_func("/pixmodel/damage", test_damage);
 	g_test_add_func("/pixmodel/reset", test_reset);
 	g_test_add_func("/pixmodel/memory", test_memory);
