@@ -84,10 +84,10 @@ enum { MODE_CONTEXT, MODE_PREDICT, MODES };
 /* Rows that repeat the row above: a zoomed heat map's cells, a pile of
  * reads, a tree's branches (30-44 % of the pixels the contexts coded on
  * the heat map, TreeView and IGV sessions lay in such rows). A row is
- * first a yes or no, by 8 bits (see repeat_context), where its
+ * first a yes or no, by 9 bits (see repeat_context), where its
  * probability of yes is REPEAT_ASK or more: on text, where rows seldom
  * repeat, asking at every row cost more than the repeats saved. */
-#define REPEAT_CTX 256
+#define REPEAT_CTX 512
 #define REPEAT_ASK (BIT_ONE / 4)
 /* A flat pixel's yes or no by 8 bits: see flat_context. */
 #define FLAT_CTX 256
@@ -872,10 +872,20 @@ static inline bool whole(const uint32_t *row, int32_t w)
 	return true;
 }
 
-/* Which probability a row's repeat takes: what the two rows before
- * said (before: the nearer in its low two bits), how often the row above
- * changes colour (0, 1, 2, 3 or more), and whether the block on the left
- * repeated its row there (absent, yes, no). */
+/* What the rows before said, after one more said now: now in the low
+ * two bits, then how many rows just before it said the same (up to 7: a
+ * heat map's cells are as many rows high). */
+static inline unsigned said(unsigned before, unsigned now)
+{
+	unsigned streak = (before & 3) == now ? VG_MIN((before >> 2 & 7) + 1, 7u) : 0;
+
+	return now | streak << 2;
+}
+
+/* Which probability a row's repeat takes: what the rows before said
+ * (before, see said), how often the row above changes colour (0, 1, 2,
+ * 3 or more), and whether the block on the left repeated its row there
+ * (absent, yes, no). */
 static inline unsigned repeat_context(const uint32_t *row, const uint32_t *up, const uint32_t *up2, int32_t w,
 				      unsigned before)
 {
@@ -886,7 +896,7 @@ static inline unsigned repeat_context(const uint32_t *row, const uint32_t *up, c
 		changes += up[x] != up[x - 1];
 	if ((before & 3) == REPEAT_UNASKED && memcmp(up, up2, (size_t)w * sizeof *up) == 0)
 		before |= REPEAT_UNASKED_SAME;
-	return before | changes << 4 | left << 6;
+	return before | changes << 5 | left << 7;
 }
 
 /* Which probability a flat pixel's yes or no takes. */
@@ -1089,7 +1099,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			bool same = !m->decoding && memcmp(row, up, (size_t)w * sizeof *row) == 0;
 
 			code_bit(m, repeat, &same);
-			before = (before & 3) << 2 | (same ? REPEAT_YES : REPEAT_NO);
+			before = said(before, same ? REPEAT_YES : REPEAT_NO);
 			if (same) {
 				if (m->decoding)
 					memcpy(row, up, (size_t)w * sizeof *row);
@@ -1097,7 +1107,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			}
 			repeat = NULL;
 		} else if (!repeat)
-			before = (before & 3) << 2 | REPEAT_UNASKED;
+			before = said(before, REPEAT_UNASKED);
 		/* The ten neighbours move along the row with the pixel: three
 		 * loads a pixel, not ten (each load is checked under the
 		 * sanitizers and its checks traced by the fuzzer, which made
@@ -1210,7 +1220,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			bool same = memcmp(row, up, (size_t)w * sizeof *row) == 0;
 
 			learn_bit(repeat, same);
-			before = (before & 3) << 2 | (same ? REPEAT_YES : REPEAT_NO);
+			before = said(before, same ? REPEAT_YES : REPEAT_NO);
 		}
 	}
 }
