@@ -73,19 +73,24 @@ static inline void vg_rc_encode(vg_rc_encoder *e, uint32_t cum, uint32_t freq, u
 	vg_rc_encoder_shift(e);
 }
 
+/* Narrows low and range to a yes ([0, p) of 2^bits, r the range a unit)
+ * or a no ([p, 2^bits)), at both ends alike. */
+static inline void vg_rc_split(uint32_t *low, uint32_t *range, uint32_t r, uint32_t p, unsigned bits, bool yes)
+{
+	if (yes) {
+		*range = r * p;
+	} else {
+		*low += r * p;
+		*range = r * ((1u << bits) - p);
+	}
+}
+
 /* Codes a yes or no, yes of probability p / 2^bits (0 < p < 2^bits,
  * bits <= 16): the very bytes of vg_rc_encode with [0, p) for yes and
  * [p, 2^bits) for no, without its division. */
 static inline void vg_rc_encode_bit(vg_rc_encoder *e, uint32_t p, unsigned bits, bool yes)
 {
-	uint32_t r = e->range >> bits;
-
-	if (yes) {
-		e->range = r * p;
-	} else {
-		e->low += r * p;
-		e->range = r * ((1u << bits) - p);
-	}
+	vg_rc_split(&e->low, &e->range, e->range >> bits, p, bits, yes);
 	vg_rc_encoder_shift(e);
 }
 
@@ -131,12 +136,7 @@ static inline int vg_rc_decode_bit(vg_rc_decoder *d, uint32_t p, unsigned bits)
 
 	if (v >= r << bits)
 		return -1;
-	if (yes) {
-		d->range = r * p;
-	} else {
-		d->low += r * p;
-		d->range = r * ((1u << bits) - p);
-	}
+	vg_rc_split(&d->low, &d->range, r, p, bits, yes);
 	vg_rc_decoder_shift(d);
 	return yes;
 }
