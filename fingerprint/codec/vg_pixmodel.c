@@ -33,8 +33,8 @@ static const unsigned slot_k[ORDERS] = { 6, 5, 5, 8 };
 #define TOUCHED_MAX 16384
 #define COUNT_MAX 255
 /* Colours the context-free list keeps (a heat map's scale has hundreds:
- * at 256, a tenth of a TreeView session's new colours had been pushed
- * out), and its count limit; its counts summed by groups, so that a
+ * at 256, a fifth of the colours a TreeView session looked for in it
+ * were not there), and its count limit; its counts summed by groups, so that a
  * cumulative count takes a few dozen additions, not a thousand. */
 #define O0_MAX 1024
 #define O0_TOTAL_MAX 30000
@@ -686,12 +686,17 @@ static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint3
 		vg_rc_decode(&m->dec, total - esc, esc);
 		return false;
 	}
-	/* f lies below the sum of every group's count left. */
-	for (g = 0; f >= cum + left[g]; g++)
+	/* f lies below the sum of every group's count left, which the
+	 * bounds only restate. */
+	for (g = 0; g < O0_GROUPS - 1 && f >= cum + left[g]; g++)
 		cum += left[g];
-	for (k = g * O0_GROUP; skipped(skip, k) || f >= cum + m->l.o0_count[k]; k++)
+	for (k = g * O0_GROUP; k < n && (skipped(skip, k) || f >= cum + m->l.o0_count[k]); k++)
 		if (!skipped(skip, k))
 			cum += m->l.o0_count[k];
+	if (k == n) {
+		m->corrupt = true;
+		return false;
+	}
 	vg_rc_decode(&m->dec, cum, m->l.o0_count[k]);
 	*c = m->l.o0_colour[k];
 	return true;
