@@ -126,6 +126,7 @@ typedef struct {
 	uint16_t o0_head[O0_BUCKETS];
 	uint16_t o0_next[O0_MAX];
 	uint16_t o0_group[O0_GROUPS]; /* each group's counts, summed */
+	uint16_t o0_group_least[O0_GROUPS]; /* and the least of them */
 	uint16_t mode_count[MODES];
 	uint16_t repeat[REPEAT_CTX];
 	uint16_t flat[FLAT_CTX];
@@ -702,19 +703,45 @@ static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint3
 	return true;
 }
 
+/* The least count among group g's places. */
+static uint16_t group_least(const learnt *l, unsigned g)
+{
+	const uint16_t *count = &l->o0_count[g * O0_GROUP];
+	uint16_t least = count[0];
+	unsigned i;
+
+	for (i = 1; i < O0_GROUP; i++)
+		least = VG_MIN(least, count[i]);
+	return least;
+}
+
+/* The place a new colour takes in a full list: the least counted, the
+ * last of equals, found by the groups' least counts (a walk of the whole
+ * list made every new colour of a full list cost a microsecond). */
+static unsigned o0_least(const learnt *l)
+{
+	uint16_t least = UINT16_MAX;
+	unsigned g, i;
+
+	for (g = 0; g < O0_GROUPS; g++)
+		least = VG_MIN(least, l->o0_group_least[g]);
+	for (g = O0_GROUPS - 1; l->o0_group_least[g] != least; g--)
+		;
+	for (i = g * O0_GROUP + O0_GROUP - 1; l->o0_count[i] != least; i--)
+		;
+	return i;
+}
+
 static void learn_o0(vg_pixmodel *m, uint32_t c)
 {
-	unsigned i = o0_find(m, c), low = 0;
+	unsigned i = o0_find(m, c);
 	uint16_t *p;
 
 	if (i == m->l.o0_n) {
 		if (m->l.o0_n < O0_MAX) {
 			m->l.o0_n++;
 		} else {
-			for (i = 1; i < O0_MAX; i++)
-				if (m->l.o0_count[i] <= m->l.o0_count[low])
-					low = i;
-			i = low;
+			i = o0_least(&m->l);
 			m->l.o0_total -= m->l.o0_count[i];
 			m->l.o0_group[i / O0_GROUP] = (uint16_t)(m->l.o0_group[i / O0_GROUP] - m->l.o0_count[i]);
 			/* Out of its bucket's chain. */
@@ -729,11 +756,17 @@ static void learn_o0(vg_pixmodel *m, uint32_t c)
 		m->l.o0_next[i] = *p;
 		*p = (uint16_t)(i + 1);
 	}
-	m->l.o0_count[i]++;
+	/* A place that held its group's least count (a new colour's held
+	 * 0) may raise it. */
+	if (m->l.o0_count[i]++ <= m->l.o0_group_least[i / O0_GROUP])
+		m->l.o0_group_least[i / O0_GROUP] = group_least(&m->l, i / O0_GROUP);
 	m->l.o0_group[i / O0_GROUP]++;
 	if (++m->l.o0_total > O0_TOTAL_MAX) {
 		m->l.o0_total = 0;
 		memset(m->l.o0_group, 0, sizeof m->l.o0_group);
+		/* Halving keeps the order of counts, so the least of each. */
+		for (i = 0; i < O0_GROUPS; i++)
+			m->l.o0_group_least[i] = (uint16_t)((m->l.o0_group_least[i] + 1) / 2);
 		for (i = 0; i < m->l.o0_n; i++) {
 			m->l.o0_count[i] = (uint16_t)((m->l.o0_count[i] + 1) / 2);
 			m->l.o0_group[i / O0_GROUP] = (uint16_t)(m->l.o0_group[i / O0_GROUP] + m->l.o0_count[i]);
