@@ -30,7 +30,9 @@ struct vg_xcapture {
 	int damage_event;
 	Damage damage_handle;
 	XserverRegion parts;    /* where damage was, taken at a grab (None: no XFixes) */
-	uint8_t *rows;          /* per row of tiles: damaged since the last grab */
+	/* Per row of tiles, the columns damaged since the last grab: [x0, x1),
+	 * x1 = 0 where none. */
+	int32_t *row_x0, *row_x1;
 	int32_t tile_rows;
 	bool dirty;
 	bool grabbed;           /* a first grab was made */
@@ -181,12 +183,13 @@ int vg_xcapture_open(const char *display, const vg_xcapture_options *o, vg_xcapt
 		c->fixes = true;
 		c->cursor_changed = true;
 	}
-	/* With the damage's rectangles a grab reads only the rows of tiles
-	 * they touch, straight into place in the shared image. */
+	/* With the damage's rectangles a grab reads only the tiles they
+	 * touch, through the shared image. */
 	if (c->damage && c->fixes && c->shm_attached) {
 		c->parts = XFixesCreateRegion(c->dpy, NULL, 0);
 		c->tile_rows = (c->height + o->tile - 1) / o->tile;
-		c->rows = g_new0(uint8_t, (size_t)c->tile_rows);
+		c->row_x0 = g_new0(int32_t, (size_t)c->tile_rows);
+		c->row_x1 = g_new0(int32_t, (size_t)c->tile_rows);
 	}
 	if (o->watch_input && (err = watch_input(c)))
 		goto out;
@@ -340,95 +343,122 @@ static XImage *read_screen(vg_xcapture *c)
 			 ZPixmap);
 }
 
-/* Takes the damage reported since the last grab and marks the rows of
- * tiles it touches. Returns how many rows of tiles are marked. Whatever
+/* The band of damaged rows of tiles that starts at row t: returns the
+ * row past its end, with the columns [*x0, *x1) that cover the damaged
+ * columns of all its rows (a row not damaged: t + 1, *x1 = 0). */
+static int32_t band_end(const vg_xcapture *c, int32_t t, int32_t *x0, int32_t *x1)
+{
+	int32_t end;
+
+	*x0 = c->row_x0[t];
+	*x1 = c->row_x1[t];
+	if (!*x1)
+		return t + 1;
+	for (end = t + 1; end < c->tile_rows && c->row_x1[end]; end++) {
+		*x0 = VG_MIN(*x0, c->row_x0[end]);
+		*x1 = VG_MAX(*x1, c->row_x1[end]);
+	}
+	return end;
+}
+
+/* Takes the damage reported since the last grab and marks, in each row
+ * of tiles it touches, the columns of tiles it touches there. Returns
+ * the pixels of the bands grab_bands will read (see band_end). Whatever
  * is drawn after the subtraction is damage again, so nothing is missed:
  * at worst a change is read twice. */
-static int32_t take_damage(vg_xcapture *c)
+static uint64_t take_damage(vg_xcapture *c)
 {
 	XRectangle *r;
 	int count = 0, i;
-	int32_t marked = 0, t, y0, y1;
+	int32_t t, end, y0, y1, x0, x1, tile = c->opt.tile;
+	uint64_t area = 0;
 
 	XDamageSubtract(c->dpy, c->damage_handle, None, c->parts);
 	r = XFixesFetchRegion(c->dpy, c->parts, &count);
-	memset(c->rows, 0, (size_t)c->tile_rows);
+	memset(c->row_x1, 0, (size_t)c->tile_rows * sizeof *c->row_x1);
 	for (i = 0; r && i < count; i++) {
 		y0 = VG_MAX(r[i].y, 0);
 		y1 = VG_MIN((int32_t)r[i].y + (int32_t)r[i].height, c->height);
-		if (r[i].width == 0 || y1 <= y0 || r[i].x >= c->width || r[i].x + r[i].width <= 0)
+		x0 = VG_MAX(r[i].x, 0);
+		x1 = VG_MIN((int32_t)r[i].x + (int32_t)r[i].width, c->width);
+		if (r[i].width == 0 || y1 <= y0 || x1 <= x0)
 			continue;
-		for (t = y0 / c->opt.tile; t <= (y1 - 1) / c->opt.tile; t++) {
-			marked += !c->rows[t];
-			c->rows[t] = 1;
+		/* Whole tiles, so that the compare's tiles are the screen's. */
+		x0 = x0 / tile * tile;
+		x1 = VG_MIN((x1 + tile - 1) / tile * tile, c->width);
+		for (t = y0 / tile; t <= (y1 - 1) / tile; t++) {
+			c->row_x0[t] = c->row_x1[t] ? VG_MIN(c->row_x0[t], x0) : x0;
+			c->row_x1[t] = VG_MAX(c->row_x1[t], x1);
 		}
 	}
 	if (r)
 		XFree(r);
-	return marked;
+	for (t = 0; t < c->tile_rows; t = end) {
+		end = band_end(c, t, &x0, &x1);
+		if (x1)
+			area += (uint64_t)(x1 - x0) * (uint64_t)(VG_MIN(end * tile, c->height) - t * tile);
+	}
+	return area;
 }
 
-/* Clears the padding byte of rows y..y+h of img. */
-static void mask_rows(vg_pixbuf *img, int32_t y, int32_t h)
+/* Copies rectangle r of the X server's image img into fb, the padding
+ * byte of each pixel cleared (Varg's pixels keep it zero; the server may
+ * fill it with anything). */
+static void copy_masked(vg_pixbuf *fb, const vg_pixbuf *img, vg_rect r)
 {
-	int32_t x, end = y + h;
+	int32_t x, y;
 
-	for (; y < end; y++) {
-		uint32_t *row = vg_pixbuf_row(img, y);
+	for (y = r.y; y < r.y + r.h; y++) {
+		uint32_t *to = vg_pixbuf_row(fb, y) + r.x;
+		const uint32_t *from = vg_pixbuf_row(img, y) + r.x;
 
-		for (x = 0; x < img->width; x++)
-			row[x] &= VG_PIXEL_MASK;
+		for (x = 0; x < r.w; x++)
+			to[x] = from[x] & VG_PIXEL_MASK;
 	}
 }
 
-/* Compares rows y..y+h of cur with fb, appending the changed tiles to
- * dst (y a multiple of the tile, so the tiles are the screen's). */
-static int diff_rows(vg_xcapture *c, const vg_pixbuf *fb, const vg_pixbuf *cur, int32_t y, int32_t h,
-		     vg_rect *dst, size_t dst_cap, size_t *n)
+/* Reads each band of damaged tiles with one request, packed w x h into
+ * the shared image where the band's rows lie (the server writes a
+ * rectangle's rows one after the other; nothing else reads those bytes
+ * before the next read), compares it with fb and copies the changed
+ * tiles into fb. */
+static int grab_bands(vg_xcapture *c, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap, size_t *n)
 {
-	vg_pixbuf was = vg_pixbuf_wrap((uint32_t *)vg_pixbuf_row(fb, y), fb->width, h, fb->stride);
-	vg_pixbuf now = vg_pixbuf_wrap((uint32_t *)vg_pixbuf_row(cur, y), cur->width, h, cur->stride);
-	size_t k, i;
-	int err;
-
-	if ((err = vg_tilediff(&was, &now, c->opt.tile, dst + *n, dst_cap - *n, &k)))
-		return err;
-	for (i = *n; i < *n + k; i++)
-		dst[i].y += y;
-	*n += k;
-	return VG_OK;
-}
-
-/* Reads the marked rows of tiles, each run of them with one request
- * into its place in the shared image, and compares them. */
-static int grab_rows(vg_xcapture *c, vg_pixbuf *fb, vg_pixbuf *cur, vg_rect *dst, size_t dst_cap,
-		     size_t *n)
-{
-	int32_t t = 0, end, y, h;
+	int32_t t = 0, end, x0, x1, y, h;
+	size_t first, i;
 	int err;
 
 	while (t < c->tile_rows) {
 		XImage band;
+		vg_pixbuf now, was;
 
-		if (!c->rows[t]) {
-			t++;
+		end = band_end(c, t, &x0, &x1);
+		if (!x1) {
+			t = end;
 			continue;
 		}
-		for (end = t; end < c->tile_rows && c->rows[end]; end++)
-			;
 		y = t * c->opt.tile;
 		h = VG_MIN(end * c->opt.tile, c->height) - y;
-		/* The image's own description, narrowed to the band: the
-		 * server writes it at the band's offset in the segment. */
 		band = *c->image;
+		band.width = x1 - x0;
 		band.height = h;
+		band.bytes_per_line = band.width * 4;
 		band.data = c->image->data + (size_t)y * (size_t)c->image->bytes_per_line;
-		if (!XShmGetImage(c->dpy, c->root, &band, 0, y, AllPlanes))
+		if (!XShmGetImage(c->dpy, c->root, &band, x0, y, AllPlanes))
 			return VG_EIO;
-		c->st.pixels_read += (uint64_t)c->width * (uint64_t)h;
-		mask_rows(cur, y, h);
-		if ((err = diff_rows(c, fb, cur, y, h, dst, dst_cap, n)))
+		c->st.pixels_read += (uint64_t)band.width * (uint64_t)h;
+		now = vg_pixbuf_wrap((uint32_t *)(void *)band.data, band.width, h, band.width);
+		was = vg_pixbuf_wrap(vg_pixbuf_row(fb, y) + x0, band.width, h, fb->stride);
+		first = *n;
+		if ((err = vg_tilediff_masked(&was, &now, VG_PIXEL_MASK, c->opt.tile, dst + first,
+					      dst_cap - first, n)))
 			return err;
+		*n += first;
+		for (i = first; i < *n; i++) {
+			copy_masked(&was, &now, dst[i]);
+			dst[i].x += x0;
+			dst[i].y += y;
+		}
 		t = end;
 	}
 	return VG_OK;
@@ -439,7 +469,7 @@ int vg_xcapture_grab(vg_xcapture *c, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap
 	XImage *img;
 	vg_pixbuf cur;
 	size_t i;
-	int32_t marked = -1;
+	uint64_t damaged = 0;
 	int err = VG_OK;
 
 	*n = 0;
@@ -450,26 +480,22 @@ int vg_xcapture_grab(vg_xcapture *c, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap
 	c->dirty = false;
 	c->st.grabs++;
 	if (c->parts && c->grabbed) {
-		marked = take_damage(c);
-		if (marked == 0)
+		damaged = take_damage(c);
+		if (damaged == 0)
 			return VG_OK;
 	} else if (c->damage) {
 		XDamageSubtract(c->dpy, c->damage_handle, None, None);
 	}
 	/* Past half the screen, one request for all of it costs less than
 	 * a request a band. */
-	if (marked > 0 && marked * 2 <= c->tile_rows) {
-		cur = vg_pixbuf_wrap((uint32_t *)(void *)c->image->data, c->width, c->height,
-				     c->image->bytes_per_line / 4);
+	if (damaged > 0 && damaged * 2 <= (uint64_t)c->width * (uint64_t)c->height) {
 		c->st.partial_grabs++;
-		if ((err = grab_rows(c, fb, &cur, dst, dst_cap, n))) {
+		if ((err = grab_bands(c, fb, dst, dst_cap, n))) {
 			/* The damage taken is lost with the read: the next
 			 * grab reads and reports the whole screen. */
 			c->grabbed = false;
 			*n = 0;
 		}
-		for (i = 0; i < *n; i++)
-			vg_pixbuf_copy_rect(fb, &cur, dst[i]);
 		return err;
 	}
 	img = read_screen(c);
@@ -481,18 +507,17 @@ int vg_xcapture_grab(vg_xcapture *c, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap
 	}
 	cur = vg_pixbuf_wrap((uint32_t *)(void *)img->data, c->width, c->height,
 			     img->bytes_per_line / 4);
-	/* The top byte of a depth-24 pixel is padding the server may fill
-	 * with anything; Varg's pixels keep it zero. */
-	mask_rows(&cur, 0, cur.height);
+	/* The top byte of a depth-24 pixel is padding: compared and copied
+	 * without it (see copy_masked). */
 	if (!c->grabbed) {
 		dst[0] = vg_pixbuf_rect(fb);
 		*n = 1;
 		c->grabbed = true;
-	} else if ((err = diff_rows(c, fb, &cur, 0, cur.height, dst, dst_cap, n))) {
+	} else if ((err = vg_tilediff_masked(fb, &cur, VG_PIXEL_MASK, c->opt.tile, dst, dst_cap, n))) {
 		goto out;
 	}
 	for (i = 0; i < *n; i++)
-		vg_pixbuf_copy_rect(fb, &cur, dst[i]);
+		copy_masked(fb, &cur, dst[i]);
 out:
 	if (img != c->image)
 		XDestroyImage(img);
@@ -570,6 +595,7 @@ void vg_xcapture_free(vg_xcapture *c)
 	if (c->inputs)
 		g_array_free(c->inputs, TRUE);
 	g_free(c->cursor_pixels);
-	g_free(c->rows);
+	g_free(c->row_x0);
+	g_free(c->row_x1);
 	g_free(c);
 }

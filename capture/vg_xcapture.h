@@ -3,7 +3,7 @@
  *
  * One capture holds one X connection. Changes are learned from XDamage
  * when the server has it (a grab is only due after damage was reported,
- * and reads only the rows of tiles the damage touched) and otherwise by
+ * and reads only the tiles the damage touched) and otherwise by
  * polling: every grab reads and compares the whole screen. A grab
  * reads the screen with MIT-SHM (XGetImage where shared memory is not
  * available, e.g. a remote display) and compares it with the previous
@@ -83,12 +83,13 @@ size_t vg_xcapture_max_rects(const vg_xcapture *c);
  * wrong size, VG_EIO when the screen cannot be read. */
 int vg_xcapture_grab(vg_xcapture *c, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap, size_t *n);
 
-/* What the grabs cost: a grab after damage reads only the rows of tiles
- * the damage touched (with XDamage, XFixes and MIT-SHM; else, or when
- * they are more than half the screen, the whole screen). */
+/* What the grabs cost: a grab after damage reads only the tiles the
+ * damage touched, each band of rows of them from its leftmost damaged
+ * column to its rightmost (with XDamage, XFixes and MIT-SHM; else, or
+ * when they are more than half the screen, the whole screen). */
 typedef struct {
 	uint64_t grabs;          /* calls of vg_xcapture_grab */
-	uint64_t partial_grabs;  /* those that read only damaged rows */
+	uint64_t partial_grabs;  /* those that read only damaged tiles */
 	uint64_t pixels_read;    /* pixels read from the X server */
 } vg_xcapture_stats;
 

@@ -25,4 +25,10 @@ size_t vg_tilediff_max_rects(int32_t width, int32_t height, int32_t tile);
 int vg_tilediff(const vg_pixbuf *prev, const vg_pixbuf *cur, int32_t tile, vg_rect *dst,
 		size_t dst_cap, size_t *n);
 
+/* vg_tilediff() of prev against cur's pixels & mask: a capture compares
+ * the X server's image, whose padding byte is the server's to fill, with
+ * its frame without a pass to clear that byte first. */
+int vg_tilediff_masked(const vg_pixbuf *prev, const vg_pixbuf *cur, uint32_t mask, int32_t tile,
+		       vg_rect *dst, size_t dst_cap, size_t *n);
+
 #endif

@@ -302,7 +302,7 @@ static void log_capture(const vg_xsource *x)
 	if (x->grabs == 0)
 		return;
 	vg_info("capture: %" PRIu64 " grabs, %.2f ms a grab; at this size %" PRIu64 " of %" PRIu64
-		" read only damaged rows, %.1f screens read", x->grabs,
+		" read only damaged tiles, %.1f screens read", x->grabs,
 		(double)x->grab_ns / 1e6 / (double)x->grabs, st.partial_grabs, st.grabs,
 		(double)st.pixels_read / ((double)x->width * (double)x->height));
 }

@@ -1,7 +1,9 @@
 /* Benchmarks for segment2d on 1280x1024 and 3328x1536 heat map screens:
  * differencing against memcmp of the same bytes, movement estimation,
  * segmentation throughput per method, and the per-frame cost of movement
- * estimation + Varg segmentation + content hashes. One core. Prints
+ * estimation + Varg segmentation + content hashes; the live capture's tile
+ * compare, with its pixels' padding byte masked in the compare against a
+ * pass that clears it first. One core. Prints
  * `bench <name> <value> <unit>` lines. */
 #include <glib.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include "segment2d/vg_differ.h"
 #include "segment2d/vg_motion.h"
 #include "segment2d/vg_segmenter.h"
+#include "segment2d/vg_tilediff.h"
 #include "tests/vg_testscene.h"
 
 static volatile uint64_t sink;
@@ -21,6 +24,8 @@ typedef struct {
 	vg_motion *motion;
 	vg_segmenter *seg;
 	int flip;
+	vg_rect *rects;        /* for the tile compare */
+	size_t cap;
 } ctx;
 
 static double seconds_per_run(void (*fn)(ctx *), ctx *c)
@@ -95,6 +100,27 @@ static void run_motion_segment(ctx *c)
 	sink += n ? segs[n - 1].hash : 0;
 }
 
+/* The capture's compare of an unchanged screen: every tile read. */
+static void run_tilediff_masked(ctx *c)
+{
+	size_t n;
+
+	vg_tilediff_masked(c->a, c->b, VG_PIXEL_MASK, 32, c->rects, c->cap, &n);
+	sink += n;
+}
+
+/* The same before the mask went into the compare: a pass over the X
+ * server's image to clear the padding byte, then the compare. */
+static void run_mask_then_tilediff(ctx *c)
+{
+	size_t n, i, count = (size_t)c->b->height * (size_t)c->b->stride;
+
+	for (i = 0; i < count; i++)
+		c->b->pixels[i] &= VG_PIXEL_MASK;
+	vg_tilediff(c->a, c->b, 32, c->rects, c->cap, &n);
+	sink += n;
+}
+
 int main(void)
 {
 	static const int sizes[][2] = { { 1280, 1024 }, { 3328, 1536 } };
@@ -108,8 +134,8 @@ int main(void)
 		vg_pixbuf *f0 = vg_testscene_frame(doc, 0, 0, w, h);
 		vg_pixbuf *f0b = vg_testscene_frame(doc, 0, 0, w, h);
 		vg_pixbuf *f1 = vg_testscene_frame(doc, 0, 37, w, h);
-		ctx same = { f0, f0b, NULL, NULL, NULL, 0 }, scroll = { f0, f1, NULL, NULL, NULL, 0 };
-		double t_memcmp, t_same, t_scroll, t_motion, t_all;
+		ctx same = { f0, f0b, NULL, NULL, NULL, 0, NULL, 0 }, scroll = { f0, f1, NULL, NULL, NULL, 0, NULL, 0 };
+		double t_memcmp, t_same, t_scroll, t_motion, t_all, t_tile, t_masktile;
 		vg_segparams p;
 
 		vg_differ_new(w, h, 0, &same.differ);
@@ -122,6 +148,15 @@ int main(void)
 		printf("bench differ_unchanged_%dx%d %.0f MB/s\n", w, h, mb / t_same);
 		printf("bench differ_vs_memcmp_%dx%d %.2f ratio\n", w, h, t_same / t_memcmp);
 		printf("bench differ_scrolled_%dx%d %.0f MB/s\n", w, h, mb / t_scroll);
+
+		same.cap = vg_tilediff_max_rects(w, h, 32);
+		same.rects = g_new(vg_rect, same.cap);
+		t_tile = seconds_per_run(run_tilediff_masked, &same);
+		t_masktile = seconds_per_run(run_mask_then_tilediff, &same);
+		printf("bench capture_compare_masked_%dx%d %.3f ms\n", w, h, t_tile * 1e3);
+		printf("bench capture_compare_mask_pass_first_%dx%d %.3f ms\n", w, h, t_masktile * 1e3);
+		printf("bench capture_compare_vs_memcmp_%dx%d %.2f ratio\n", w, h, t_tile / t_memcmp);
+		g_free(same.rects);
 
 		vg_motion_new(w, h, 0, 0, &scroll.motion);
 		t_motion = seconds_per_run(run_motion, &scroll);

@@ -91,10 +91,39 @@ static void test_random(void)
 	g_rand_free(rnd);
 }
 
+/* The masked compare sees through the padding byte (an X server's to
+ * fill) and nothing else. */
+static void test_masked(void)
+{
+	vg_pixbuf *a = pattern(100, 70), *b = pattern(100, 70);
+	vg_rect r[64];
+	size_t n;
+	int x, y;
+
+	for (y = 0; y < 70; y++)
+		for (x = 0; x < 100; x++)
+			vg_pixbuf_row(b, y)[x] |= (uint32_t)(x + y) << 24;
+	g_assert_cmpint(vg_tilediff_masked(a, b, VG_PIXEL_MASK, 16, r, 64, &n), ==, 0);
+	g_assert_cmpuint(n, ==, 0);
+	g_assert_cmpint(vg_tilediff(a, b, 16, r, 64, &n), ==, 0);
+	g_assert_cmpuint(n, >, 0);
+	/* One colour changed at the last pixel of an edge tile. */
+	vg_pixbuf_row(b, 69)[99] ^= 1;
+	g_assert_cmpint(vg_tilediff_masked(a, b, VG_PIXEL_MASK, 16, r, 64, &n), ==, 0);
+	g_assert_cmpuint(n, ==, 1);
+	g_assert_cmpint(r[0].x, ==, 96);
+	g_assert_cmpint(r[0].y, ==, 64);
+	g_assert_cmpint(r[0].w, ==, 4);
+	g_assert_cmpint(r[0].h, ==, 6);
+	vg_pixbuf_free(a);
+	vg_pixbuf_free(b);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/tilediff/basic", test_basic);
 	g_test_add_func("/tilediff/random", test_random);
+	g_test_add_func("/tilediff/masked", test_masked);
 	return g_test_run();
 }
