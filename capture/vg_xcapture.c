@@ -34,6 +34,8 @@ struct vg_xcapture {
 	 * x1 = 0 where none. */
 	int32_t *row_x0, *row_x1;
 	int32_t tile_rows;
+	vg_rect *bands;         /* what a grab reads: see take_damage */
+	size_t n_bands;
 	bool dirty;
 	bool grabbed;           /* a first grab was made */
 	vg_xcapture_stats st;
@@ -190,6 +192,7 @@ int vg_xcapture_open(const char *display, const vg_xcapture_options *o, vg_xcapt
 		c->tile_rows = (c->height + o->tile - 1) / o->tile;
 		c->row_x0 = g_new0(int32_t, (size_t)c->tile_rows);
 		c->row_x1 = g_new0(int32_t, (size_t)c->tile_rows);
+		c->bands = g_new(vg_rect, (size_t)c->tile_rows);
 	}
 	if (o->watch_input && (err = watch_input(c)))
 		goto out;
@@ -343,29 +346,12 @@ static XImage *read_screen(vg_xcapture *c)
 			 ZPixmap);
 }
 
-/* The band of damaged rows of tiles that starts at row t: returns the
- * row past its end, with the columns [*x0, *x1) that cover the damaged
- * columns of all its rows (a row not damaged: t + 1, *x1 = 0). */
-static int32_t band_end(const vg_xcapture *c, int32_t t, int32_t *x0, int32_t *x1)
-{
-	int32_t end;
-
-	*x0 = c->row_x0[t];
-	*x1 = c->row_x1[t];
-	if (!*x1)
-		return t + 1;
-	for (end = t + 1; end < c->tile_rows && c->row_x1[end]; end++) {
-		*x0 = VG_MIN(*x0, c->row_x0[end]);
-		*x1 = VG_MAX(*x1, c->row_x1[end]);
-	}
-	return end;
-}
-
 /* Takes the damage reported since the last grab and marks, in each row
- * of tiles it touches, the columns of tiles it touches there. Returns
- * the pixels of the bands grab_bands will read (see band_end). Whatever
- * is drawn after the subtraction is damage again, so nothing is missed:
- * at worst a change is read twice. */
+ * of tiles it touches, the columns of tiles it touches there; then notes
+ * the bands a grab reads: each run of marked rows of tiles, from the
+ * leftmost of their marked columns to the rightmost. Returns the bands'
+ * pixels. Whatever is drawn after the subtraction is damage again, so
+ * nothing is missed: at worst a change is read twice. */
 static uint64_t take_damage(vg_xcapture *c)
 {
 	XRectangle *r;
@@ -393,10 +379,23 @@ static uint64_t take_damage(vg_xcapture *c)
 	}
 	if (r)
 		XFree(r);
+	c->n_bands = 0;
 	for (t = 0; t < c->tile_rows; t = end) {
-		end = band_end(c, t, &x0, &x1);
-		if (x1)
-			area += (uint64_t)(x1 - x0) * (uint64_t)(VG_MIN(end * tile, c->height) - t * tile);
+		vg_rect *b = &c->bands[c->n_bands];
+
+		if (!c->row_x1[t]) {
+			end = t + 1;
+			continue;
+		}
+		x0 = c->row_x0[t];
+		x1 = c->row_x1[t];
+		for (end = t + 1; end < c->tile_rows && c->row_x1[end]; end++) {
+			x0 = VG_MIN(x0, c->row_x0[end]);
+			x1 = VG_MAX(x1, c->row_x1[end]);
+		}
+		*b = vg_rect_make(x0, t * tile, x1 - x0, VG_MIN(end * tile, c->height) - t * tile);
+		area += (uint64_t)b->w * (uint64_t)b->h;
+		c->n_bands++;
 	}
 	return area;
 }
@@ -417,38 +416,30 @@ static void copy_masked(vg_pixbuf *fb, const vg_pixbuf *img, vg_rect r)
 	}
 }
 
-/* Reads each band of damaged tiles with one request, packed w x h into
+/* Reads each band take_damage noted with one request, packed w x h into
  * the shared image where the band's rows lie (the server writes a
  * rectangle's rows one after the other; nothing else reads those bytes
  * before the next read), compares it with fb and copies the changed
  * tiles into fb. */
 static int grab_bands(vg_xcapture *c, vg_pixbuf *fb, vg_rect *dst, size_t dst_cap, size_t *n)
 {
-	int32_t t = 0, end, x0, x1, y, h;
-	size_t first, i;
+	size_t k, first, i;
 	int err;
 
-	while (t < c->tile_rows) {
-		XImage band;
+	for (k = 0; k < c->n_bands; k++) {
+		vg_rect r = c->bands[k];
+		XImage band = *c->image;
 		vg_pixbuf now, was;
 
-		end = band_end(c, t, &x0, &x1);
-		if (!x1) {
-			t = end;
-			continue;
-		}
-		y = t * c->opt.tile;
-		h = VG_MIN(end * c->opt.tile, c->height) - y;
-		band = *c->image;
-		band.width = x1 - x0;
-		band.height = h;
-		band.bytes_per_line = band.width * 4;
-		band.data = c->image->data + (size_t)y * (size_t)c->image->bytes_per_line;
-		if (!XShmGetImage(c->dpy, c->root, &band, x0, y, AllPlanes))
+		band.width = r.w;
+		band.height = r.h;
+		band.bytes_per_line = r.w * 4;
+		band.data = c->image->data + (size_t)r.y * (size_t)c->image->bytes_per_line;
+		if (!XShmGetImage(c->dpy, c->root, &band, r.x, r.y, AllPlanes))
 			return VG_EIO;
-		c->st.pixels_read += (uint64_t)band.width * (uint64_t)h;
-		now = vg_pixbuf_wrap((uint32_t *)(void *)band.data, band.width, h, band.width);
-		was = vg_pixbuf_wrap(vg_pixbuf_row(fb, y) + x0, band.width, h, fb->stride);
+		c->st.pixels_read += (uint64_t)r.w * (uint64_t)r.h;
+		now = vg_pixbuf_wrap((uint32_t *)(void *)band.data, r.w, r.h, r.w);
+		was = vg_pixbuf_view(fb, r);
 		first = *n;
 		if ((err = vg_tilediff_masked(&was, &now, VG_PIXEL_MASK, c->opt.tile, dst + first,
 					      dst_cap - first, n)))
@@ -456,10 +447,9 @@ static int grab_bands(vg_xcapture *c, vg_pixbuf *fb, vg_rect *dst, size_t dst_ca
 		*n += first;
 		for (i = first; i < *n; i++) {
 			copy_masked(&was, &now, dst[i]);
-			dst[i].x += x0;
-			dst[i].y += y;
+			dst[i].x += r.x;
+			dst[i].y += r.y;
 		}
-		t = end;
 	}
 	return VG_OK;
 }
@@ -597,5 +587,6 @@ void vg_xcapture_free(vg_xcapture *c)
 	g_free(c->cursor_pixels);
 	g_free(c->row_x0);
 	g_free(c->row_x1);
+	g_free(c->bands);
 	g_free(c);
 }

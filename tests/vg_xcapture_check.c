@@ -87,7 +87,7 @@ static void check_partial(vg_xcapture *c, vg_pixbuf *fb, vg_rect *rects, size_t 
 		 * leaves room for a tile's slack each way. */
 		check(after.pixels_read - before.pixels_read <= 128 * 128, "only the window's tiles read");
 	} else {
-		check(0, "a grab of the damaged rows only");
+		check(0, "a grab of the damaged tiles only");
 	}
 	vg_xcapture_options_init(&o);
 	o.use_damage = 0;

@@ -109,8 +109,9 @@ static void run_tilediff_masked(ctx *c)
 	sink += n;
 }
 
-/* The same before the mask went into the compare: a pass over the X
- * server's image to clear the padding byte, then the compare. */
+/* What the mask in the compare saves: a pass over the X server's image
+ * to clear the padding byte, then the unmasked compare (the capture's
+ * way before the mask went in, with today's compare). */
 static void run_mask_then_tilediff(ctx *c)
 {
 	size_t n, i, count = (size_t)c->b->height * (size_t)c->b->stride;
