@@ -52,6 +52,50 @@ bool vg_rect_equal(vg_rect a, vg_rect b)
 	return a.x == b.x && a.y == b.y && a.w == b.w && a.h == b.h;
 }
 
+/* The area of rects[0..n) before the coordinate `at` along the cut axis. */
+static int64_t area_before(const vg_rect *rects, size_t n, bool across_x, int64_t at)
+{
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const vg_rect *r = &rects[i];
+		int64_t a = across_x ? r->x : r->y, len = across_x ? r->w : r->h;
+		int64_t other = across_x ? r->h : r->w;
+
+		if (len > 0 && other > 0 && at > a)
+			sum += (at - a < len ? at - a : len) * other;
+	}
+	return sum;
+}
+
+void vg_rects_cut_stripes(const vg_rect *rects, size_t n, bool across_x, int32_t unit,
+			  int32_t n_stripes, int n_parts, int32_t *cuts)
+{
+	const int64_t total = area_before(rects, n, across_x, (int64_t)unit * n_stripes);
+	int i;
+
+	cuts[0] = 0;
+	cuts[n_parts] = n_stripes;
+	/* Each cut is the first stripe boundary with its share of the area
+	 * before it: a binary search, the area before a boundary growing
+	 * with it. */
+	for (i = 1; i < n_parts; i++) {
+		const int64_t want = total * i / n_parts;
+		int32_t lo = cuts[i - 1], hi = n_stripes;
+
+		while (lo < hi) {
+			int32_t mid = lo + (hi - lo) / 2;
+
+			if (area_before(rects, n, across_x, (int64_t)unit * mid) >= want)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		cuts[i] = lo;
+	}
+}
+
 vg_region *vg_region_new(void)
 {
 	return VG_NEW0(vg_region, 1);

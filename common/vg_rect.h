@@ -38,6 +38,14 @@ bool vg_rect_contains(vg_rect outer, vg_rect inner);
 
 bool vg_rect_equal(vg_rect a, vg_rect b);
 
+/* Cuts the stripes [0, n_stripes) of `unit` pixels, across x (columns,
+ * with across_x) or y, into n_parts runs that hold about equal area of
+ * rects[0..n) (overlaps counted twice): part i is the stripes
+ * [cuts[i], cuts[i + 1]), cuts[0] = 0, cuts[n_parts] = n_stripes. For
+ * splitting work on stripes that are independent across threads. */
+void vg_rects_cut_stripes(const vg_rect *rects, size_t n, bool across_x, int32_t unit,
+			  int32_t n_stripes, int n_parts, int32_t *cuts);
+
 /* A region: a set of pixels kept as disjoint rectangles in no particular
  * order. Operations are O(n^2) in the number of rectangles, which suits the
  * tens of rectangles an update carries. */

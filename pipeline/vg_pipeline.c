@@ -9,12 +9,29 @@
 #include "segment2d/vg_differ.h"
 #include "segment2d/vg_moves.h"
 
+/* The segment step split across the workers: part i remembers the
+ * estimator's bands [mcut[i], mcut[i + 1]) and segments the segmenter's
+ * bands [scut[i], scut[i + 1]). */
+typedef struct {
+	vg_pipeline *p;
+	const vg_pixbuf *pic;
+	const vg_rect *rects;     /* what the segmenter cuts */
+	size_t n;
+	vg_orient orient;
+	int32_t mcut[VG_WORKERS_MAX + 1];
+	int32_t scut[VG_WORKERS_MAX + 1];
+	const vg_segdesc *segs[VG_WORKERS_MAX];
+	size_t n_segs[VG_WORKERS_MAX];
+	int err[VG_WORKERS_MAX];
+} split_job;
+
 struct vg_pipeline {
 	vg_pipeline_config cfg;
 	vg_sender *sender;        /* borrowed */
 	vg_differ *differ;        /* what the viewer was sent */
 	vg_motion *motion;        /* NULL without movement estimation */
-	vg_segmenter *seg;
+	vg_segmenter *seg[VG_WORKERS_MAX]; /* one for each part of the segment step */
+	int n_parts;
 	vg_segmenter *gap_seg;    /* static tiles over the gaps; NULL if none */
 	uint8_t *mask;            /* gap_seg: 0 outside, 1 uncovered, 2 covered */
 	int32_t width, height;
@@ -57,7 +74,7 @@ int vg_pipeline_new(const vg_pipeline_config *cfg, int32_t width, int32_t height
 		    vg_sender *sender, vg_pipeline **out)
 {
 	vg_pipeline *p = g_new0(vg_pipeline, 1);
-	int err;
+	int err, i;
 
 	*out = NULL;
 	p->cfg = *cfg;
@@ -72,8 +89,11 @@ int vg_pipeline_new(const vg_pipeline_config *cfg, int32_t width, int32_t height
 		err = VG_EINVAL;
 		goto out;
 	}
-	if ((err = vg_segmenter_new(&cfg->params, &p->seg)) ||
-	    (err = make_sized(p, width, height, &p->differ, &p->motion)))
+	p->n_parts = vg_workers_parts(cfg->workers);
+	for (i = 0; i < p->n_parts; i++)
+		if ((err = vg_segmenter_new(&cfg->params, &p->seg[i])))
+			goto out;
+	if ((err = make_sized(p, width, height, &p->differ, &p->motion)))
 		goto out;
 	if (cfg->params.method == VG_SEGMETHOD_KARPRABIN) {
 		vg_segparams gp;
@@ -96,11 +116,14 @@ out:
 
 void vg_pipeline_free(vg_pipeline *p)
 {
+	int i;
+
 	if (!p)
 		return;
 	vg_differ_free(p->differ);
 	vg_motion_free(p->motion);
-	vg_segmenter_free(p->seg);
+	for (i = 0; i < VG_WORKERS_MAX; i++)
+		vg_segmenter_free(p->seg[i]);
 	vg_segmenter_free(p->gap_seg);
 	g_free(p->mask);
 	g_array_free(p->todo, TRUE);
@@ -139,7 +162,7 @@ int vg_pipeline_resize(vg_pipeline *p, int32_t width, int32_t height)
 
 const vg_segparams *vg_pipeline_params(const vg_pipeline *p)
 {
-	return vg_segmenter_params(p->seg);
+	return vg_segmenter_params(p->seg[0]);
 }
 
 /* Whether this update may have moves, before repairs and owed pixels are
@@ -272,9 +295,10 @@ static uint64_t fill_gaps(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *r
 	return added;
 }
 
-/* Estimates the movement over the changed rectangles into *mr. The list
- * is never NULL, which would make the estimator read the whole picture,
- * beyond the pixels the caller made current. */
+/* Estimates the movement over the changed rectangles into *mr, leaving
+ * the estimator's remembering to the split step. The list is never NULL,
+ * which would make the estimator read the whole picture, beyond the
+ * pixels the caller made current. */
 static int estimate(vg_pipeline *p, const vg_pixbuf *pic, vg_motion_result *mr)
 {
 	uint64_t t0 = vg_time_ns();
@@ -283,17 +307,58 @@ static int estimate(vg_pipeline *p, const vg_pixbuf *pic, vg_motion_result *mr)
 	memset(mr, 0, sizeof *mr);
 	if (!p->motion)
 		return VG_OK;
-	err = vg_motion_estimate(p->motion, pic, (const vg_rect *)(void *)p->todo->data,
-				 p->n_changed, mr);
+	err = vg_motion_sample(p->motion, pic, (const vg_rect *)(void *)p->todo->data,
+			       p->n_changed, mr);
 	p->times.motion_ns = vg_time_ns() - t0;
 	return err;
+}
+
+static void run_part(void *arg, int part)
+{
+	split_job *j = arg;
+	vg_pipeline *p = j->p;
+
+	if (p->motion)
+		vg_motion_remember(p->motion, j->pic, (const vg_rect *)(void *)p->todo->data,
+				   p->n_changed, j->mcut[part], j->mcut[part + 1]);
+	if (j->n > 0)
+		j->err[part] = vg_segmenter_run_bands(p->seg[part], j->pic, j->rects, j->n,
+						      j->orient, j->scut[part], j->scut[part + 1],
+						      &j->segs[part], &j->n_segs[part]);
+}
+
+/* Remembers the estimator's view of the changed rectangles and segments
+ * rects[0..n) into p->segs, in parts across the workers: both read every
+ * changed pixel, the bulk of a big update's segment step. */
+static int split_step(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *rects, size_t n)
+{
+	split_job j;
+	int i;
+
+	memset(&j, 0, sizeof j);
+	j.p = p;
+	j.pic = pic;
+	j.rects = rects;
+	j.n = n;
+	j.orient = p->dir == VG_MOTION_HORIZONTAL ? VG_ORIENT_COLS : VG_ORIENT_ROWS;
+	if (p->motion)
+		vg_motion_cut(p->motion, (const vg_rect *)(void *)p->todo->data, p->n_changed,
+			      p->n_parts, j.mcut);
+	vg_segmenter_cut(p->seg[0], pic, rects, n, j.orient, p->n_parts, j.scut);
+	vg_workers_run(p->cfg.workers, run_part, &j, p->n_parts);
+	g_array_set_size(p->segs, 0);
+	for (i = 0; i < p->n_parts; i++) {
+		if (j.err[i])
+			return j.err[i];
+		g_array_append_vals(p->segs, j.segs[i], (guint)j.n_segs[i]);
+	}
+	return VG_OK;
 }
 
 int vg_pipeline_segment(vg_pipeline *p, const vg_pixbuf *pic, bool owed)
 {
 	const vg_rect *rects = (const vg_rect *)(void *)p->todo->data;
-	size_t n = p->todo->len, n_segs = 0;
-	const vg_segdesc *segs = NULL;
+	size_t n = p->todo->len;
 	vg_motion_result mr;
 	uint64_t t0;
 	int err;
@@ -311,17 +376,10 @@ int vg_pipeline_segment(vg_pipeline *p, const vg_pixbuf *pic, bool owed)
 		rects = (const vg_rect *)(void *)p->rest->data;
 		n = p->rest->len;
 	}
-	g_array_set_size(p->segs, 0);
-	if (n > 0) {
-		if ((err = vg_segmenter_run(p->seg, pic, rects, n,
-					    p->dir == VG_MOTION_HORIZONTAL ? VG_ORIENT_COLS :
-									     VG_ORIENT_ROWS,
-					    &segs, &n_segs)))
-			return err;
-		g_array_append_vals(p->segs, segs, (guint)n_segs);
-		if (p->gap_seg)
-			p->times.gap_segments = fill_gaps(p, pic, rects, n);
-	}
+	if ((err = split_step(p, pic, rects, n)))
+		return err;
+	if (n > 0 && p->gap_seg)
+		p->times.gap_segments = fill_gaps(p, pic, rects, n);
 	p->times.segmenter_ns = vg_time_ns() - t0;
 	return VG_OK;
 }

@@ -19,7 +19,8 @@
  * approximation, varg-trace's gap tiles).
  *
  * No I/O, no globals, no locks: one pipeline is used by one thread at a
- * time (the server holds the viewer's lock).
+ * time (the server holds the viewer's lock). Its segment step may borrow
+ * the program's workers for the length of the call.
  */
 #ifndef VG_PIPELINE_H
 #define VG_PIPELINE_H
@@ -33,6 +34,7 @@
 #include "common/vg_segdesc.h"
 #include "common/vg_writer.h"
 #include "fingerprint/proto/vg_sender.h"
+#include "pipeline/vg_workers.h"
 #include "segment2d/vg_motion.h"
 #include "segment2d/vg_segmenter.h"
 
@@ -45,6 +47,8 @@ typedef struct {
 			       * movement estimation is on */
 	bool trust_damage;    /* code the damage as given, not the differ's
 			       * tighter changed rectangles */
+	vg_workers *workers;  /* borrowed, may be NULL: threads that share the
+			       * segment step; the result is the same */
 } vg_pipeline_config;
 
 /* Stage times of the last update, in nanoseconds, and what the segment
@@ -53,7 +57,9 @@ typedef struct {
 typedef struct {
 	uint64_t differ_ns;
 	uint64_t motion_ns;
-	uint64_t segmenter_ns;    /* the segmenter, moves and gap tiles */
+	uint64_t segmenter_ns;    /* the segmenter, moves and gap tiles, and
+				   * the estimator's remembering, which runs
+				   * beside the segmenter across the workers */
 	uint64_t sender_ns;
 	uint64_t gap_segments;    /* static tiles over the segmenter's gaps */
 } vg_pipeline_times;

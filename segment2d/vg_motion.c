@@ -6,6 +6,15 @@
 #include "common/vg_error.h"
 #include "segment2d/vg_motion.h"
 
+/* Where GCC's vector extensions and per-function targets are at hand,
+ * remembering a frame, eight pixels a multiply, uses AVX2 when the
+ * processor has it: packages are built for any x86-64, whose SSE2 has
+ * no 32-bit multiply of four lanes. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define VG_MOTION_AVX2 1
+typedef uint32_t u32x8 __attribute__((vector_size(32)));
+#endif
+
 /* A lookup table of one strip's (or band's) previous fingerprints: open
  * addressing, pos[i] < 0 marks a free slot. */
 typedef struct {
@@ -20,7 +29,6 @@ struct vg_motion {
 	int32_t nsx, nby;        /* row strips across, column bands down */
 	uint32_t *rowfp;         /* [nsx][height] previous row fingerprints */
 	uint32_t *colfp;         /* [nby][width] previous column fingerprints */
-	uint32_t *acc;           /* [width] column sums of one band */
 	uint32_t *line_fp;       /* [max(width, height)] one line's new fingerprints */
 	int32_t *line_hits;      /* [nsx + nby] hits per strip, then per band */
 	uint32_t *coef;          /* [strip] per-position multipliers */
@@ -30,6 +38,8 @@ struct vg_motion {
 	size_t n_votes, cap_votes;
 	int32_t round;
 	bool primed;
+	bool whole;              /* the last sample's frame is remembered whole */
+	bool avx2;               /* the processor has AVX2 */
 };
 
 int vg_motion_new(int32_t width, int32_t height, int32_t strip, int32_t sample,
@@ -53,11 +63,13 @@ int vg_motion_new(int32_t width, int32_t height, int32_t strip, int32_t sample,
 	m->height = height;
 	m->strip = strip;
 	m->sample = sample;
+#ifdef VG_MOTION_AVX2
+	m->avx2 = __builtin_cpu_supports("avx2");
+#endif
 	m->nsx = (width + strip - 1) / strip;
 	m->nby = (height + strip - 1) / strip;
 	m->rowfp = g_new0(uint32_t, (size_t)m->nsx * height);
 	m->colfp = g_new0(uint32_t, (size_t)m->nby * width);
-	m->acc = g_new0(uint32_t, (size_t)width);
 	m->line_fp = g_new0(uint32_t, (size_t)MAX(width, height));
 	m->line_hits = g_new0(int32_t, (size_t)(m->nsx + m->nby));
 	m->coef = g_new(uint32_t, (size_t)strip);
@@ -110,7 +122,6 @@ void vg_motion_free(vg_motion *m)
 	g_free(m->coltab);
 	g_free(m->rowfp);
 	g_free(m->colfp);
-	g_free(m->acc);
 	g_free(m->line_fp);
 	g_free(m->line_hits);
 	g_free(m->coef);
@@ -195,29 +206,90 @@ static bool col_uniform(const vg_motion *m, const vg_pixbuf *f, int32_t b, int32
 	return true;
 }
 
-/* Remembers the fingerprints of frame inside r. */
+/* Adds the n pixels px times c to acc: one row of a band's column sums. */
+static void add_row(uint32_t *restrict acc, const uint32_t *restrict px, int32_t n, uint32_t c)
+{
+	int32_t x;
+
+	for (x = 0; x < n; x++)
+		acc[x] += (px[x] & VG_PIXEL_MASK) * c;
+}
+
+#ifdef VG_MOTION_AVX2
+/* add_row and row_fp, eight pixels at a time: the same sums mod 2^32. */
+__attribute__((target("avx2")))
+static void add_row_avx2(uint32_t *restrict acc, const uint32_t *restrict px, int32_t n,
+			 uint32_t c)
+{
+	int32_t x;
+
+	for (x = 0; x + 8 <= n; x += 8) {
+		u32x8 a, p;
+
+		memcpy(&a, acc + x, sizeof a);
+		memcpy(&p, px + x, sizeof p);
+		a += (p & VG_PIXEL_MASK) * c;
+		memcpy(acc + x, &a, sizeof a);
+	}
+	for (; x < n; x++)
+		acc[x] += (px[x] & VG_PIXEL_MASK) * c;
+}
+
+__attribute__((target("avx2")))
+static uint32_t row_fp_avx2(const vg_motion *m, const vg_pixbuf *f, int32_t s, int32_t y)
+{
+	const uint32_t *px = vg_pixbuf_row(f, y) + s * m->strip;
+	const int32_t n = MIN(m->strip, f->width - s * m->strip);
+	u32x8 h = { 0 };
+	uint32_t sum = 0;
+	int32_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		u32x8 p, k;
+
+		memcpy(&p, px + i, sizeof p);
+		memcpy(&k, m->coef + i, sizeof k);
+		h += (p & VG_PIXEL_MASK) * k;
+	}
+	for (; i < n; i++)
+		sum += (px[i] & VG_PIXEL_MASK) * m->coef[i];
+	return sum + h[0] + h[1] + h[2] + h[3] + h[4] + h[5] + h[6] + h[7];
+}
+#endif
+
+/* Remembers the fingerprints of frame inside r, band by band, reading
+ * each row once: its column sums, then while it is in cache, the row
+ * fingerprints of its strips. A band's column sums take all its rows,
+ * those of r and the rest. */
 static void remember(vg_motion *m, const vg_pixbuf *f, vg_rect r)
 {
-	int32_t s, b, x, y;
+	const int32_t s0 = r.x / m->strip, s1 = (r.x + r.w - 1) / m->strip;
+	int32_t s, b, y;
 
-	/* Row-major, so the hardware prefetcher sees one stream. */
-	for (y = r.y; y < r.y + r.h; y++)
-		for (s = r.x / m->strip; s <= (r.x + r.w - 1) / m->strip; s++)
-			m->rowfp[(size_t)s * m->height + y] = row_fp(m, f, s, y);
 	for (b = r.y / m->strip; b <= (r.y + r.h - 1) / m->strip; b++) {
 		const int32_t y0 = b * m->strip, n = MIN(m->strip, f->height - y0);
-		uint32_t *acc = m->acc + r.x;
+		uint32_t *acc = m->colfp + (size_t)b * m->width + r.x;
 		int32_t j;
 
-		/* Row by row, so the frame is read in memory order. */
 		memset(acc, 0, (size_t)r.w * sizeof *acc);
 		for (j = 0; j < n; j++) {
 			const uint32_t *px = vg_pixbuf_row(f, y0 + j) + r.x;
-			const uint32_t c = m->coef[j];
-			for (x = 0; x < r.w; x++)
-				acc[x] += (px[x] & VG_PIXEL_MASK) * c;
+			const bool in_r = y0 + j >= r.y && y0 + j < r.y + r.h;
+
+			y = y0 + j;
+			/* A branch a row, not a call through a pointer. */
+#ifdef VG_MOTION_AVX2
+			if (m->avx2) {
+				add_row_avx2(acc, px, r.w, m->coef[j]);
+				for (s = s0; s <= s1 && in_r; s++)
+					m->rowfp[(size_t)s * m->height + y] = row_fp_avx2(m, f, s, y);
+				continue;
+			}
+#endif
+			add_row(acc, px, r.w, m->coef[j]);
+			for (s = s0; s <= s1 && in_r; s++)
+				m->rowfp[(size_t)s * m->height + y] = row_fp(m, f, s, y);
 		}
-		memcpy(m->colfp + (size_t)b * m->width + r.x, acc, (size_t)r.w * sizeof *acc);
 	}
 }
 
@@ -509,13 +581,14 @@ static void decide(vg_motion *m, const vg_pixbuf *f, vg_motion_result *out, size
 	}
 }
 
-int vg_motion_estimate(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
-		       size_t n_changed, vg_motion_result *out)
+int vg_motion_sample(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
+		     size_t n_changed, vg_motion_result *out)
 {
 	const vg_rect all = vg_rect_make(0, 0, m->width, m->height);
 	size_t i, row_end;
 
 	memset(out, 0, sizeof *out);
+	m->whole = false;
 	if (frame->width != m->width || frame->height != m->height)
 		return VG_EINVAL;
 	if (!changed && n_changed > 0)
@@ -524,6 +597,7 @@ int vg_motion_estimate(vg_motion *m, const vg_pixbuf *frame, const vg_rect *chan
 		/* Nothing remembered yet, or no list: the whole frame. */
 		changed = &all;
 		n_changed = 1;
+		m->whole = true;
 	}
 	if (m->primed) {
 		memset(m->seen, 0, (size_t)m->nsx * (m->height / m->sample + 1) +
@@ -544,13 +618,53 @@ int vg_motion_estimate(vg_motion *m, const vg_pixbuf *frame, const vg_rect *chan
 		}
 		decide(m, frame, out, row_end);
 	}
+	m->primed = true;
+	return VG_OK;
+}
+
+void vg_motion_cut(const vg_motion *m, const vg_rect *changed, size_t n_changed, int n_parts,
+		   int32_t *cuts)
+{
+	const vg_rect all = vg_rect_make(0, 0, m->width, m->height);
+
+	if (m->whole || !changed) {
+		changed = &all;
+		n_changed = 1;
+	}
+	vg_rects_cut_stripes(changed, n_changed, false, m->strip, m->nby, n_parts, cuts);
+}
+
+void vg_motion_remember(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
+			size_t n_changed, int32_t band0, int32_t band1)
+{
+	const vg_rect all = vg_rect_make(0, 0, m->width, m->height);
+	/* Whole bands: band0 and band1 are those of vg_motion_cut(), so
+	 * the product cannot overflow. */
+	const vg_rect rows = vg_rect_intersect(
+		all, vg_rect_make(0, band0 * m->strip, m->width, (band1 - band0) * m->strip));
+	size_t i;
+
+	if (frame->width != m->width || frame->height != m->height)
+		return;
+	if (m->whole || !changed) {
+		changed = &all;
+		n_changed = 1;
+	}
 	for (i = 0; i < n_changed; i++) {
-		vg_rect r = vg_rect_intersect(changed[i], all);
+		vg_rect r = vg_rect_intersect(changed[i], rows);
 		if (!vg_rect_is_empty(r))
 			remember(m, frame, r);
 	}
-	m->primed = true;
-	return VG_OK;
+}
+
+int vg_motion_estimate(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
+		       size_t n_changed, vg_motion_result *out)
+{
+	int err = vg_motion_sample(m, frame, changed, n_changed, out);
+
+	if (err == 0)
+		vg_motion_remember(m, frame, changed, n_changed, 0, m->nby);
+	return err;
 }
 
 /* ---- the remembered frame, for sharing between estimators ---------------

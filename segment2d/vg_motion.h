@@ -68,6 +68,21 @@ void vg_motion_free(vg_motion *m);
 int vg_motion_estimate(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
 		       size_t n_changed, vg_motion_result *out);
 
+/* Splitting an estimate across threads: vg_motion_estimate() is
+ * vg_motion_sample() (look the frame's samples up in the previous frame
+ * and decide), then vg_motion_remember() on all the bands. Remembering is
+ * most of the work of a big change and may run in parts on several
+ * threads at once: bands [cuts[i], cuts[i + 1]) of vg_motion_cut() (bands
+ * of strip rows; about equal work each), with the changed rectangles the
+ * sample was given. Every part must end before the next call on m. A
+ * frame of another size is not remembered. */
+int vg_motion_sample(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
+		     size_t n_changed, vg_motion_result *out);
+void vg_motion_cut(const vg_motion *m, const vg_rect *changed, size_t n_changed, int n_parts,
+		   int32_t *cuts);
+void vg_motion_remember(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
+			size_t n_changed, int32_t band0, int32_t band1);
+
 /* Forgets the previous frame: the next estimate reports VG_MOTION_NONE. */
 void vg_motion_reset(vg_motion *m);
 

@@ -375,49 +375,56 @@ static void band_spans(vg_segmenter *s, const vg_rect *rects, size_t n, vg_orien
 
 /* Hashes the slices of the spans of bands [g0, g1) (ROWS: columns of
  * width w at x = b * w) into hm[(b - g0) * height + y], going down the
- * frame in blocks of rows and across all bands in each block, so memory is
+ * frame a row at a time and across all bands in each row, so memory is
  * read nearly in order: a column at a time would touch a new page for
- * every row. */
+ * every row. next[b - g0] follows each band's first span not yet passed
+ * (the spans are sorted and disjoint), so a row costs the bands' spans
+ * that hold it, not all of them: a text page has hundreds. */
 static void hash_band_group(vg_segmenter *s, const vg_pixbuf *f, int32_t g0, int32_t g1,
-			    const size_t *first, uint64_t *hm)
+			    const size_t *first, size_t *next, uint64_t *hm)
 {
-	enum { BLOCK = 1 };
 	const int32_t w = s->p.column_width;
-	int32_t y0, b;
+	int32_t y, b;
 
-	for (y0 = 0; y0 < f->height; y0 += BLOCK) {
-		const int32_t y1 = MIN(y0 + BLOCK, f->height);
+	for (b = g0; b < g1; b++)
+		next[b - g0] = first[b - g0];
+	for (y = 0; y < f->height; y++) {
+		const uint32_t *row = vg_pixbuf_row(f, y);
 
 		for (b = g0; b < g1; b++) {
-			const int32_t x0 = b * w, bw = MIN(w, f->width - x0);
-			uint64_t *h = hm + (size_t)(b - g0) * f->height;
-			size_t si;
+			const size_t end = first[b - g0 + 1];
+			size_t si = next[b - g0];
 
-			for (si = first[b - g0]; si < first[b - g0 + 1]; si++) {
-				int32_t ya = MAX(y0, s->all[si].a), yb = MIN(y1, s->all[si].b), y;
+			while (si < end && s->all[si].b <= y)
+				si++;
+			next[b - g0] = si;
+			if (si < end && s->all[si].a <= y) {
+				const int32_t x0 = b * w;
 
-				for (y = ya; y < yb; y++)
-					h[y] = vg_seghash_slice(vg_pixbuf_row(f, y) + x0, bw);
+				hm[(size_t)(b - g0) * f->height + y] =
+					vg_seghash_slice(row + x0, MIN(w, f->width - x0));
 			}
 		}
 	}
 }
 
+/* Segments bands [band0, band1). */
 static void run_varg(vg_segmenter *s, const vg_pixbuf *f, const vg_rect *rects, size_t n,
-		     vg_orient orient)
+		     vg_orient orient, int32_t band0, int32_t band1)
 {
 	const vg_segparams *p = &s->p;
 	const int32_t across = orient == VG_ORIENT_COLS ? f->height : f->width;
 	const int32_t along = orient == VG_ORIENT_COLS ? f->width : f->height;
-	const int32_t n_bands = (across + p->column_width - 1) / p->column_width;
+	const int32_t n_bands = band1 - band0;
 	/* Bands hashed together: at most about 2^20 hashes (8 MB) at once. */
 	const int32_t group = orient == VG_ORIENT_COLS ? 1 : MAX(1, MIN(n_bands, (1 << 20) / along));
 	uint64_t *hm = hashes_reserve(s, (size_t)group * along);
 	size_t *first = g_new(size_t, (size_t)group + 1);
+	size_t *next = g_new(size_t, (size_t)group);
 	int32_t g0, b;
 
-	for (g0 = 0; g0 < n_bands; g0 += group) {
-		const int32_t g1 = MIN(n_bands, g0 + group);
+	for (g0 = band0; g0 < band1; g0 += group) {
+		const int32_t g1 = MIN(band1, g0 + group);
 
 		s->n_all = 0;
 		for (b = g0; b < g1; b++) {
@@ -429,7 +436,7 @@ static void run_varg(vg_segmenter *s, const vg_pixbuf *f, const vg_rect *rects, 
 		}
 		first[g1 - g0] = s->n_all;
 		if (orient == VG_ORIENT_ROWS)
-			hash_band_group(s, f, g0, g1, first, hm);
+			hash_band_group(s, f, g0, g1, first, next, hm);
 		for (b = g0; b < g1; b++) {
 			int32_t b0 = b * p->column_width, bw = MIN(p->column_width, across - b0);
 			uint64_t *h = hm + (size_t)(b - g0) * along;
@@ -454,6 +461,7 @@ static void run_varg(vg_segmenter *s, const vg_pixbuf *f, const vg_rect *rects, 
 		}
 	}
 	g_free(first);
+	g_free(next);
 }
 
 /* ---- tiles touched by the rects (STATIC, CONTENT2D) ------------------- */
@@ -623,8 +631,40 @@ static void run_karprabin(vg_segmenter *s, const vg_pixbuf *f, const vg_rect *re
 
 /* ---- entry points ----------------------------------------------------- */
 
+int32_t vg_segmenter_n_bands(const vg_segmenter *s, const vg_pixbuf *frame, vg_orient orient)
+{
+	const int32_t across = orient == VG_ORIENT_COLS ? frame->height : frame->width;
+
+	if (s->p.method != VG_SEGMETHOD_VARG)
+		return 1;
+	return MAX(1, (across + s->p.column_width - 1) / s->p.column_width);
+}
+
+void vg_segmenter_cut(const vg_segmenter *s, const vg_pixbuf *frame, const vg_rect *rects,
+		      size_t n_rects, vg_orient orient, int n_parts, int32_t *cuts)
+{
+	const vg_rect all = vg_pixbuf_rect(frame);
+	const int32_t n_bands = vg_segmenter_n_bands(s, frame, orient);
+
+	if (!rects) {
+		rects = &all;
+		n_rects = 1;
+	}
+	vg_rects_cut_stripes(rects, n_rects, orient == VG_ORIENT_ROWS,
+			     n_bands > 1 ? s->p.column_width : MAX(frame->width, frame->height),
+			     n_bands, n_parts, cuts);
+}
+
 int vg_segmenter_run(vg_segmenter *s, const vg_pixbuf *frame, const vg_rect *rects,
 		     size_t n_rects, vg_orient orient, const vg_segdesc **segs, size_t *n_segs)
+{
+	return vg_segmenter_run_bands(s, frame, rects, n_rects, orient, 0,
+				      vg_segmenter_n_bands(s, frame, orient), segs, n_segs);
+}
+
+int vg_segmenter_run_bands(vg_segmenter *s, const vg_pixbuf *frame, const vg_rect *rects,
+			   size_t n_rects, vg_orient orient, int32_t band0, int32_t band1,
+			   const vg_segdesc **segs, size_t *n_segs)
 {
 	const vg_rect all = vg_pixbuf_rect(frame);
 	vg_rect *clipped;
@@ -638,6 +678,10 @@ int vg_segmenter_run(vg_segmenter *s, const vg_pixbuf *frame, const vg_rect *rec
 		return VG_EINVAL;
 	s->n_segs = 0;
 	if (frame->width < 1 || frame->height < 1)
+		return VG_OK;
+	if (band0 < 0 || band1 > vg_segmenter_n_bands(s, frame, orient))
+		return VG_EINVAL;
+	if (band0 >= band1)
 		return VG_OK;
 	if (!rects) {
 		rects = &all;
@@ -653,7 +697,7 @@ int vg_segmenter_run(vg_segmenter *s, const vg_pixbuf *frame, const vg_rect *rec
 	if (n > 0) {
 		switch (s->p.method) {
 		case VG_SEGMETHOD_VARG:
-			run_varg(s, frame, clipped, n, orient);
+			run_varg(s, frame, clipped, n, orient, band0, band1);
 			break;
 		case VG_SEGMETHOD_STATIC:
 			run_static(s, frame, clipped, n);

@@ -108,6 +108,24 @@ const vg_segparams *vg_segmenter_params(const vg_segmenter *s);
 int vg_segmenter_run(vg_segmenter *s, const vg_pixbuf *frame, const vg_rect *rects,
 		     size_t n_rects, vg_orient orient, const vg_segdesc **segs, size_t *n_segs);
 
+/* Splitting a run across threads. VARG cuts each band (a static column
+ * of column_width pixels, or with VG_ORIENT_COLS a band of as many rows)
+ * on its own, so a frame's bands may be segmented in parts, one
+ * segmenter per thread: the parts' segments, one after another in band
+ * order, are the whole run's. Other methods have one band, the frame.
+ *
+ * vg_segmenter_n_bands(): the frame's bands for orient (>= 1).
+ * vg_segmenter_cut(): cuts them into n_parts runs of about equal work
+ * for rects[0..n_rects): part i is bands [cuts[i], cuts[i + 1]).
+ * vg_segmenter_run_bands(): vg_segmenter_run() on bands [band0, band1)
+ * alone (none when band0 >= band1); VG_EINVAL for a band out of range. */
+int32_t vg_segmenter_n_bands(const vg_segmenter *s, const vg_pixbuf *frame, vg_orient orient);
+void vg_segmenter_cut(const vg_segmenter *s, const vg_pixbuf *frame, const vg_rect *rects,
+		      size_t n_rects, vg_orient orient, int n_parts, int32_t *cuts);
+int vg_segmenter_run_bands(vg_segmenter *s, const vg_pixbuf *frame, const vg_rect *rects,
+			   size_t n_rects, vg_orient orient, int32_t band0, int32_t band1,
+			   const vg_segdesc **segs, size_t *n_segs);
+
 /* Measures how segs cover area: *covered receives the number of pixels of
  * area inside at least one segment, *overlap the number covered by more
  * than one. For exact methods covered == area of the changed pixels and

@@ -6,6 +6,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
+#include "pipeline/vg_workers.h"
 #include "server/vg_auth.h"
 #include "server/vg_report.h"
 #include "server/vg_server.h"
@@ -49,6 +50,7 @@ typedef struct {
 	int zstd_level;
 	int refine_ms;
 	gboolean no_moves;
+	int threads;
 	char *pixel_model;
 	int fp_bits;
 	int group_size;
@@ -98,6 +100,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
 		{ "group-size", 0, 0, G_OPTION_ARG_INT, &o->group_size, "Fingerprinted segments per SHA-1 check, 1-255 (default 20)", "N" },
 		{ "pixel-model", 0, 0, G_OPTION_ARG_STRING, &o->pixel_model, "Code literal pixels by the pixel model (a third or more fewer bytes, a few times the CPU at both ends): auto (the default: for viewers 30 ms or more away), on or off", "WHEN" },
+		{ "threads", 0, 0, G_OPTION_ARG_INT, &o->threads, "Threads beside each viewer's own that share the segmentation of its updates (default: the processors less one; 0: none)", "N" },
 		{ "no-moves", 0, 0, G_OPTION_ARG_NONE, &o->no_moves, "Send moved content (a scroll) as segments, never as a copy the viewer makes from its own picture", NULL },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persist, "Ask viewers not to keep this server's segments on disk, and keep no beliefs about their caches", NULL },
 		{ "beliefs-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->beliefs_dir, "Keep what viewers' caches hold under DIR (default $XDG_STATE_HOME/varg/beliefs)", "DIR" },
@@ -170,6 +173,10 @@ static int parse_options(int argc, char **argv, options *o)
 	}
 	if (o->refine_ms < 0 || o->refine_ms > 60000) {
 		vg_error("--refine-ms must be between 0 and 60000");
+		return VG_EINVAL;
+	}
+	if (o->threads < 0 || o->threads >= VG_WORKERS_MAX) {
+		vg_error("--threads must be between 0 and %d", VG_WORKERS_MAX - 1);
 		return VG_EINVAL;
 	}
 	if (o->zstd_level != VG_SERVER_ZSTD_AUTO && (o->zstd_level < 1 || o->zstd_level > 19)) {
@@ -268,6 +275,7 @@ int main(int argc, char **argv)
 	o.zstd_level = cfg.zstd_level;
 	o.pixmodel = cfg.pixmodel;
 	o.refine_ms = (int)cfg.refine_ms;
+	o.threads = cfg.threads;
 	o.fp_bits = (int)cfg.fp_bits;
 	o.group_size = (int)cfg.group_size;
 	o.fps = xo.fps;
@@ -335,6 +343,7 @@ int main(int argc, char **argv)
 	cfg.zstd_level = o.zstd_level;
 	cfg.refine_ms = (unsigned)o.refine_ms;
 	cfg.no_moves = o.no_moves;
+	cfg.threads = o.threads;
 	cfg.pixmodel = o.pixmodel;
 	cfg.fp_bits = (unsigned)o.fp_bits;
 	cfg.group_size = (unsigned)o.group_size;

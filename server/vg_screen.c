@@ -38,6 +38,7 @@ struct vg_screen {
 	uint8_t server_id[16];
 	vg_serverkey *key;        /* holds the identity's slot; NULL: random */
 	vg_beliefstore *beliefs;  /* NULL: beliefs die with the connection */
+	vg_workers *workers;      /* the segment step's threads, for every viewer */
 	pthread_mutex_t stats_lock;
 	vg_screen_stats stats;
 };
@@ -68,6 +69,11 @@ int vg_screen_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	scr->old_frames = g_ptr_array_new_with_free_func((GDestroyNotify)vg_pixbuf_free);
 	/* Testing aid: VARG_TEST_NO_MONITOR=1 measures the server without
 	 * its monitor, VARG_TEST_NO_SHARE=1 without shared segmentation. */
+	if (vg_workers_new(scr->cfg.threads, &scr->workers)) {
+		vg_error("cannot start %d threads for the viewers' updates", scr->cfg.threads);
+		vg_screen_free(scr);
+		return VG_EINVAL;
+	}
 	if ((!((env = g_getenv("VARG_TEST_NO_SHARE")) && *env == '1') &&
 	     vg_segshare_new(SHARE_SLOTS, &scr->share)) ||
 	    (!((env = g_getenv("VARG_TEST_NO_MONITOR")) && *env == '1') &&
@@ -135,6 +141,7 @@ void vg_screen_free(vg_screen *scr)
 	vg_serverkey_free(scr->key);
 	vg_segshare_free(scr->share);
 	vg_monitor_free(scr->monitor);
+	vg_workers_free(scr->workers);
 	vg_pixbuf_free(scr->frame);
 	g_ptr_array_free(scr->old_frames, TRUE);
 	pthread_rwlock_destroy(&scr->frame_lock);
@@ -155,6 +162,11 @@ const vg_screen_testing *vg_screen_testing_aids(const vg_screen *scr)
 const uint8_t *vg_screen_server_id(const vg_screen *scr)
 {
 	return scr->server_id;
+}
+
+vg_workers *vg_screen_workers(const vg_screen *scr)
+{
+	return scr->workers;
 }
 
 vg_beliefstore *vg_screen_beliefs(const vg_screen *scr)

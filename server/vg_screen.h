@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/vg_pixbuf.h"
+#include "pipeline/vg_workers.h"
 #include "fingerprint/cache/vg_beliefstore.h"
 #include "server/vg_monitor.h"
 #include "server/vg_segshare.h"
@@ -79,6 +80,10 @@ const uint8_t *vg_screen_server_id(const vg_screen *scr);
 vg_beliefstore *vg_screen_beliefs(const vg_screen *scr);
 vg_segshare *vg_screen_share(const vg_screen *scr);
 vg_monitor *vg_screen_monitor(const vg_screen *scr);
+
+/* The threads the viewers' pipelines share (cfg->threads of them); never
+ * NULL. */
+vg_workers *vg_screen_workers(const vg_screen *scr);
 
 /* The frame, for reading: between these two nothing writes it. */
 const vg_pixbuf *vg_screen_read_lock(vg_screen *scr);

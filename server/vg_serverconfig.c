@@ -5,6 +5,7 @@
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "fingerprint/proto/vg_proto.h"
+#include "pipeline/vg_workers.h"
 #include "server/vg_serverconfig.h"
 
 int vg_server_pixmodel_option(const char *s, vg_server_pixmodel *out)
@@ -33,6 +34,7 @@ void vg_server_config_init(vg_server_config *cfg)
 	cfg->group_size = VG_GROUP_DEFAULT;
 	cfg->desktop_name = "varg";
 	cfg->defer_ms = 5;
+	cfg->threads = vg_workers_default_threads();
 }
 
 int vg_server_tls_options(bool tls, bool no_tls, const char *cert, const char *key, vg_server_config *cfg)

@@ -59,6 +59,9 @@ typedef struct {
 				   * from VG_SERVER_FAR_RTT_US on, else (or if
 				   * unknown) VG_SENDER_ZSTD_LEVEL */
 	bool no_moves;            /* moved content as segments, never MOVE runs */
+	int threads;              /* threads beside a viewer's own that share its
+				   * updates' segment step, 0..VG_WORKERS_MAX - 1;
+				   * default: the processors less one */
 	vg_server_pixmodel pixmodel; /* when to offer the pixel model */
 	unsigned refine_ms;       /* approximate missed pixels that would take longer
 				   * than this on the link, for viewers that take it;

@@ -328,6 +328,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	memcpy(cfg.server_id, vg_screen_server_id(s), sizeof cfg.server_id);
 	vg_pipeline_config_init(&pcfg);
 	pcfg.moves = !scfg->no_moves;
+	pcfg.workers = vg_screen_workers(s);
 	pthread_mutex_lock(&c->lock);
 	if (vg_sender_new(&cfg, &c->sender) == 0 &&
 	    vg_pipeline_new(&pcfg, frame->width, frame->height, c->sender, &c->pipe) == 0) {

@@ -130,10 +130,11 @@ static void print_tables(const char *path, const vg_ratio_result *r, const vg_ra
 	printf("trace %s: %dx%d, %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " updates\n",
 	       path, r->width, r->height, r->frames, r->updates);
 	printf("main pipeline: %s, column width %d, anchor bits %d, min height %d, similar run %d, "
-	       "motion %s, zlib level %d, zstd level %d\n\n",
+	       "motion %s, zlib level %d, zstd level %d, segment step on %d thread%s\n\n",
 	       vg_ratio_variant_name(g_ptr_array_index(r->variants, 0)), o->params.column_width,
 	       o->params.anchor_bits, o->params.min_height, o->params.similar_run,
-	       o->no_motion ? "off" : "on", o->zlib_level, o->zstd_level);
+	       o->no_motion ? "off" : "on", o->zlib_level, o->zstd_level,
+	       vg_workers_parts(o->workers), vg_workers_parts(o->workers) == 1 ? "" : "s");
 
 	printf("Table 8: bytes after each stage (stage ratio = bytes before / bytes after)\n");
 	printf("  %-34s %14s %10s\n", "stage", "bytes", "ratio");
@@ -522,6 +523,7 @@ int vg__trace_ratio(int argc, char **argv)
 	vg_ratio_options o;
 	int cw = -1, ab = -1, mh = -1, sr = -1, zl = 6, tl = -1, fp_bits = -1, group = -1;
 	int zstd = VG_SENDER_ZSTD_LEVEL, zwin = VG_ZSTD_WINDOW_LOG_DEFAULT;
+	int threads = vg_workers_default_threads();
 	gint64 cache_size = -1;
 	gboolean trace_damage = FALSE, no_motion = FALSE, no_moves = FALSE, no_indexed = FALSE,
 		 no_repeat_within = FALSE, no_pixmodel = FALSE,
@@ -556,6 +558,9 @@ int vg__trace_ratio(int argc, char **argv)
 		{ "group-size", 0, 0, G_OPTION_ARG_INT, &group,
 		  "Fingerprinted segments per SHA-1 check, 1-255 (20)", "N" },
 		{ "cache-size", 0, 0, G_OPTION_ARG_INT64, &cache_size, "Viewer's segment cache capacity (in memory; 256 MB)", "BYTES" },
+		{ "threads", 0, 0, G_OPTION_ARG_INT, &threads,
+		  "Threads beside the main one that share each update's segment step, as "
+		  "varg-server's (default: the processors less one; 0: one thread)", "N" },
 		{ "trace-rects", 0, 0, G_OPTION_ARG_NONE, &trace_damage,
 		  "Send each record's own rectangles, not the differ's", NULL },
 		{ "no-stock", 0, 0, G_OPTION_ARG_NONE, &no_stock, "Skip LibVNCServer's encoders", NULL },
@@ -615,6 +620,8 @@ int vg__trace_ratio(int argc, char **argv)
 		return vg__trace_usage_error("--group-size must be 1..255");
 	if (cache_size != -1 && cache_size < 1)
 		return vg__trace_usage_error("--cache-size must be a positive number of bytes");
+	if (threads < 0 || threads >= VG_WORKERS_MAX)
+		return vg__trace_usage_error("--threads must be 0..%d", VG_WORKERS_MAX - 1);
 	o.fp_bits = fp_bits > 0 ? (unsigned)fp_bits : 0;
 	o.group_size = group > 0 ? (unsigned)group : 0;
 	o.cache_size = cache_size > 0 ? (uint64_t)cache_size : 0;
@@ -635,10 +642,15 @@ int vg__trace_ratio(int argc, char **argv)
 	o.progress = !quiet && isatty(STDERR_FILENO);
 	if (plot && !g_str_has_suffix(plot, ".png") && !g_str_has_suffix(plot, ".svg"))
 		return vg__trace_usage_error("--plot: the name must end in .png or .svg");
+	if (sweep && (json || plot))
+		return vg__trace_usage_error("--sweep prints a table only; drop --json and --plot");
+	if (vg_workers_new(threads, &o.workers)) {
+		vg_error("cannot start %d threads", threads);
+		return VG__EXIT_FAIL;
+	}
 	if (sweep) {
-		if (json || plot)
-			return vg__trace_usage_error("--sweep prints a table only; drop --json and --plot");
-		return run_sweep(argv[1], &o, sweep);
+		status = run_sweep(argv[1], &o, sweep);
+		goto out;
 	}
 
 	if (vg_ratio_run(argv[1], &o, &r))
@@ -677,5 +689,6 @@ int vg__trace_ratio(int argc, char **argv)
 	status = VG__EXIT_OK;
 out:
 	vg_ratio_result_clear(&r);
+	vg_workers_free(o.workers);
 	return status;
 }

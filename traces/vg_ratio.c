@@ -130,6 +130,7 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	pcfg.motion = v->motion;
 	pcfg.moves = !o->no_moves;
 	pcfg.trust_damage = o->trace_damage;
+	pcfg.workers = o->workers;
 	v->repair = vg_region_new();
 	if ((err = vg_sender_new(&scfg, &v->sender)) ||
 	    (err = vg_pipeline_new(&pcfg, w, h, v->sender, &v->pipe)) ||

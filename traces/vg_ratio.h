@@ -20,6 +20,7 @@
 #include "fingerprint/proto/vg_receiver.h"
 #include "fingerprint/proto/vg_sender.h"
 #include "fingerprint/codec/vg_zstream.h"
+#include "pipeline/vg_workers.h"
 #include "segment2d/vg_segmenter.h"
 #include "traces/vg_stockenc.h"
 
@@ -42,6 +43,8 @@ typedef struct {
 	unsigned group_size;        /* segments per SHA-1 check; 0: default */
 	uint64_t cache_size;        /* viewer's cache capacity; 0: default */
 	vg_stockenc_config stock_cfg;
+	vg_workers *workers;        /* borrowed, may be NULL: threads for the
+				     * segment step, as the server's */
 } vg_ratio_options;
 
 /* What one variant measured. Arrays have one element per update. */

@@ -312,6 +312,174 @@ static void test_gaps(void)
 
 /* A new size: pictures of the old one are refused, the new one starts
  * from nothing (everything damaged is changed). */
+/* Workers: every part of a job runs once, on the caller's thread for
+ * part 0, also with more parts than threads and with two callers at
+ * once; bad counts are refused. */
+typedef struct {
+	vg_workers *w;
+	gint runs[VG_WORKERS_MAX];
+	GThread *ran_on[VG_WORKERS_MAX];
+} count_job;
+
+static void count_part(void *arg, int part)
+{
+	count_job *j = arg;
+
+	g_atomic_int_inc(&j->runs[part]);
+	j->ran_on[part] = g_thread_self();
+}
+
+static gpointer caller(gpointer data)
+{
+	count_job *j = data;
+	int k;
+
+	for (k = 0; k < 200; k++)
+		vg_workers_run(j->w, count_part, j, VG_WORKERS_MAX);
+	return NULL;
+}
+
+static void test_workers_run(void)
+{
+	count_job a = { 0 }, b = { 0 };
+	vg_workers *w;
+	GThread *t;
+	int i;
+
+	g_assert_cmpint(vg_workers_new(-1, &w), ==, VG_EINVAL);
+	g_assert_null(w);
+	g_assert_cmpint(vg_workers_new(VG_WORKERS_MAX, &w), ==, VG_EINVAL);
+	g_assert_cmpint(vg_workers_parts(NULL), ==, 1);
+	g_assert_cmpint(vg_workers_default_threads(), >=, 0);
+	g_assert_cmpint(vg_workers_new(2, &w), ==, 0);
+	a.w = b.w = w;
+	vg_workers_run(w, count_part, &a, 5);
+	for (i = 0; i < 5; i++)
+		g_assert_cmpint(a.runs[i], ==, 1);
+	g_assert_cmpint(a.runs[5], ==, 0);
+	g_assert_true(a.ran_on[0] == g_thread_self());
+	memset(a.runs, 0, sizeof a.runs);
+	t = g_thread_new("caller", caller, &b);
+	caller(&a);
+	g_thread_join(t);
+	for (i = 0; i < VG_WORKERS_MAX; i++) {
+		g_assert_cmpint(a.runs[i], ==, 200);
+		g_assert_cmpint(b.runs[i], ==, 200);
+	}
+	vg_workers_free(w);
+	/* Without threads every part runs on the caller's. */
+	g_assert_cmpint(vg_workers_new(0, &w), ==, 0);
+	g_assert_cmpint(vg_workers_parts(w), ==, 1);
+	memset(&a, 0, sizeof a);
+	vg_workers_run(w, count_part, &a, 3);
+	for (i = 0; i < 3; i++)
+		g_assert_true(a.runs[i] == 1 && a.ran_on[i] == g_thread_self());
+	vg_workers_free(w);
+	vg_workers_free(NULL);
+}
+
+/* Paints rects[0..n) of pic from src. */
+static void paint(vg_pixbuf *pic, const vg_pixbuf *src, const vg_rect *rects, size_t n)
+{
+	size_t i;
+	int32_t y;
+
+	for (i = 0; i < n; i++)
+		for (y = rects[i].y; y < rects[i].y + rects[i].h; y++)
+			memcpy(vg_pixbuf_row(pic, y) + rects[i].x, vg_pixbuf_row(src, y) + rects[i].x,
+			       (size_t)rects[i].w * 4);
+}
+
+/* The segment step split across worker threads gives what one thread
+ * gives: the same segments, moves and bytes, and the same remembered
+ * movement, update after update: whole pictures, scrolls both ways and
+ * scattered damage, for 1 to 4 parts. */
+static void test_workers(void)
+{
+	static const vg_rect spots[] = { { 3, 5, 40, 9 },    { 200, 7, 100, 30 }, { 17, 100, 290, 3 },
+					 { 64, 64, 64, 64 }, { 0, 200, 320, 40 }, { 310, 0, 10, 240 } };
+	vg_pixbuf *text = vg_testscene_new(VG_SCENE_TEXT, W + 64, H + 64, 7);
+	vg_pixbuf *heat = vg_testscene_new(VG_SCENE_HEATMAP, W + 64, H + 64, 8);
+	vg_pixbuf *pics[8];
+	const vg_rect *damage[8] = { NULL };
+	size_t n_damage[8] = { 0 }, k;
+	int threads;
+
+	pics[0] = vg_testscene_frame(text, 0, 0, W, H);
+	pics[1] = vg_testscene_frame(text, 0, 29, W, H);      /* scrolled down */
+	pics[2] = vg_testscene_frame(text, 23, 29, W, H);     /* and across */
+	pics[3] = vg_testscene_frame(heat, 0, 0, W, H);       /* a new page */
+	pics[4] = vg_testscene_frame(heat, 0, 0, W, H);       /* spots of text */
+	paint(pics[4], pics[0], spots, G_N_ELEMENTS(spots));
+	damage[4] = spots;
+	n_damage[4] = G_N_ELEMENTS(spots);
+	pics[5] = vg_testscene_frame(heat, 0, 41, W, H);
+	pics[6] = vg_testscene_frame(heat, 37, 41, W, H);
+	pics[7] = vg_testscene_frame(text, 64, 64, W, H);
+	for (threads = 1; threads <= 3; threads++) {
+		vg_pipeline_config cfg;
+		vg_workers *w;
+		size_t moved = 0;
+		rig one, many;
+
+		g_assert_cmpint(vg_workers_new(threads, &w), ==, 0);
+		g_assert_cmpint(vg_workers_parts(w), ==, threads + 1);
+		vg_pipeline_config_init(&cfg);
+		rig_init_cfg(&one, &cfg);
+		cfg.workers = w;
+		rig_init_cfg(&many, &cfg);
+		for (k = 0; k < G_N_ELEMENTS(pics); k++) {
+			rig *g[2] = { &one, &many };
+			const vg_segdesc *segs[2];
+			size_t n_segs[2];
+			void *state;
+			size_t len, i;
+
+			for (i = 0; i < 2; i++) {
+				g_assert_cmpint(vg_pipeline_begin(g[i]->p, pics[k], damage[k], n_damage[k],
+								  g[i]->repair), ==, 0);
+				g_assert_cmpint(vg_pipeline_segment(g[i]->p, pics[k], false), ==, 0);
+				segs[i] = vg_pipeline_segments(g[i]->p, &n_segs[i]);
+				vg_writer_reset(&g[i]->wire);
+				g_assert_cmpint(vg_pipeline_send(g[i]->p, pics[k], g[i]->repair,
+								 &g[i]->wire), ==, 0);
+			}
+			g_assert_cmpuint(n_segs[0], ==, n_segs[1]);
+			for (i = 0; i < n_segs[0]; i++) {
+				g_assert_true(vg_rect_equal(segs[0][i].rect, segs[1][i].rect));
+				g_assert_cmpuint(segs[0][i].hash, ==, segs[1][i].hash);
+				g_assert_cmpuint(segs[0][i].orient, ==, segs[1][i].orient);
+				g_assert_cmpuint(segs[0][i].kind, ==, segs[1][i].kind);
+			}
+			g_assert_cmpint(vg_pipeline_dir(one.p), ==, vg_pipeline_dir(many.p));
+			g_assert_cmpuint(vg_pipeline_n_moves(one.p), ==, vg_pipeline_n_moves(many.p));
+			moved += vg_pipeline_n_moves(one.p);
+			g_assert_cmpuint(one.wire.len, ==, many.wire.len);
+			g_assert_cmpint(memcmp(one.wire.data, many.wire.data, one.wire.len), ==, 0);
+			len = vg_motion_state_size(vg_pipeline_motion(one.p));
+			state = g_malloc(len);
+			vg_motion_state_save(vg_pipeline_motion(one.p), state);
+			g_assert_true(vg_motion_state_equal(vg_pipeline_motion(many.p), state, len));
+			g_free(state);
+			for (i = 0; i < 2; i++) {
+				g_assert_cmpint(vg_receiver_handle(g[i]->r, g[i]->wire.data, g[i]->wire.len,
+								   g[i]->view, &g[i]->reply), ==, 0);
+				feed_replies(g[i]);
+				g_assert_true(vg_pixbuf_equal(g[i]->view, pics[k]));
+			}
+		}
+		/* The scrolls were found: the two did not just agree on nothing. */
+		g_assert_cmpuint(moved, >, 0);
+		rig_clear(&one);
+		rig_clear(&many);
+		vg_workers_free(w);
+	}
+	for (k = 0; k < G_N_ELEMENTS(pics); k++)
+		vg_pixbuf_free(pics[k]);
+	vg_pixbuf_free(text);
+	vg_pixbuf_free(heat);
+}
+
 static void test_resize(void)
 {
 	vg_pixbuf *small = vg_testscene_new(VG_SCENE_NOISE, W / 2, H / 2, 1);
@@ -344,5 +512,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/pipeline/take_shared", test_take_shared);
 	g_test_add_func("/pipeline/gaps", test_gaps);
 	g_test_add_func("/pipeline/resize", test_resize);
+	g_test_add_func("/pipeline/workers", test_workers);
+	g_test_add_func("/workers/run", test_workers_run);
 	return g_test_run();
 }

@@ -17,6 +17,36 @@ static void test_intersect(void)
 	g_assert_cmpint(vg_rect_area(vg_rect_make(1, 1, -3, 4)), ==, 0);
 }
 
+/* Stripes cut for threads: every part gets its share of the area, in
+ * stripe order, whether the area lies evenly or all to one side. */
+static void test_cut_stripes(void)
+{
+	const vg_rect even = vg_rect_make(0, 0, 1600, 100);
+	const vg_rect side[2] = { vg_rect_make(0, 0, 160, 900), vg_rect_make(0, 900, 1600, 10) };
+	int32_t cuts[5];
+
+	vg_rects_cut_stripes(&even, 1, true, 16, 100, 4, cuts);
+	g_assert_cmpint(cuts[0], ==, 0);
+	g_assert_cmpint(cuts[1], ==, 25);
+	g_assert_cmpint(cuts[2], ==, 50);
+	g_assert_cmpint(cuts[3], ==, 75);
+	g_assert_cmpint(cuts[4], ==, 100);
+	/* 144,000 + 16,000 pixels, 910 a column up to x = 160: half of
+	 * them lie before x = 88, so the cut is the stripe boundary at 96. */
+	vg_rects_cut_stripes(side, 2, true, 16, 100, 2, cuts);
+	g_assert_cmpint(cuts[1], ==, 6);
+	g_assert_cmpint(cuts[2], ==, 100);
+	/* Across y, rows of 64 pixels: 160 pixels a row up to y = 900, half
+	 * before y = 500, the boundary at 512. */
+	vg_rects_cut_stripes(side, 2, false, 64, 15, 2, cuts);
+	g_assert_cmpint(cuts[1], ==, 8);
+	/* Nothing to share: every cut at the start. */
+	vg_rects_cut_stripes(NULL, 0, true, 16, 10, 3, cuts);
+	g_assert_cmpint(cuts[1], ==, 0);
+	g_assert_cmpint(cuts[2], ==, 0);
+	g_assert_cmpint(cuts[3], ==, 10);
+}
+
 /* Rasterises a region into a bitmap and checks that no pixel is covered twice. */
 static void raster(const vg_region *r, guint8 *map, int w, int h)
 {
@@ -108,6 +138,7 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/rect/intersect", test_intersect);
+	g_test_add_func("/rect/cut_stripes", test_cut_stripes);
 	g_test_add_func("/region/basics", test_region_basics);
 	g_test_add_func("/region/model", test_region_model);
 	return g_test_run();

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/vg_error.h"
 #include "common/vg_seghash.h"
 #include "segment2d/vg_motion.h"
 #include "segment2d/vg_segmenter.h"
@@ -218,6 +219,59 @@ static void test_determinism(void)
 		vg_segmenter_free(a);
 		vg_segmenter_free(b);
 	}
+	vg_pixbuf_free(doc);
+}
+
+/* A run cut into parts of bands gives, part after part, the whole run's
+ * segments, for every method and both orientations; bands out of range
+ * are refused. */
+static void test_bands(void)
+{
+	vg_pixbuf *doc = vg_testscene_new(VG_SCENE_TEXT, 500, 400, 5);
+	vg_rect rects[4] = { { 10, 10, 200, 100 }, { 150, 50, 300, 300 }, { 0, 390, 500, 10 },
+			     { 480, 0, 20, 400 } };
+	int m, o, parts;
+
+	for (m = 0; m < 4; m++)
+		for (o = 0; o < 2; o++) {
+			const vg_orient orient = o ? VG_ORIENT_COLS : VG_ORIENT_ROWS;
+			vg_segparams p;
+			vg_segmenter *whole, *part;
+			const vg_segdesc *sw, *sp;
+			size_t nw, np;
+			int32_t nb;
+
+			vg_segparams_init(&p, (vg_segmethod)m);
+			g_assert_cmpint(vg_segmenter_new(&p, &whole), ==, 0);
+			g_assert_cmpint(vg_segmenter_new(&p, &part), ==, 0);
+			nb = vg_segmenter_n_bands(whole, doc, orient);
+			g_assert_cmpint(nb, ==, m == VG_SEGMETHOD_VARG ? (o ? 400 : 500) / 16 + !o : 1);
+			g_assert_cmpint(vg_segmenter_run_bands(part, doc, rects, 4, orient, 0, nb + 1,
+							       &sp, &np), ==, VG_EINVAL);
+			g_assert_cmpint(vg_segmenter_run_bands(part, doc, rects, 4, orient, -1, nb,
+							       &sp, &np), ==, VG_EINVAL);
+			g_assert_cmpint(vg_segmenter_run(whole, doc, rects, 4, orient, &sw, &nw), ==, 0);
+			for (parts = 1; parts <= 5; parts++) {
+				int32_t cuts[6];
+				GArray *all = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
+				int i;
+
+				vg_segmenter_cut(whole, doc, rects, 4, orient, parts, cuts);
+				g_assert_cmpint(cuts[0], ==, 0);
+				g_assert_cmpint(cuts[parts], ==, nb);
+				for (i = 0; i < parts; i++) {
+					g_assert_cmpint(cuts[i], <=, cuts[i + 1]);
+					g_assert_cmpint(vg_segmenter_run_bands(part, doc, rects, 4, orient,
+									       cuts[i], cuts[i + 1],
+									       &sp, &np), ==, 0);
+					g_array_append_vals(all, sp, (guint)np);
+				}
+				same_segs(sw, nw, (const vg_segdesc *)(void *)all->data, all->len);
+				g_array_free(all, TRUE);
+			}
+			vg_segmenter_free(whole);
+			vg_segmenter_free(part);
+		}
 	vg_pixbuf_free(doc);
 }
 
@@ -536,6 +590,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/segmenter/params", test_params);
 	g_test_add_func("/segmenter/tiling", test_tiling);
 	g_test_add_func("/segmenter/determinism", test_determinism);
+	g_test_add_func("/segmenter/bands", test_bands);
 	g_test_add_func("/segmenter/similar-and-anchors", test_similar_and_anchors);
 	g_test_add_func("/segmenter/karprabin-coverage", test_karprabin_coverage);
 	g_test_add_func("/segmenter/golden", test_golden);
