@@ -25,6 +25,21 @@ typedef struct {
 	int err[VG_WORKERS_MAX];
 } split_job;
 
+/* The differ's rows across the workers: part i compares the tile rows
+ * [cuts[i], cuts[i + 1]). */
+typedef struct {
+	vg_differ *differ;
+	const vg_pixbuf *pic;
+	int32_t cuts[VG_WORKERS_MAX + 1];
+} differ_job;
+
+static void differ_part(void *arg, int part)
+{
+	differ_job *j = arg;
+
+	vg_differ_rows(j->differ, j->pic, j->cuts[part], j->cuts[part + 1]);
+}
+
 struct vg_pipeline {
 	vg_pipeline_config cfg;
 	vg_sender *sender;        /* borrowed */
@@ -195,6 +210,7 @@ int vg_pipeline_begin(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *damag
 	const vg_rect *changed;
 	size_t n_changed;
 	bool repairing = again && !vg_region_is_empty(again);
+	differ_job dj;
 	uint64_t t0;
 	int err;
 
@@ -214,10 +230,14 @@ int vg_pipeline_begin(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *damag
 		vg_differ_keep_previous(p->differ);
 	p->moving = may_move(p) && !repairing;
 	t0 = vg_time_ns();
-	err = vg_differ_update(p->differ, pic, damage, n_damage, &changed, &n_changed);
-	p->times.differ_ns = vg_time_ns() - t0;
-	if (err)
+	if ((err = vg_differ_begin(p->differ, pic, damage, n_damage)))
 		return err;
+	dj.differ = p->differ;
+	dj.pic = pic;
+	vg_differ_cut(p->differ, p->n_parts, dj.cuts);
+	vg_workers_run(p->cfg.workers, differ_part, &dj, p->n_parts);
+	vg_differ_end(p->differ, &changed, &n_changed);
+	p->times.differ_ns = vg_time_ns() - t0;
 	if (p->cfg.trust_damage) {
 		changed = damage;
 		n_changed = n_damage;

@@ -276,14 +276,11 @@ static void emit_band(vg_differ *d, int32_t ty)
 	d->n_open = n_next;
 }
 
-int vg_differ_update(vg_differ *d, const vg_pixbuf *frame, const vg_rect *damage,
-		     size_t n_damage, const vg_rect **changed, size_t *n_changed)
+int vg_differ_begin(vg_differ *d, const vg_pixbuf *frame, const vg_rect *damage,
+		    size_t n_damage)
 {
 	const vg_rect all = vg_rect_make(0, 0, d->width, d->height);
-	int32_t ty;
 
-	*changed = NULL;
-	*n_changed = 0;
 	if (frame->width != d->width || frame->height != d->height)
 		return VG_EINVAL;
 	if (!damage && n_damage > 0)
@@ -292,20 +289,81 @@ int vg_differ_update(vg_differ *d, const vg_pixbuf *frame, const vg_rect *damage
 		damage = &all;
 		n_damage = 1;
 	}
+	mark_damage(d, damage, n_damage);
+	return VG_OK;
+}
+
+void vg_differ_cut(const vg_differ *d, int n_parts, int32_t *cuts)
+{
+	int64_t total = 0, sum = 0;
+	int32_t tx, ty;
+	int i = 1;
+
+	for (ty = 0; ty < d->nty; ty++)
+		for (tx = 0; tx < d->ntx; tx++) {
+			const box *b = &d->cmp[(size_t)ty * d->ntx + tx];
+
+			total += (int64_t)(b->x1 - b->x0) * (b->y1 - b->y0);
+		}
+	cuts[0] = 0;
+	for (ty = 0; ty < d->nty && i < n_parts; ty++) {
+		for (tx = 0; tx < d->ntx; tx++) {
+			const box *b = &d->cmp[(size_t)ty * d->ntx + tx];
+
+			sum += (int64_t)(b->x1 - b->x0) * (b->y1 - b->y0);
+		}
+		while (i < n_parts && sum >= total * i / n_parts)
+			cuts[i++] = ty + 1;
+	}
+	while (i < n_parts)
+		cuts[i++] = d->nty;
+	cuts[n_parts] = d->nty;
+}
+
+void vg_differ_rows(vg_differ *d, const vg_pixbuf *frame, int32_t ty0, int32_t ty1)
+{
+	const vg_rect rows = vg_rect_intersect(vg_rect_make(0, 0, d->width, d->height),
+					       vg_rect_make(0, ty0 * d->tile, d->width,
+							    (ty1 - ty0) * d->tile));
+	int32_t ty;
+
 	/* The previous frame catches up with the last update's changes,
 	 * the only place where it differs from the saved one. */
-	for (size_t i = 0; d->previous && i < d->n_out; i++)
-		vg_pixbuf_copy_rect(d->previous, d->saved, d->out[i]);
-	mark_damage(d, damage, n_damage);
-	d->n_out = 0;
-	d->n_open = 0;
-	for (ty = 0; ty < d->nty; ty++) {
+	for (size_t i = 0; d->previous && i < d->n_out; i++) {
+		vg_rect r = vg_rect_intersect(d->out[i], rows);
+
+		if (!vg_rect_is_empty(r))
+			vg_pixbuf_copy_rect(d->previous, d->saved, r);
+	}
+	for (ty = ty0; ty < ty1; ty++) {
 		diff_band(d, frame, ty);
 		save_band(d, frame, ty);
-		emit_band(d, ty);
 	}
+}
+
+void vg_differ_end(vg_differ *d, const vg_rect **changed, size_t *n_changed)
+{
+	int32_t ty;
+
+	d->n_out = 0;
+	d->n_open = 0;
+	for (ty = 0; ty < d->nty; ty++)
+		emit_band(d, ty);
 	d->primed = true;
 	*changed = d->out;
 	*n_changed = d->n_out;
+}
+
+int vg_differ_update(vg_differ *d, const vg_pixbuf *frame, const vg_rect *damage,
+		     size_t n_damage, const vg_rect **changed, size_t *n_changed)
+{
+	int err;
+
+	*changed = NULL;
+	*n_changed = 0;
+	if ((err = vg_differ_begin(d, frame, damage, n_damage)))
+		return err;
+	vg_differ_rows(d, frame, 0, d->nty);
+	vg_differ_end(d, changed, n_changed);
 	return VG_OK;
 }

@@ -42,6 +42,19 @@ void vg_differ_free(vg_differ *d);
 int vg_differ_update(vg_differ *d, const vg_pixbuf *frame, const vg_rect *damage,
 		     size_t n_damage, const vg_rect **changed, size_t *n_changed);
 
+/* Splitting an update across threads: vg_differ_update() is
+ * vg_differ_begin(), vg_differ_rows() on all the tile rows, then
+ * vg_differ_end(). vg_differ_rows() on disjoint runs of tile rows may
+ * run at once on several threads, such as the parts [cuts[i],
+ * cuts[i + 1]) of vg_differ_cut() (about equal damaged area each); the
+ * rows must all be done before vg_differ_end(). vg_differ_begin() fails
+ * as vg_differ_update() does, and nothing else may follow then. */
+int vg_differ_begin(vg_differ *d, const vg_pixbuf *frame, const vg_rect *damage,
+		    size_t n_damage);
+void vg_differ_cut(const vg_differ *d, int n_parts, int32_t *cuts);
+void vg_differ_rows(vg_differ *d, const vg_pixbuf *frame, int32_t ty0, int32_t ty1);
+void vg_differ_end(vg_differ *d, const vg_rect **changed, size_t *n_changed);
+
 /* Replaces the saved frame with a copy of frame (same size, else
  * VG_EINVAL): after this, the differ compares against frame. */
 int vg_differ_reset(vg_differ *d, const vg_pixbuf *frame);

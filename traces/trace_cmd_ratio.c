@@ -170,7 +170,7 @@ static void print_tables(const char *path, const vg_ratio_result *r, const vg_ra
 	}
 
 	printf("Table 9: time per update, ms (mean / 90th percentile)\n");
-	printf("  %-44s %8.2f %8.2f\n", "differencing", mean_of(r->diff_ms), p90_of(r->diff_ms));
+	printf("  %-44s %8.2f %8.2f\n", "differencing", mean_of(t->diff_ms), p90_of(t->diff_ms));
 	printf("  %-44s %8.2f %8.2f\n", "movement estimation + segmentation + hashes",
 	       mean_of(t->seg_ms), p90_of(t->seg_ms));
 	printf("  %-44s %8.2f %8.2f\n", "sender encode incl. zlib", mean_of(t->enc_ms),
@@ -258,7 +258,7 @@ static char *make_json(const vg_ratio_result *r, const vg_ratio_options *o)
 	g_string_append(j, "  \"stages\": {\n");
 	g_string_append_printf(j, "    \"diff\": {\"bytes\": %" G_GUINT64_FORMAT ", \"ratio\": %.4f, ",
 			       r->diff_bytes, ratio_of(r->raw_bytes, r->diff_bytes));
-	json_timing(j, r->diff_ms);
+	json_timing(j, t->diff_ms);
 	g_string_append_printf(j, "},\n    \"segment\": {\"bytes\": %" G_GUINT64_FORMAT
 			       ", \"ratio\": %.4f, \"segments\": %" G_GUINT64_FORMAT
 			       ", \"literal_segments\": %" G_GUINT64_FORMAT

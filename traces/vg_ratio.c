@@ -79,6 +79,8 @@ static void variant_free(vg_ratio_variant *v)
 		g_array_free(v->t.upd_ms, TRUE);
 	if (v->t.seg_ms)
 		g_array_free(v->t.seg_ms, TRUE);
+	if (v->t.diff_ms)
+		g_array_free(v->t.diff_ms, TRUE);
 	if (v->t.enc_ms)
 		g_array_free(v->t.enc_ms, TRUE);
 	if (v->t.sha1_ms)
@@ -105,6 +107,7 @@ static int variant_new(const char *name, const vg_segparams *params, bool motion
 	v->t.upd_bytes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	v->t.upd_ms = g_array_new(FALSE, FALSE, sizeof(double));
 	v->t.seg_ms = g_array_new(FALSE, FALSE, sizeof(double));
+	v->t.diff_ms = g_array_new(FALSE, FALSE, sizeof(double));
 	v->t.enc_ms = g_array_new(FALSE, FALSE, sizeof(double));
 	v->t.sha1_ms = g_array_new(FALSE, FALSE, sizeof(double));
 	v->t.dec_ms = g_array_new(FALSE, FALSE, sizeof(double));
@@ -272,6 +275,7 @@ static int variant_update(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_
 	sha1_ms = (double)(st.sha1_ns - sha1_before) / 1e6;
 
 	g_array_append_val(v->t.upd_bytes, (uint64_t){ wire });
+	g_array_append_val(v->t.diff_ms, ms[0]);
 	g_array_append_val(v->t.seg_ms, ms[1]);
 	g_array_append_val(v->t.enc_ms, ms[2]);
 	g_array_append_val(v->t.sha1_ms, sha1_ms);

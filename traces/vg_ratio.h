@@ -63,6 +63,7 @@ typedef struct {
 	uint64_t inexact_updates;   /* updates after which it was not */
 	GArray *upd_bytes;          /* uint64_t: wire bytes of each update */
 	GArray *upd_ms;             /* double: differ + segment + encode */
+	GArray *diff_ms;            /* double: the pipeline's differ */
 	GArray *seg_ms;             /* double: motion + segmenter + hashes */
 	GArray *enc_ms;             /* double: vg_sender_update (incl. zlib and
 				     * SHA-1) */

@@ -106,6 +106,60 @@ static void test_random_edits(void)
 }
 
 /* The saved frame follows the updates; identical frames report nothing. */
+/* An update done in parts of tile rows, in any order, as threads would,
+ * reports and saves what the whole update does, and keeps the same
+ * previous frame; parts cover the tile rows, in order. */
+static void test_rows(void)
+{
+	vg_pixbuf *doc = vg_testscene_new(VG_SCENE_TEXT, 400, 400, 11);
+	vg_pixbuf *f[3];
+	const vg_rect damage[2] = { { 5, 7, 300, 40 }, { 100, 150, 250, 200 } };
+	vg_differ *whole, *parts;
+	int k, n_parts;
+
+	f[0] = vg_testscene_frame(doc, 0, 0, 330, 301);
+	f[1] = vg_testscene_frame(doc, 0, 13, 330, 301);
+	f[2] = vg_testscene_frame(doc, 9, 40, 330, 301);
+	for (n_parts = 1; n_parts <= 4; n_parts++) {
+		g_assert_cmpint(vg_differ_new(330, 301, 32, &whole), ==, 0);
+		g_assert_cmpint(vg_differ_new(330, 301, 32, &parts), ==, 0);
+		vg_differ_keep_previous(whole);
+		vg_differ_keep_previous(parts);
+		for (k = 0; k < 6; k++) {
+			const vg_pixbuf *pic = f[k % 3];
+			const vg_rect *dm = k % 2 ? damage : NULL;
+			const size_t nd = k % 2 ? 2 : 0;
+			const vg_rect *cw, *cp;
+			size_t nw, np, i;
+			int32_t cuts[5];
+			int part;
+
+			g_assert_cmpint(vg_differ_update(whole, pic, dm, nd, &cw, &nw), ==, 0);
+			g_assert_cmpint(vg_differ_begin(parts, pic, dm, nd), ==, 0);
+			vg_differ_cut(parts, n_parts, cuts);
+			g_assert_cmpint(cuts[0], ==, 0);
+			g_assert_cmpint(cuts[n_parts], ==, (301 + 31) / 32);
+			for (part = n_parts - 1; part >= 0; part--) {
+				g_assert_cmpint(cuts[part], <=, cuts[part + 1]);
+				vg_differ_rows(parts, pic, cuts[part], cuts[part + 1]);
+			}
+			vg_differ_end(parts, &cp, &np);
+			g_assert_cmpuint(nw, ==, np);
+			for (i = 0; i < nw; i++)
+				g_assert_true(vg_rect_equal(cw[i], cp[i]));
+			g_assert_true(vg_pixbuf_equal(vg_differ_saved(whole), vg_differ_saved(parts)));
+			g_assert_true(vg_pixbuf_equal(vg_differ_previous(whole),
+						      vg_differ_previous(parts)));
+		}
+		g_assert_cmpint(vg_differ_begin(parts, doc, NULL, 0), ==, VG_EINVAL);
+		vg_differ_free(whole);
+		vg_differ_free(parts);
+	}
+	for (k = 0; k < 3; k++)
+		vg_pixbuf_free(f[k]);
+	vg_pixbuf_free(doc);
+}
+
 static void test_saved_and_scroll(void)
 {
 	vg_pixbuf *doc = vg_testscene_new(VG_SCENE_HEATMAP, 640, 700, 4);
@@ -166,6 +220,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/differ/random-edits", test_random_edits);
 	g_test_add_func("/differ/saved-and-scroll", test_saved_and_scroll);
+	g_test_add_func("/differ/rows", test_rows);
 	g_test_add_func("/differ/damage-restricts", test_damage_restricts);
 	return g_test_run();
 }
