@@ -31,6 +31,8 @@ struct vg_xsource {
 	uint64_t frames;
 	uint64_t grabs, grab_ns;  /* grabs, and the time in them, over every capture */
 	uint64_t late_logged_ns;  /* when "cannot keep up" was last said */
+	int64_t credit_ns;        /* grab time that may be spent at once */
+	uint64_t credit_at_ns;    /* when credit_ns was last brought up to date */
 	char error[160];
 };
 
@@ -241,14 +243,31 @@ static int resize(vg_xsource *x, vg_server *srv, int32_t w, int32_t h)
 	return VG_OK;
 }
 
-/* The time from one grab's start to the next: the frame interval, and
- * at least twice what this grab took, so that reading the screen takes
- * at most half a core however fast the application draws. */
-static uint64_t grab_spacing(const vg_xsource *x, uint64_t took)
-{
-	uint64_t interval = 1000000000u / (uint64_t)x->opt.fps;
+/* Reading the screen may take half of a core, over time: grab time is
+ * earned at half the rate of the clock, up to GRAB_BURST_NS. An
+ * application's redraw in a few pieces (a terminal's new page: a copy,
+ * then the new line) is read piece by piece as it lands, each read a
+ * frame interval after the last; a lasting animation that costs more is
+ * read as often as the earned time allows. */
+#define GRAB_BURST_NS 50000000
 
-	return VG_MAX(interval, 2 * took);
+/* Spends the grab that started at start and took took, and returns the
+ * time from its start to the next grab's. */
+static uint64_t grab_spacing(vg_xsource *x, uint64_t start, uint64_t took)
+{
+	const uint64_t interval = 1000000000u / (uint64_t)x->opt.fps;
+	const uint64_t now = start + took;
+
+	if (x->credit_at_ns == 0)
+		x->credit_ns = GRAB_BURST_NS;
+	else
+		x->credit_ns += (int64_t)((now - x->credit_at_ns) / 2);
+	x->credit_ns = VG_MIN(x->credit_ns, (int64_t)GRAB_BURST_NS) - (int64_t)took;
+	x->credit_at_ns = now;
+	if (x->credit_ns >= 0)
+		return VG_MAX(interval, took);
+	/* In debt: wait until the clock has earned it back. */
+	return VG_MAX(interval, took + 2 * (uint64_t)-x->credit_ns);
 }
 
 /* Says, at most every 10 s, that grabs are spaced (by grab_spacing)
@@ -279,7 +298,7 @@ static int grab(vg_xsource *x, vg_server *srv, uint64_t *next_grab)
 	took = vg_time_ns() - start;
 	x->grabs++;
 	x->grab_ns += took;
-	spacing = grab_spacing(x, took);
+	spacing = grab_spacing(x, start, took);
 	note_late(x, took, spacing, start + took);
 	*next_grab = start + spacing;
 	if (err)
