@@ -9,6 +9,12 @@
 #include "segment2d/vg_differ.h"
 #include "segment2d/vg_moves.h"
 
+/* Below this many pixels of damage (or of changed rectangles) an update
+ * stays on the caller's thread: handing parts to the workers costs a
+ * few tens of microseconds, more than a small update's differ or
+ * segmentation. */
+#define SPLIT_MIN_AREA (256 * 256)
+
 /* The segment step split across the workers: part i remembers the
  * estimator's bands [mcut[i], mcut[i + 1]) and segments the segmenter's
  * bands [scut[i], scut[i + 1]). */
@@ -60,6 +66,17 @@ struct vg_pipeline {
 	vg_motion_dir dir;
 	vg_pipeline_times times;
 };
+
+/* How many parts an update of rects[0..n) is split into. */
+static int parts_for(const vg_pipeline *p, const vg_rect *rects, size_t n)
+{
+	int64_t area = 0;
+	size_t i;
+
+	for (i = 0; i < n && area < SPLIT_MIN_AREA; i++)
+		area += vg_rect_area(rects[i]);
+	return area < SPLIT_MIN_AREA ? 1 : p->n_parts;
+}
 
 void vg_pipeline_config_init(vg_pipeline_config *cfg)
 {
@@ -212,7 +229,7 @@ int vg_pipeline_begin(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *damag
 	bool repairing = again && !vg_region_is_empty(again);
 	differ_job dj;
 	uint64_t t0;
-	int err;
+	int err, n_parts;
 
 	memset(&p->times, 0, sizeof p->times);
 	g_array_set_size(p->todo, 0);
@@ -234,8 +251,9 @@ int vg_pipeline_begin(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *damag
 		return err;
 	dj.differ = p->differ;
 	dj.pic = pic;
-	vg_differ_cut(p->differ, p->n_parts, dj.cuts);
-	vg_workers_run(p->cfg.workers, differ_part, &dj, p->n_parts);
+	n_parts = parts_for(p, damage, n_damage);
+	vg_differ_cut(p->differ, n_parts, dj.cuts);
+	vg_workers_run(p->cfg.workers, differ_part, &dj, n_parts);
 	vg_differ_end(p->differ, &changed, &n_changed);
 	p->times.differ_ns = vg_time_ns() - t0;
 	if (p->cfg.trust_damage) {
@@ -315,22 +333,42 @@ static uint64_t fill_gaps(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *r
 	return added;
 }
 
+/* The estimator's samples across two workers: rows, then columns. */
+typedef struct {
+	vg_motion *motion;
+	const vg_pixbuf *pic;
+	const vg_rect *changed;
+	size_t n_changed;
+} sample_job;
+
+static void sample_part(void *arg, int part)
+{
+	sample_job *j = arg;
+
+	vg_motion_sample_lines(j->motion, j->pic, j->changed, j->n_changed, part == 0);
+}
+
 /* Estimates the movement over the changed rectangles into *mr, leaving
  * the estimator's remembering to the split step. The list is never NULL,
  * which would make the estimator read the whole picture, beyond the
  * pixels the caller made current. */
 static int estimate(vg_pipeline *p, const vg_pixbuf *pic, vg_motion_result *mr)
 {
+	sample_job j = { p->motion, pic, (const vg_rect *)(void *)p->todo->data, p->n_changed };
 	uint64_t t0 = vg_time_ns();
 	int err;
 
 	memset(mr, 0, sizeof *mr);
 	if (!p->motion)
 		return VG_OK;
-	err = vg_motion_sample(p->motion, pic, (const vg_rect *)(void *)p->todo->data,
-			       p->n_changed, mr);
+	if ((err = vg_motion_sample_begin(p->motion, pic, j.changed, j.n_changed)))
+		return err;
+	/* Two parts, rows and columns; a small update's both on this thread. */
+	vg_workers_run(parts_for(p, j.changed, j.n_changed) > 1 ? p->cfg.workers : NULL,
+		       sample_part, &j, 2);
+	vg_motion_sample_end(p->motion, pic, mr);
 	p->times.motion_ns = vg_time_ns() - t0;
-	return err;
+	return VG_OK;
 }
 
 static void run_part(void *arg, int part)
@@ -352,6 +390,8 @@ static void run_part(void *arg, int part)
  * changed pixel, the bulk of a big update's segment step. */
 static int split_step(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *rects, size_t n)
 {
+	const vg_rect *changed = (const vg_rect *)(void *)p->todo->data;
+	const int n_parts = MAX(parts_for(p, changed, p->n_changed), parts_for(p, rects, n));
 	split_job j;
 	int i;
 
@@ -362,12 +402,11 @@ static int split_step(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *rects
 	j.n = n;
 	j.orient = p->dir == VG_MOTION_HORIZONTAL ? VG_ORIENT_COLS : VG_ORIENT_ROWS;
 	if (p->motion)
-		vg_motion_cut(p->motion, (const vg_rect *)(void *)p->todo->data, p->n_changed,
-			      p->n_parts, j.mcut);
-	vg_segmenter_cut(p->seg[0], pic, rects, n, j.orient, p->n_parts, j.scut);
-	vg_workers_run(p->cfg.workers, run_part, &j, p->n_parts);
+		vg_motion_cut(p->motion, changed, p->n_changed, n_parts, j.mcut);
+	vg_segmenter_cut(p->seg[0], pic, rects, n, j.orient, n_parts, j.scut);
+	vg_workers_run(p->cfg.workers, run_part, &j, n_parts);
 	g_array_set_size(p->segs, 0);
-	for (i = 0; i < p->n_parts; i++) {
+	for (i = 0; i < n_parts; i++) {
 		if (j.err[i])
 			return j.err[i];
 		g_array_append_vals(p->segs, j.segs[i], (guint)j.n_segs[i]);

@@ -15,6 +15,12 @@
 typedef uint32_t u32x8 __attribute__((vector_size(32)));
 #endif
 
+/* Votes of one direction: sweep events, see vote(). */
+typedef struct {
+	int32_t *v;
+	size_t n, cap;
+} vote_list;
+
 /* A lookup table of one strip's (or band's) previous fingerprints: open
  * addressing, pos[i] < 0 marks a free slot. */
 typedef struct {
@@ -34,11 +40,12 @@ struct vg_motion {
 	uint32_t *coef;          /* [strip] per-position multipliers */
 	fp_table *rowtab, *coltab;
 	uint8_t *seen;           /* sample already looked at this estimate */
-	int32_t *votes;          /* two events per hit, see vote() */
-	size_t n_votes, cap_votes;
+	vote_list votes[2];      /* the rows' hits, the columns' */
+	vg_motion_result found[2]; /* this estimate's row counts, column counts */
 	int32_t round;
 	bool primed;
 	bool whole;              /* the last sample's frame is remembered whole */
+	bool sampling;           /* this estimate has a previous frame to look in */
 	bool avx2;               /* the processor has AVX2 */
 };
 
@@ -126,7 +133,8 @@ void vg_motion_free(vg_motion *m)
 	g_free(m->line_hits);
 	g_free(m->coef);
 	g_free(m->seen);
-	g_free(m->votes);
+	g_free(m->votes[0].v);
+	g_free(m->votes[1].v);
 	g_free(m);
 }
 
@@ -341,7 +349,7 @@ static int32_t table_find(const fp_table *t, uint32_t key)
  * the six equal rows of a heat map cell, say), so it votes for the offsets
  * [pos-at-run+1, pos-at]. Votes are kept as sweep events: the offset
  * times two for a start, plus one for the end of an interval. */
-static void vote(vg_motion *m, const uint32_t *old, int32_t len, int32_t pos, int32_t at,
+static void vote(vote_list *l, const uint32_t *old, int32_t len, int32_t pos, int32_t at,
 		 int32_t *line_hits)
 {
 	int32_t run = 1;
@@ -350,12 +358,12 @@ static void vote(vg_motion *m, const uint32_t *old, int32_t len, int32_t pos, in
 
 	while (at + run < len && run < 256 && old[at + run] == old[at])
 		run++;
-	if (m->n_votes + 2 > m->cap_votes) {
-		m->cap_votes = m->cap_votes ? 2 * m->cap_votes : 512;
-		m->votes = g_renew(int32_t, m->votes, m->cap_votes);
+	if (l->n + 2 > l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 512;
+		l->v = g_renew(int32_t, l->v, l->cap);
 	}
-	m->votes[m->n_votes++] = 2 * (pos - at - run + 1);
-	m->votes[m->n_votes++] = 2 * (pos - at) + 1;
+	l->v[l->n++] = 2 * (pos - at - run + 1);
+	l->v[l->n++] = 2 * (pos - at) + 1;
 }
 
 static int int32_cmp(const void *pa, const void *pb)
@@ -368,11 +376,11 @@ static int int32_cmp(const void *pa, const void *pb)
 enum { MAX_CANDIDATES = 64 };
 
 /* Collects into cand (at most MAX_CANDIDATES) the offsets that lie inside
- * the most vote intervals among votes[first..end); returns their count. */
-static size_t best_offsets(vg_motion *m, size_t first, size_t end, int32_t *cand)
+ * the most vote intervals of l; returns their count. */
+static size_t best_offsets(vote_list *l, int32_t *cand)
 {
-	int32_t *v = m->votes + first, depth = 0, best_depth = 0;
-	size_t i, n = end - first, nc = 0;
+	int32_t *v = l->v, depth = 0, best_depth = 0;
+	size_t i, n = l->n, nc = 0;
 
 	/* No votes: votes may not even be allocated yet (an estimator that
 	 * took its state from another never voted). */
@@ -449,11 +457,10 @@ static int32_t verify(vg_motion *m, const vg_pixbuf *f, bool rows, const int32_t
 	return best;
 }
 
-static int32_t best_offset(vg_motion *m, const vg_pixbuf *f, bool rows, size_t first,
-			   size_t end)
+static int32_t best_offset(vg_motion *m, const vg_pixbuf *f, bool rows)
 {
 	int32_t cand[MAX_CANDIDATES];
-	size_t nc = best_offsets(m, first, end, cand);
+	size_t nc = best_offsets(&m->votes[rows ? 0 : 1], cand);
 
 	if (nc == 0)
 		return 0; /* no hits: the move is not known */
@@ -476,9 +483,9 @@ static int32_t sample_at(const vg_motion *m, int32_t k)
 /* Looks the sampled rows and columns of frame inside r up among the
  * previous fingerprints (rows when rows is true, else columns), and
  * records a vote for each hit. */
-static void sample_rect(vg_motion *m, const vg_pixbuf *f, vg_rect r, vg_motion_result *res,
-			bool rows)
+static void sample_rect(vg_motion *m, const vg_pixbuf *f, vg_rect r, bool rows)
 {
+	vg_motion_result *res = &m->found[rows ? 0 : 1];
 	const int32_t rows_per_strip = m->height / m->sample + 1;
 	const int32_t cols_per_band = m->width / m->sample + 1;
 	uint8_t *seen_rows = m->seen, *seen_cols = m->seen + (size_t)m->nsx * rows_per_strip;
@@ -510,7 +517,7 @@ static void sample_rect(vg_motion *m, const vg_pixbuf *f, vg_rect r, vg_motion_r
 				at = table_find(&m->rowtab[s], fp);
 				if (at >= 0) {
 					res->row_hits++;
-					vote(m, old, m->height, y, at, &m->line_hits[s]);
+					vote(&m->votes[0], old, m->height, y, at, &m->line_hits[s]);
 				}
 			}
 		}
@@ -541,7 +548,7 @@ static void sample_rect(vg_motion *m, const vg_pixbuf *f, vg_rect r, vg_motion_r
 			at = table_find(&m->coltab[b], fp);
 			if (at >= 0) {
 				res->col_hits++;
-				vote(m, old, m->width, x, at, &m->line_hits[m->nsx + b]);
+				vote(&m->votes[1], old, m->width, x, at, &m->line_hits[m->nsx + b]);
 			}
 		}
 	}
@@ -560,7 +567,7 @@ static bool beats(int32_t a, int32_t b)
  * map cells) leave most samples of the moving direction unchanged in
  * place and hardly any changed, so if that is undecided, the rates are
  * taken again counting unchanged samples as survivors. */
-static void decide(vg_motion *m, const vg_pixbuf *f, vg_motion_result *out, size_t row_end)
+static void decide(vg_motion *m, const vg_pixbuf *f, vg_motion_result *out)
 {
 	int32_t rr = out->row_samples ? 1000 * out->row_hits / out->row_samples : 0;
 	int32_t cr = out->col_samples ? 1000 * out->col_hits / out->col_samples : 0;
@@ -574,51 +581,82 @@ static void decide(vg_motion *m, const vg_pixbuf *f, vg_motion_result *out, size
 	}
 	if (beats(rr, cr)) {
 		out->dir = VG_MOTION_VERTICAL;
-		out->offset = best_offset(m, f, true, 0, row_end);
+		out->offset = best_offset(m, f, true);
 	} else if (beats(cr, rr)) {
 		out->dir = VG_MOTION_HORIZONTAL;
-		out->offset = best_offset(m, f, false, row_end, m->n_votes);
+		out->offset = best_offset(m, f, false);
 	}
+}
+
+int vg_motion_sample_begin(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
+			   size_t n_changed)
+{
+	m->whole = false;
+	m->sampling = false;
+	memset(m->found, 0, sizeof m->found);
+	if (frame->width != m->width || frame->height != m->height)
+		return VG_EINVAL;
+	if (!changed && n_changed > 0)
+		return VG_EINVAL;
+	/* Nothing remembered yet, or no list: the whole frame. */
+	m->whole = !changed || !m->primed;
+	m->sampling = m->primed;
+	if (m->sampling) {
+		memset(m->seen, 0, (size_t)m->nsx * (m->height / m->sample + 1) +
+					   (size_t)m->nby * (m->width / m->sample + 1));
+		m->round++;
+		m->votes[0].n = m->votes[1].n = 0;
+		memset(m->line_hits, 0, (size_t)(m->nsx + m->nby) * sizeof *m->line_hits);
+	}
+	m->primed = true;
+	return VG_OK;
+}
+
+void vg_motion_sample_lines(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
+			    size_t n_changed, bool rows)
+{
+	const vg_rect all = vg_rect_make(0, 0, m->width, m->height);
+	size_t i;
+
+	if (!m->sampling)
+		return;
+	if (m->whole || !changed) {
+		changed = &all;
+		n_changed = 1;
+	}
+	for (i = 0; i < n_changed; i++) {
+		vg_rect r = vg_rect_intersect(changed[i], all);
+
+		if (!vg_rect_is_empty(r))
+			sample_rect(m, frame, r, rows);
+	}
+}
+
+void vg_motion_sample_end(vg_motion *m, const vg_pixbuf *frame, vg_motion_result *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!m->sampling)
+		return;
+	out->row_samples = m->found[0].row_samples;
+	out->row_hits = m->found[0].row_hits;
+	out->row_same = m->found[0].row_same;
+	out->col_samples = m->found[1].col_samples;
+	out->col_hits = m->found[1].col_hits;
+	out->col_same = m->found[1].col_same;
+	decide(m, frame, out);
 }
 
 int vg_motion_sample(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
 		     size_t n_changed, vg_motion_result *out)
 {
-	const vg_rect all = vg_rect_make(0, 0, m->width, m->height);
-	size_t i, row_end;
+	int err = vg_motion_sample_begin(m, frame, changed, n_changed);
 
 	memset(out, 0, sizeof *out);
-	m->whole = false;
-	if (frame->width != m->width || frame->height != m->height)
-		return VG_EINVAL;
-	if (!changed && n_changed > 0)
-		return VG_EINVAL;
-	if (!changed || !m->primed) {
-		/* Nothing remembered yet, or no list: the whole frame. */
-		changed = &all;
-		n_changed = 1;
-		m->whole = true;
-	}
-	if (m->primed) {
-		memset(m->seen, 0, (size_t)m->nsx * (m->height / m->sample + 1) +
-					   (size_t)m->nby * (m->width / m->sample + 1));
-		m->round++;
-		m->n_votes = 0;
-		memset(m->line_hits, 0, (size_t)(m->nsx + m->nby) * sizeof *m->line_hits);
-		for (i = 0; i < n_changed; i++) {
-			vg_rect r = vg_rect_intersect(changed[i], all);
-			if (!vg_rect_is_empty(r))
-				sample_rect(m, frame, r, out, true);
-		}
-		row_end = m->n_votes;
-		for (i = 0; i < n_changed; i++) {
-			vg_rect r = vg_rect_intersect(changed[i], all);
-			if (!vg_rect_is_empty(r))
-				sample_rect(m, frame, r, out, false);
-		}
-		decide(m, frame, out, row_end);
-	}
-	m->primed = true;
+	if (err)
+		return err;
+	vg_motion_sample_lines(m, frame, changed, n_changed, true);
+	vg_motion_sample_lines(m, frame, changed, n_changed, false);
+	vg_motion_sample_end(m, frame, out);
 	return VG_OK;
 }
 

@@ -78,6 +78,17 @@ int vg_motion_estimate(vg_motion *m, const vg_pixbuf *frame, const vg_rect *chan
  * frame of another size is not remembered. */
 int vg_motion_sample(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
 		     size_t n_changed, vg_motion_result *out);
+
+/* vg_motion_sample() is itself vg_motion_sample_begin(), then
+ * vg_motion_sample_lines() for the rows and for the columns, which touch
+ * nothing in common and may run at once on two threads, then
+ * vg_motion_sample_end(), which decides. All with the same frame and
+ * changed rectangles; after a begin that failed, the rest does nothing. */
+int vg_motion_sample_begin(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
+			   size_t n_changed);
+void vg_motion_sample_lines(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
+			    size_t n_changed, bool rows);
+void vg_motion_sample_end(vg_motion *m, const vg_pixbuf *frame, vg_motion_result *out);
 void vg_motion_cut(const vg_motion *m, const vg_rect *changed, size_t n_changed, int n_parts,
 		   int32_t *cuts);
 void vg_motion_remember(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
