@@ -1,12 +1,13 @@
 /* Workers: a few threads that run the parts of one job alongside the
  * caller, who runs part 0 and returns when every part is done. A program
  * makes one set for all its pipelines (varg-server one per screen,
- * varg-trace one per run); the pipeline splits its segment step across
- * them (vg_pipeline_config.workers).
+ * varg-trace one per run); the pipeline splits a big update's differ and
+ * segment step across them (vg_pipeline_config.workers).
  *
  * Callers on several threads may run jobs at once: their parts queue for
- * the same threads, and each caller still runs its own part 0, so no job
- * waits for a thread that waits for it.
+ * the same threads, and each caller runs part 0, then claims whatever
+ * part no thread has taken yet, so no job waits for a thread that is busy
+ * with another.
  */
 #ifndef VG_WORKERS_H
 #define VG_WORKERS_H
@@ -29,7 +30,7 @@ int vg_workers_new(int n_threads, vg_workers **out);
  * most VG_WORKERS_MAX - 1. */
 int vg_workers_default_threads(void);
 
-/* Waits for the threads and frees w; accepts NULL. No job may be
+/* Stops and joins the threads and frees w; accepts NULL. No job may be
  * running. */
 void vg_workers_free(vg_workers *w);
 
@@ -37,9 +38,10 @@ void vg_workers_free(vg_workers *w);
  * 1 for NULL. */
 int vg_workers_parts(const vg_workers *w);
 
-/* Runs fn(arg, part) for every part of n_parts (1 .. VG_WORKERS_MAX):
- * part 0 on the caller's thread, the others on w's threads (all on the
- * caller's with w NULL), and returns when all have returned. */
+/* Runs fn(arg, part) for every part of n_parts (1 .. VG_WORKERS_MAX),
+ * each once: part 0 on the caller's thread, the others on whichever of
+ * w's threads or the caller's claims them first (all on the caller's
+ * with w NULL), and returns when all have returned. */
 void vg_workers_run(vg_workers *w, vg_workers_fn fn, void *arg, int n_parts);
 
 #endif

@@ -559,7 +559,7 @@ int vg__trace_ratio(int argc, char **argv)
 		  "Fingerprinted segments per SHA-1 check, 1-255 (20)", "N" },
 		{ "cache-size", 0, 0, G_OPTION_ARG_INT64, &cache_size, "Viewer's segment cache capacity (in memory; 256 MB)", "BYTES" },
 		{ "threads", 0, 0, G_OPTION_ARG_INT, &threads,
-		  "Threads beside the main one that share each update's segment step, as "
+		  "Threads beside the main one that share each big update's differ and segment step, as "
 		  "varg-server's (default: the processors less one; 0: one thread)", "N" },
 		{ "trace-rects", 0, 0, G_OPTION_ARG_NONE, &trace_damage,
 		  "Send each record's own rectangles, not the differ's", NULL },
