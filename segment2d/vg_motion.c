@@ -588,6 +588,20 @@ static void decide(vg_motion *m, const vg_pixbuf *f, vg_motion_result *out)
 	}
 }
 
+/* The rectangles this estimate samples and remembers: the caller's, or
+ * the whole frame (in *all) when it gave none or nothing was remembered
+ * before. */
+static const vg_rect *changed_or_all(const vg_motion *m, const vg_rect *changed, size_t *n,
+				     vg_rect *all)
+{
+	*all = vg_rect_make(0, 0, m->width, m->height);
+	if (m->whole || !changed) {
+		*n = 1;
+		return all;
+	}
+	return changed;
+}
+
 int vg_motion_sample_begin(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
 			   size_t n_changed)
 {
@@ -615,15 +629,12 @@ int vg_motion_sample_begin(vg_motion *m, const vg_pixbuf *frame, const vg_rect *
 void vg_motion_sample_lines(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
 			    size_t n_changed, bool rows)
 {
-	const vg_rect all = vg_rect_make(0, 0, m->width, m->height);
+	vg_rect all;
 	size_t i;
 
 	if (!m->sampling)
 		return;
-	if (m->whole || !changed) {
-		changed = &all;
-		n_changed = 1;
-	}
+	changed = changed_or_all(m, changed, &n_changed, &all);
 	for (i = 0; i < n_changed; i++) {
 		vg_rect r = vg_rect_intersect(changed[i], all);
 
@@ -663,31 +674,26 @@ int vg_motion_sample(vg_motion *m, const vg_pixbuf *frame, const vg_rect *change
 void vg_motion_cut(const vg_motion *m, const vg_rect *changed, size_t n_changed, int n_parts,
 		   int32_t *cuts)
 {
-	const vg_rect all = vg_rect_make(0, 0, m->width, m->height);
+	vg_rect all;
 
-	if (m->whole || !changed) {
-		changed = &all;
-		n_changed = 1;
-	}
+	changed = changed_or_all(m, changed, &n_changed, &all);
 	vg_rects_cut_stripes(changed, n_changed, false, m->strip, m->nby, n_parts, cuts);
 }
 
 void vg_motion_remember(vg_motion *m, const vg_pixbuf *frame, const vg_rect *changed,
 			size_t n_changed, int32_t band0, int32_t band1)
 {
-	const vg_rect all = vg_rect_make(0, 0, m->width, m->height);
 	/* Whole bands: band0 and band1 are those of vg_motion_cut(), so
 	 * the product cannot overflow. */
 	const vg_rect rows = vg_rect_intersect(
-		all, vg_rect_make(0, band0 * m->strip, m->width, (band1 - band0) * m->strip));
+		vg_rect_make(0, 0, m->width, m->height),
+		vg_rect_make(0, band0 * m->strip, m->width, (band1 - band0) * m->strip));
+	vg_rect all;
 	size_t i;
 
 	if (frame->width != m->width || frame->height != m->height)
 		return;
-	if (m->whole || !changed) {
-		changed = &all;
-		n_changed = 1;
-	}
+	changed = changed_or_all(m, changed, &n_changed, &all);
 	for (i = 0; i < n_changed; i++) {
 		vg_rect r = vg_rect_intersect(changed[i], rows);
 		if (!vg_rect_is_empty(r))
