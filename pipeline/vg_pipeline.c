@@ -21,6 +21,8 @@
 typedef struct {
 	vg_pipeline *p;
 	const vg_pixbuf *pic;
+	const vg_rect *changed;   /* what the estimator remembers */
+	size_t n_changed;
 	const vg_rect *rects;     /* what the segmenter cuts */
 	size_t n;
 	vg_orient orient;
@@ -252,7 +254,7 @@ int vg_pipeline_begin(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *damag
 	dj.differ = p->differ;
 	dj.pic = pic;
 	n_parts = parts_for(p, damage, n_damage);
-	vg_differ_cut(p->differ, n_parts, dj.cuts);
+	vg_differ_cut(p->differ, damage, n_damage, n_parts, dj.cuts);
 	vg_workers_run(p->cfg.workers, differ_part, &dj, n_parts);
 	vg_differ_end(p->differ, &changed, &n_changed);
 	p->times.differ_ns = vg_time_ns() - t0;
@@ -354,13 +356,15 @@ static void sample_part(void *arg, int part)
  * pixels the caller made current. */
 static int estimate(vg_pipeline *p, const vg_pixbuf *pic, vg_motion_result *mr)
 {
-	sample_job j = { p->motion, pic, (const vg_rect *)(void *)p->todo->data, p->n_changed };
+	sample_job j = { p->motion, pic, NULL, 0 };
 	uint64_t t0 = vg_time_ns();
+	size_t n_todo;
 	int err;
 
 	memset(mr, 0, sizeof *mr);
 	if (!p->motion)
 		return VG_OK;
+	j.changed = vg_pipeline_todo(p, &n_todo, &j.n_changed);
 	if ((err = vg_motion_sample_begin(p->motion, pic, j.changed, j.n_changed)))
 		return err;
 	/* Two parts, rows and columns; a small update's both on this thread. */
@@ -377,8 +381,8 @@ static void run_part(void *arg, int part)
 	vg_pipeline *p = j->p;
 
 	if (p->motion)
-		vg_motion_remember(p->motion, j->pic, (const vg_rect *)(void *)p->todo->data,
-				   p->n_changed, j->mcut[part], j->mcut[part + 1]);
+		vg_motion_remember(p->motion, j->pic, j->changed, j->n_changed, j->mcut[part],
+				   j->mcut[part + 1]);
 	if (j->n > 0)
 		j->err[part] = vg_segmenter_run_bands(p->seg[part], j->pic, j->rects, j->n,
 						      j->orient, j->scut[part], j->scut[part + 1],
@@ -390,19 +394,20 @@ static void run_part(void *arg, int part)
  * changed pixel, the bulk of a big update's segment step. */
 static int split_step(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *rects, size_t n)
 {
-	const vg_rect *changed = (const vg_rect *)(void *)p->todo->data;
-	const int n_parts = MAX(parts_for(p, changed, p->n_changed), parts_for(p, rects, n));
 	split_job j;
-	int i;
+	size_t n_todo;
+	int i, n_parts;
 
 	memset(&j, 0, sizeof j);
+	j.changed = vg_pipeline_todo(p, &n_todo, &j.n_changed);
+	n_parts = MAX(parts_for(p, j.changed, j.n_changed), parts_for(p, rects, n));
 	j.p = p;
 	j.pic = pic;
 	j.rects = rects;
 	j.n = n;
 	j.orient = p->dir == VG_MOTION_HORIZONTAL ? VG_ORIENT_COLS : VG_ORIENT_ROWS;
 	if (p->motion)
-		vg_motion_cut(p->motion, changed, p->n_changed, n_parts, j.mcut);
+		vg_motion_cut(p->motion, j.changed, j.n_changed, n_parts, j.mcut);
 	vg_segmenter_cut(p->seg[0], pic, rects, n, j.orient, n_parts, j.scut);
 	vg_workers_run(p->cfg.workers, run_part, &j, n_parts);
 	g_array_set_size(p->segs, 0);

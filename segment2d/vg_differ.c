@@ -293,31 +293,16 @@ int vg_differ_begin(vg_differ *d, const vg_pixbuf *frame, const vg_rect *damage,
 	return VG_OK;
 }
 
-void vg_differ_cut(const vg_differ *d, int n_parts, int32_t *cuts)
+void vg_differ_cut(const vg_differ *d, const vg_rect *damage, size_t n_damage, int n_parts,
+		   int32_t *cuts)
 {
-	int64_t total = 0, sum = 0;
-	int32_t tx, ty;
-	int i = 1;
+	const vg_rect all = vg_rect_make(0, 0, d->width, d->height);
 
-	for (ty = 0; ty < d->nty; ty++)
-		for (tx = 0; tx < d->ntx; tx++) {
-			const box *b = &d->cmp[(size_t)ty * d->ntx + tx];
-
-			total += (int64_t)(b->x1 - b->x0) * (b->y1 - b->y0);
-		}
-	cuts[0] = 0;
-	for (ty = 0; ty < d->nty && i < n_parts; ty++) {
-		for (tx = 0; tx < d->ntx; tx++) {
-			const box *b = &d->cmp[(size_t)ty * d->ntx + tx];
-
-			sum += (int64_t)(b->x1 - b->x0) * (b->y1 - b->y0);
-		}
-		while (i < n_parts && sum >= total * i / n_parts)
-			cuts[i++] = ty + 1;
+	if (!damage) {
+		damage = &all;
+		n_damage = 1;
 	}
-	while (i < n_parts)
-		cuts[i++] = d->nty;
-	cuts[n_parts] = d->nty;
+	vg_rects_cut_stripes(damage, n_damage, false, d->tile, d->nty, n_parts, cuts);
 }
 
 void vg_differ_rows(vg_differ *d, const vg_pixbuf *frame, int32_t ty0, int32_t ty1)

@@ -46,12 +46,14 @@ int vg_differ_update(vg_differ *d, const vg_pixbuf *frame, const vg_rect *damage
  * vg_differ_begin(), vg_differ_rows() on all the tile rows, then
  * vg_differ_end(). vg_differ_rows() on disjoint runs of tile rows may
  * run at once on several threads, such as the parts [cuts[i],
- * cuts[i + 1]) of vg_differ_cut() (about equal damaged area each); the
+ * cuts[i + 1]) of vg_differ_cut() for the same damage (about equal
+ * damaged area each); the
  * rows must all be done before vg_differ_end(). vg_differ_begin() fails
  * as vg_differ_update() does, and nothing else may follow then. */
 int vg_differ_begin(vg_differ *d, const vg_pixbuf *frame, const vg_rect *damage,
 		    size_t n_damage);
-void vg_differ_cut(const vg_differ *d, int n_parts, int32_t *cuts);
+void vg_differ_cut(const vg_differ *d, const vg_rect *damage, size_t n_damage, int n_parts,
+		   int32_t *cuts);
 void vg_differ_rows(vg_differ *d, const vg_pixbuf *frame, int32_t ty0, int32_t ty1);
 void vg_differ_end(vg_differ *d, const vg_rect **changed, size_t *n_changed);
 

@@ -47,6 +47,7 @@ int vg_screen_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 {
 	vg_screen *scr = g_new0(vg_screen, 1);
 	const char *env;
+	int err;
 
 	scr->cfg = *cfg;
 	if (!scr->cfg.beliefs_save_s)
@@ -69,10 +70,10 @@ int vg_screen_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	scr->old_frames = g_ptr_array_new_with_free_func((GDestroyNotify)vg_pixbuf_free);
 	/* Testing aid: VARG_TEST_NO_MONITOR=1 measures the server without
 	 * its monitor, VARG_TEST_NO_SHARE=1 without shared segmentation. */
-	if (vg_workers_new(scr->cfg.threads, &scr->workers)) {
+	if ((err = vg_workers_new(scr->cfg.threads, &scr->workers))) {
 		vg_error("cannot start %d threads for the viewers' updates", scr->cfg.threads);
 		vg_screen_free(scr);
-		return VG_EINVAL;
+		return err;
 	}
 	if ((!((env = g_getenv("VARG_TEST_NO_SHARE")) && *env == '1') &&
 	     vg_segshare_new(SHARE_SLOTS, &scr->share)) ||

@@ -136,7 +136,7 @@ static void test_rows(void)
 
 			g_assert_cmpint(vg_differ_update(whole, pic, dm, nd, &cw, &nw), ==, 0);
 			g_assert_cmpint(vg_differ_begin(parts, pic, dm, nd), ==, 0);
-			vg_differ_cut(parts, n_parts, cuts);
+			vg_differ_cut(parts, dm, nd, n_parts, cuts);
 			g_assert_cmpint(cuts[0], ==, 0);
 			g_assert_cmpint(cuts[n_parts], ==, (301 + 31) / 32);
 			for (part = n_parts - 1; part >= 0; part--) {
