@@ -676,6 +676,11 @@ static bool all_caught_up(vg_server *s)
 		LOCK(cl->updateMutex);
 		done = sraRgnEmpty(cl->modifiedRegion);
 		UNLOCK(cl->updateMutex);
+		/* A new shape is cleared when sent, under sendMutex. */
+		LOCK(cl->sendMutex);
+		if (cl->enableCursorShapeUpdates && cl->cursorWasChanged)
+			done = false;
+		UNLOCK(cl->sendMutex);
 	}
 	rfbReleaseClientIterator(it);
 	return done;
@@ -767,8 +772,25 @@ size_t vg_server_list_past_viewers(vg_server *s, vg_server_viewer *out, size_t c
 
 int vg_server_set_cursor(vg_server *s, const vg_server_cursor *cur)
 {
-	return vg_input_set_cursor(s->screen, cur->pixels, cur->width, cur->height, cur->hot_x,
-				   cur->hot_y);
+	rfbClientIteratorPtr it;
+	rfbClientPtr cl;
+	int err;
+
+	err = vg_input_set_cursor(s->screen, cur->pixels, cur->width, cur->height, cur->hot_x,
+				  cur->hot_y);
+	if (err)
+		return err;
+	/* rfbSetCursor marks the clients but wakes none: an output thread
+	 * already waiting with a request in hand would keep the new shape
+	 * until the next change of the frame. */
+	it = rfbGetClientIterator(s->screen);
+	while ((cl = rfbClientIteratorNext(it))) {
+		LOCK(cl->updateMutex);
+		TSIGNAL(cl->updateCond);
+		UNLOCK(cl->updateMutex);
+	}
+	rfbReleaseClientIterator(it);
+	return VG_OK;
 }
 
 void vg_server_cut_text(vg_server *s, const char *utf8, size_t len)

@@ -63,7 +63,8 @@ void vg_server_frame_copy(vg_server *s, const vg_pixbuf *src, const vg_rect *cha
 /* Number of clients past their handshake. */
 int vg_server_client_count(vg_server *s);
 
-/* Waits until every client has been sent all changes, at most timeout_ms.
+/* Waits until every client has been sent all changes and the cursor's
+ * latest shape, at most timeout_ms.
  * Returns true when all are caught up. */
 bool vg_server_wait_caught_up(vg_server *s, int timeout_ms);
 

@@ -172,6 +172,11 @@ int vg_tracesource_play(vg_tracesource *t, vg_server *srv, const vg_tracesource_
 			sleep_until(start + (uint64_t)((double)rec.t_ns / o->speed), stop);
 		if (rec.kind == VG_TRACE_CURSOR) {
 			show_cursor(srv, &rec);
+			/* At --speed 0 a shape is a step of play like a frame:
+			 * the last record of a trace may be one. */
+			if (o->speed <= 0 && !vg_server_wait_caught_up(srv, o->pace_timeout_ms))
+				vg_debug("record %" G_GUINT64_FORMAT ": a client is behind; going on",
+					 rec.index);
 			continue;
 		}
 		/* The frame is due now: a stock client still reading the
