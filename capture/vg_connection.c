@@ -52,9 +52,10 @@ struct vg_connection {
 	uint32_t ping_token;     /* of the unanswered PING, 0 if none */
 	uint32_t ping_seq;       /* the last token used */
 	uint64_t ping_sent_ns;
-	bool update_pong;        /* this update carried a PONG */
+	bool update_bare;        /* this update carried a PONG or a CURSOR */
 	uint32_t update_rects;   /* pixel rectangles of this update */
-	bool pong_rect;          /* the Varg rectangle just handled was a PONG */
+	bool bare_rect;          /* the Varg rectangle just handled drew nothing:
+				  * a PONG or a CURSOR */
 	vg_receiver *receiver;
 	char *cache_dir;         /* persistent caches, for the server book; NULL: none */
 	char *host;              /* as dialled, for the server book */
@@ -80,8 +81,9 @@ static char client_tag;
 
 /* LibVNCClient lists an extension's encodings from one global array:
  * VG_ENCODING, then for a connection that announces its capabilities
- * these (VG_CAPS_*), set under encodings_lock for its handshake only. */
-static int varg_encodings[2 + VG_CAPS_COUNT] = { VG_ENCODING, 0 };
+ * these (VG_CAPS_*), and for one that takes cursor shapes
+ * VG_CURSOR_ENCODING, set under encodings_lock for its handshake only. */
+static int varg_encodings[3 + VG_CAPS_COUNT] = { VG_ENCODING, 0 };
 static GMutex encodings_lock;
 
 static vg_connection *conn_of(rfbClient *client)
@@ -108,6 +110,22 @@ static void time_approx(vg_connection *c)
 	}
 }
 
+/* Hands the pointer's shape on if the rectangle just handled was a
+ * CURSOR. */
+static void got_varg_cursor(vg_connection *c)
+{
+	vg_cursor_shape shape;
+
+	if (!vg_receiver_take_cursor(c->receiver, &shape))
+		return;
+	c->bare_rect = true;
+	c->update_bare = true;
+	c->stats.cursors++;
+	if (c->events.cursor_cb)
+		c->events.cursor_cb(c->events.user, shape.argb, shape.width, shape.height,
+				    shape.hot_x, shape.hot_y);
+}
+
 /* Takes the round-trip time if the rectangle just handled was our PONG. */
 static void got_pong(vg_connection *c)
 {
@@ -115,8 +133,8 @@ static void got_pong(vg_connection *c)
 
 	if (!vg_receiver_take_pong(c->receiver, &token))
 		return;
-	c->pong_rect = true;
-	c->update_pong = true;
+	c->bare_rect = true;
+	c->update_bare = true;
 	if (c->ping_token && token == c->ping_token) {
 		c->stats.rtt_ms = vg_time_ms_since(c->ping_sent_ns, vg_time_ns());
 		c->ping_token = 0;
@@ -192,6 +210,7 @@ static rfbBool handle_varg_rect(rfbClient *client, rfbFramebufferUpdateRectHeade
 	c->varg_rect = true;
 	c->stats.varg_bytes += len + 4;
 	got_pong(c);
+	got_varg_cursor(c);
 	time_approx(c);
 	return TRUE;
 }
@@ -208,9 +227,9 @@ static void got_rect(rfbClient *client, int x, int y, int w, int h)
 
 	if (!c)
 		return;
-	/* A PONG is not a pixel rectangle: it counts nowhere. */
-	if (c->pong_rect) {
-		c->pong_rect = false;
+	/* A PONG or a CURSOR is not a pixel rectangle: it counts nowhere. */
+	if (c->bare_rect) {
+		c->bare_rect = false;
 		c->varg_rect = false;
 		return;
 	}
@@ -228,15 +247,15 @@ static void got_rect(rfbClient *client, int x, int y, int w, int h)
 static void finished_update(rfbClient *client)
 {
 	vg_connection *c = conn_of(client);
-	bool pong_only;
+	bool bare;
 	double t;
 
 	if (!c)
 		return;
-	pong_only = c->update_pong && c->update_rects == 0;
-	c->update_pong = false;
+	bare = c->update_bare && c->update_rects == 0;
+	c->update_bare = false;
 	c->update_rects = 0;
-	if (pong_only)
+	if (bare)
 		return;
 	t = vg_time_ms_since(c->t0, vg_time_ns()) / 1000.0;
 	if (c->stats.updates++ == 0)
@@ -282,6 +301,8 @@ static void got_cursor(rfbClient *client, int xhot, int yhot, int w, int h, int 
 	uint32_t *argb;
 	size_t n;
 
+	if (c)
+		c->stats.rich_cursors++;
 	if (!c || !c->events.cursor_cb || bpp != 4 || w <= 0 || h <= 0 || !client->rcSource ||
 	    !client->rcMask)
 		goto out;
@@ -393,7 +414,7 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	vg_receiver_config rcfg;
 	char last[256], dial_why[160];
 	uint64_t deadline;
-	int argc = 0, fd = -1, plain_fd = -1, fired;
+	int argc = 0, fd = -1, plain_fd = -1, fired, n_enc;
 	rfbBool ok;
 	int err;
 
@@ -432,6 +453,7 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	rcfg.zstd_window_log = cfg->zstd_window_log;
 	rcfg.exact = cfg->lossless_only;
 	rcfg.lean = cfg->lean;
+	rcfg.cursors = cfg->remote_cursor;
 	if ((err = vg_receiver_new(&rcfg, &c->receiver))) {
 		vg_connection_close(c);
 		return err;
@@ -497,8 +519,14 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	/* rfbInitClient frees the client itself when it fails; it sends
 	 * SetEncodings (and with it the capabilities) at its end. */
 	g_mutex_lock(&encodings_lock);
-	if (announce_capabilities(cfg))
+	n_enc = 1;
+	if (announce_capabilities(cfg)) {
 		vg_receiver_capabilities(c->receiver, &varg_encodings[1]);
+		n_enc += VG_CAPS_COUNT;
+	}
+	if (cfg->remote_cursor)
+		varg_encodings[n_enc++] = VG_CURSOR_ENCODING;
+	varg_encodings[n_enc] = 0;
 	ok = rfbInitClient(client, &argc, NULL);
 	varg_encodings[1] = 0;
 	g_mutex_unlock(&encodings_lock);

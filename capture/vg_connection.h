@@ -107,6 +107,8 @@ typedef struct {
 	uint64_t varg_rects;         /* rectangles of the Varg encoding */
 	uint64_t other_rects;        /* pixel rectangles of any other encoding */
 	uint64_t varg_bytes;         /* bodies of Varg rectangles */
+	uint64_t cursors;            /* pointer shapes as Varg CURSOR messages */
+	uint64_t rich_cursors;       /* ... as RFB rich (or X) cursors */
 	uint64_t cache_hits;
 	uint64_t cache_misses;
 	uint64_t corrections;

@@ -12,6 +12,8 @@ fingerprint_libvgfp_a_SOURCES = \
 	fingerprint/proto/vg_receiver.c fingerprint/proto/vg_receiver.h \
 	fingerprint/proto/vg_history.c fingerprint/proto/vg_history.h \
 	fingerprint/proto/vg_beliefs.c fingerprint/proto/vg_beliefs.h \
+	fingerprint/proto/vg_cursorlist.c fingerprint/proto/vg_cursorlist_enc.c \
+	fingerprint/proto/vg_cursorlist.h fingerprint/proto/vg_cursorlistpriv.h \
 	fingerprint/codec/vg_literal.c fingerprint/codec/vg_literal_dec.c \
 	fingerprint/codec/vg_literal.h fingerprint/codec/vg_literalpriv.h \
 	fingerprint/codec/vg_pixmodel.c fingerprint/codec/vg_pixmodel.h \
@@ -32,12 +34,16 @@ VG_FP_LIBS = fingerprint/libvgfp.a $(VG_COMMON_LIBS) $(CRYPTO_LIBS) $(ZSTD_LIBS)
 # The protocol's tests, one file per message, sharing a sender and
 # receiver joined back to back (tests/vg_protopair.c).
 VG_PROTO_TESTS = tests/unit/test_hello tests/unit/test_update tests/unit/test_repeat tests/unit/test_moves \
+	tests/unit/test_cursor \
 	tests/unit/test_vectors
 VG_PROTOPAIR_SOURCES = tests/vg_protopair.c tests/vg_protopair.h
 check_PROGRAMS += $(VG_PROTO_TESTS) tests/unit/test_literal tests/unit/test_approx tests/unit/test_pixmodel
 TESTS += $(VG_PROTO_TESTS) tests/unit/test_literal tests/unit/test_approx tests/unit/test_pixmodel
 tests_unit_test_hello_SOURCES = tests/unit/test_hello.c $(VG_PROTOPAIR_SOURCES)
 tests_unit_test_hello_LDADD = $(VG_FP_LIBS)
+tests_unit_test_cursor_SOURCES = tests/unit/test_cursor.c
+tests_unit_test_cursor_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+tests_unit_test_cursor_LDADD = $(VG_FP_LIBS)
 tests_unit_test_update_SOURCES = tests/unit/test_update.c $(VG_PROTOPAIR_SOURCES)
 tests_unit_test_update_LDADD = $(VG_FP_LIBS)
 tests_unit_test_repeat_SOURCES = tests/unit/test_repeat.c $(VG_PROTOPAIR_SOURCES)
@@ -45,6 +51,7 @@ tests_unit_test_repeat_LDADD = $(VG_FP_LIBS)
 tests_unit_test_moves_SOURCES = tests/unit/test_moves.c $(VG_PROTOPAIR_SOURCES)
 tests_unit_test_moves_LDADD = segment2d/libvgseg.a $(VG_FP_LIBS)
 tests_unit_test_vectors_SOURCES = tests/unit/test_vectors.c $(VG_PROTOPAIR_SOURCES)
+tests_unit_test_vectors_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 tests_unit_test_vectors_LDADD = $(VG_FP_LIBS)
 EXTRA_DIST += tests/vectors
 tests_unit_test_literal_LDADD = $(VG_FP_LIBS)

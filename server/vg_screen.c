@@ -41,6 +41,10 @@ struct vg_screen {
 	vg_workers *workers;      /* the segment step's threads, for every viewer */
 	pthread_mutex_t stats_lock;
 	vg_screen_stats stats;
+	pthread_mutex_t cursor_lock;
+	uint64_t cursor_serial;   /* shapes set so far (under cursor_lock) */
+	vg_cursor_shape cursor;   /* the last; its pixels in cursor_argb */
+	uint32_t *cursor_argb;
 };
 
 int vg_screen_new(const vg_server_config *cfg, int32_t width, int32_t height, vg_screen **out)
@@ -66,6 +70,8 @@ int vg_screen_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 		scr->testing.shared_read = true;
 	pthread_rwlock_init(&scr->frame_lock, NULL);
 	pthread_mutex_init(&scr->stats_lock, NULL);
+	pthread_mutex_init(&scr->cursor_lock, NULL);
+	scr->cursor_argb = g_new(uint32_t, VG_CURSOR_MAX_DIM * VG_CURSOR_MAX_DIM);
 	scr->frame = vg_pixbuf_new(width, height);
 	scr->old_frames = g_ptr_array_new_with_free_func((GDestroyNotify)vg_pixbuf_free);
 	/* Testing aid: VARG_TEST_NO_MONITOR=1 measures the server without
@@ -147,6 +153,8 @@ void vg_screen_free(vg_screen *scr)
 	g_ptr_array_free(scr->old_frames, TRUE);
 	pthread_rwlock_destroy(&scr->frame_lock);
 	pthread_mutex_destroy(&scr->stats_lock);
+	pthread_mutex_destroy(&scr->cursor_lock);
+	g_free(scr->cursor_argb);
 	g_free(scr);
 }
 
@@ -258,4 +266,33 @@ vg_screen_stats *vg_screen_stats_lock(vg_screen *scr)
 void vg_screen_stats_unlock(vg_screen *scr)
 {
 	pthread_mutex_unlock(&scr->stats_lock);
+}
+
+int vg_screen_set_cursor(vg_screen *scr, const uint32_t *argb, int32_t width, int32_t height,
+			 int32_t hot_x, int32_t hot_y)
+{
+	if (width < 1 || height < 1 || width > VG_CURSOR_MAX_DIM || height > VG_CURSOR_MAX_DIM ||
+	    hot_x < 0 || hot_y < 0 || hot_x >= width || hot_y >= height)
+		return VG_EINVAL;
+	pthread_mutex_lock(&scr->cursor_lock);
+	memcpy(scr->cursor_argb, argb, (size_t)width * (size_t)height * 4);
+	scr->cursor = (vg_cursor_shape){ width, height, hot_x, hot_y, scr->cursor_argb };
+	scr->cursor_serial++;
+	pthread_mutex_unlock(&scr->cursor_lock);
+	return VG_OK;
+}
+
+uint64_t vg_screen_cursor(vg_screen *scr, uint64_t since, uint32_t *argb, vg_cursor_shape *shape)
+{
+	uint64_t serial;
+
+	pthread_mutex_lock(&scr->cursor_lock);
+	serial = scr->cursor_serial;
+	if (serial && serial != since) {
+		*shape = scr->cursor;
+		memcpy(argb, scr->cursor.argb, (size_t)shape->width * (size_t)shape->height * 4);
+		shape->argb = argb;
+	}
+	pthread_mutex_unlock(&scr->cursor_lock);
+	return serial;
 }

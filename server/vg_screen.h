@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/vg_pixbuf.h"
+#include "fingerprint/proto/vg_cursorlist.h"
 #include "pipeline/vg_workers.h"
 #include "fingerprint/cache/vg_beliefstore.h"
 #include "server/vg_monitor.h"
@@ -104,6 +105,16 @@ void vg_screen_replace_frame(vg_screen *scr, vg_pixbuf *frame);
 vg_pixbuf *vg_screen_frame(const vg_screen *scr);
 uint64_t vg_screen_serial(const vg_screen *scr);
 uint64_t vg_screen_frame_ns(const vg_screen *scr);
+
+/* The pointer's shape, premultiplied ARGB as the source gave it, for
+ * viewers that take it as a CURSOR message (LibVNCServer keeps only a
+ * 1-bit mask). vg_screen_set_cursor copies it (VG_EINVAL out of range)
+ * and counts it. vg_screen_cursor returns the count of shapes set (0
+ * before the first); when that is not `since`, it also copies the last
+ * shape into *shape, its pixels into argb (VG_CURSOR_MAX_DIM squared). */
+int vg_screen_set_cursor(vg_screen *scr, const uint32_t *argb, int32_t width, int32_t height,
+			 int32_t hot_x, int32_t hot_y);
+uint64_t vg_screen_cursor(vg_screen *scr, uint64_t since, uint32_t *argb, vg_cursor_shape *shape);
 
 /* Varg viewers connected now (atomic). */
 void vg_screen_varg_joined(vg_screen *scr);

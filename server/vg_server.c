@@ -776,9 +776,12 @@ int vg_server_set_cursor(vg_server *s, const vg_server_cursor *cur)
 	rfbClientPtr cl;
 	int err;
 
-	err = vg_input_set_cursor(s->screen, cur->pixels, cur->width, cur->height, cur->hot_x,
-				  cur->hot_y);
-	if (err)
+	/* Viewers that take CURSOR messages get the shape with its alpha,
+	 * the others LibVNCServer's rich cursor. */
+	if ((err = vg_screen_set_cursor(s->scr, cur->pixels, cur->width, cur->height, cur->hot_x,
+					cur->hot_y)) ||
+	    (err = vg_input_set_cursor(s->screen, cur->pixels, cur->width, cur->height, cur->hot_x,
+				       cur->hot_y)))
 		return err;
 	/* rfbSetCursor marks the clients but wakes none: an output thread
 	 * already waiting with a request in hand would keep the new shape

@@ -36,6 +36,7 @@
 #include "common/vg_writer.h"
 #include "fingerprint/codec/vg_approx.h"
 #include "fingerprint/cache/vg_beliefstore.h"
+#include "fingerprint/proto/vg_cursorlist.h"
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_sender.h"
 #include "pipeline/vg_pipeline.h"
@@ -90,6 +91,14 @@ struct vg_vargclient {
 	bool persist;             /* beliefs are saved under cache_id */
 	uint8_t cache_id[16];
 	uint64_t saved_ns;        /* when beliefs were last saved */
+	/* The pointer's shape as CURSOR messages, for a viewer that listed
+	 * VG_CURSOR_ENCODING (cursors, set under lock); the rest on the
+	 * output thread only. */
+	bool cursors;
+	vg_cursorlist *cursor_list;
+	uint64_t cursor_sent;     /* the screen's count of shapes when last sent */
+	uint32_t *cursor_buf;     /* VG_CURSOR_MAX_DIM squared pixels */
+	vg_writer cursor_body;    /* a CURSOR for this pass; empty: none */
 };
 
 static int varg_encodings[] = { VG_ENCODING, 0 };
@@ -128,6 +137,7 @@ vg_vargclient *vg_vargclient_new(vg_screen *scr)
 	c->screen = scr;
 	pthread_mutex_init(&c->lock, NULL);
 	vg_writer_init(&c->out);
+	vg_writer_init(&c->cursor_body);
 	c->rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->shared_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	c->repair = vg_region_new();
@@ -147,6 +157,9 @@ void vg_vargclient_free(vg_vargclient *c)
 	vg_sender_free(c->sender);
 	vg_pixbuf_free(c->snapshot);
 	vg_writer_clear(&c->out);
+	vg_writer_clear(&c->cursor_body);
+	vg_cursorlist_free(c->cursor_list);
+	g_free(c->cursor_buf);
 	vg_region_free(c->repair);
 	vg_region_free(c->approximate);
 	vg_refine_free(c->refine);
@@ -303,6 +316,17 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 		c->caps_seen |= 1u << i;
 		pthread_mutex_unlock(&c->lock);
 		return TRUE;
+	}
+	if (encoding == VG_CURSOR_ENCODING) {
+		if (!c->varg)
+			return FALSE;
+		pthread_mutex_lock(&c->lock);
+		if (!c->cursor_list && vg_cursorlist_new(&c->cursor_list) == VG_OK) {
+			c->cursor_buf = g_new(uint32_t, VG_CURSOR_MAX_DIM * VG_CURSOR_MAX_DIM);
+			c->cursors = true;
+		}
+		pthread_mutex_unlock(&c->lock);
+		return c->cursors;
 	}
 	if (encoding != VG_ENCODING)
 		return FALSE;
@@ -809,6 +833,85 @@ static int segment_update(vg_vargclient *c, vg_monitor_update *u)
 	return err;
 }
 
+/* The CURSOR of this pass, as a rectangle of c->out. */
+static void put_cursor(vg_vargclient *c)
+{
+	size_t len_at = put_rect(&c->out, vg_rect_make(0, 0, 0, 0));
+
+	vg_writer_bytes(&c->out, c->cursor_body.data, c->cursor_body.len);
+	vg_writer_patch_u32be(&c->out, len_at, (uint32_t)(c->out.len - len_at - 4));
+}
+
+/* True when the viewer takes the pointer's shape as CURSOR messages. */
+static bool takes_cursors(rfbClientPtr cl, vg_vargclient *c)
+{
+	bool yes;
+
+	pthread_mutex_lock(&c->lock);
+	yes = c->cursors && cl->enableCursorShapeUpdates;
+	pthread_mutex_unlock(&c->lock);
+	return yes;
+}
+
+/* Cancels the rich cursor LibVNCServer would send after this hook. */
+static void cancel_rich_cursor(rfbClientPtr cl)
+{
+	LOCK(cl->screen->cursorMutex);
+	cl->cursorWasChanged = FALSE;
+	UNLOCK(cl->screen->cursorMutex);
+}
+
+/* For a viewer that takes CURSOR messages: a shape new since the last
+ * sent is coded into c->cursor_body, in place of the rich cursor; one
+ * that cannot be coded goes as a rich cursor. A shape set between the
+ * two reads may still go both ways once. On the output thread with
+ * sendMutex held. */
+static void take_cursor(rfbClientPtr cl, vg_vargclient *c)
+{
+	vg_cursor_shape shape;
+	uint64_t serial;
+	int err;
+
+	vg_writer_reset(&c->cursor_body);
+	if (!takes_cursors(cl, c))
+		return;
+	serial = vg_screen_cursor(c->screen, c->cursor_sent, c->cursor_buf, &shape);
+	if (serial != c->cursor_sent) {
+		c->cursor_sent = serial;
+		if ((err = vg_cursorlist_encode(c->cursor_list, &shape, &c->cursor_body))) {
+			vg_debug("client %s: cursor of %dx%d goes as a rich cursor: %s", cl->host,
+				 shape.width, shape.height, vg_strerror(err));
+			return;
+		}
+		/* A rich cursor: 12 bytes of header, 4 a pixel, the mask's rows. */
+		vg_debug("client %s: cursor of %dx%d in a CURSOR of %zu bytes (as a rich cursor %d)",
+			 cl->host, shape.width, shape.height, c->cursor_body.len + 16,
+			 12 + shape.width * shape.height * 4 + (shape.width + 7) / 8 * shape.height);
+	}
+	cancel_rich_cursor(cl);
+}
+
+/* A pass with nothing due but a new pointer shape: a FramebufferUpdate
+ * of its CURSOR alone, which answers a request as any update does. */
+static void write_cursor_alone(rfbClientPtr cl, vg_vargclient *c)
+{
+	LOCK(cl->updateMutex);
+	sraRgnMakeEmpty(cl->requestedRegion);
+	if (c->credits > 0)
+		c->credits--;
+	UNLOCK(cl->updateMutex);
+	vg_writer_reset(&c->out);
+	put_update_header(&c->out, 1);
+	put_cursor(c);
+	if (rfbWriteExact(cl, (const char *)c->out.data, (int)c->out.len) < 0) {
+		rfbCloseClient(cl);
+		return;
+	}
+	vg_screen_stats_lock(c->screen)->kept.varg_bytes += c->out.len;
+	c->sent_bytes += c->out.len;
+	vg_screen_stats_unlock(c->screen);
+}
+
 /* Appends a Varg rectangle holding the HELLO to c->out. Caller holds
  * c->lock. */
 static void put_hello(vg_vargclient *c)
@@ -911,11 +1014,11 @@ static void observe_link(rfbClientPtr cl, vg_vargclient *c)
 }
 
 /* Codes one FramebufferUpdate into c->out: the HELLO when it rides ahead,
- * the restored history (before the first UPDATE), the approximations
- * (small, so the first paint comes soon), then the pipeline's UPDATE. An
- * update with nothing changed still goes out (empty): the request it
- * answers is used up, and the viewer asks again on each update. Caller
- * holds c->lock. */
+ * the restored history (before the first UPDATE), a new pointer shape,
+ * the approximations (small, so the first paint comes soon), then the
+ * pipeline's UPDATE. An update with nothing changed still goes out
+ * (empty): the request it answers is used up, and the viewer asks again
+ * on each update. Caller holds c->lock. */
 static int code_update(vg_vargclient *c, unsigned factor, vg_monitor_update *u)
 {
 	size_t len_at, body_at;
@@ -937,6 +1040,10 @@ static int code_update(vg_vargclient *c, unsigned factor, vg_monitor_update *u)
 		n_rects++;
 	} else {
 		c->out.len = body_at;
+	}
+	if (c->cursor_body.len) {
+		put_cursor(c);
+		n_rects++;
 	}
 	t0 = vg_time_ns();
 	err = factor ? put_approx(c, factor, &n_approx) : VG_OK;
@@ -1060,11 +1167,21 @@ void vg_vargclient_pass(rfbClientPtr cl, vg_vargclient *c)
 	c->lib_sent = rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
 	/* LibVNCServer's pass that only carries a desktop-size marker. */
 	c->lib_pass = cl->useNewFBSize && cl->newFBSizePending;
-	if (c->lib_pass || hello_first(cl, c))
+	if (c->lib_pass)
 		return;
+	if (hello_first(cl, c)) {
+		/* The shape waits for the first update. */
+		if (takes_cursors(cl, c))
+			cancel_rich_cursor(cl);
+		return;
+	}
+	take_cursor(cl, c);
 	memset(&u, 0, sizeof u);
-	if (!take_snapshot(cl, c, &u))
+	if (!take_snapshot(cl, c, &u)) {
+		if (c->cursor_body.len)
+			write_cursor_alone(cl, c);
 		return;
+	}
 
 	pthread_mutex_lock(&c->lock);
 	observe_link(cl, c);

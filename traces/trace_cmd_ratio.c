@@ -208,7 +208,12 @@ static void print_tables(const char *path, const vg_ratio_result *r, const vg_ra
 			       ratio_of(hextile, r->stock_total[k]), (double)r->stock_ns[k] / 1e6);
 		}
 	}
-	printf("  (ms: Varg rows differ + segment + encode; stock rows rfbSendFramebufferUpdate only)\n\n");
+	printf("  (ms: Varg rows differ + segment + encode; stock rows rfbSendFramebufferUpdate only)\n");
+	if (r->cursors)
+		printf("  pointer shapes, apart: %" G_GUINT64_FORMAT " records, %" G_GUINT64_FORMAT
+		       " bytes as CURSOR messages, %" G_GUINT64_FORMAT " as rich cursors\n",
+		       r->cursors, r->cursor_bytes, r->rich_cursor_bytes);
+	printf("\n");
 
 	printf("Formula 1: communication time per update, 2L + S/(B*R) + C, ms\n");
 	printf("  %-20s %-8s %9s %9s %9s %8s %8s\n", "network", "method", "p50", "p90", "p99",
@@ -296,6 +301,10 @@ static char *make_json(const vg_ratio_result *r, const vg_ratio_options *o)
 	g_string_append_printf(j, "  \"total_bytes\": %" G_GUINT64_FORMAT ",\n", t->wire_bytes);
 	g_string_append_printf(j, "  \"total_ratio\": %.4f,\n", ratio_of(r->raw_bytes, t->wire_bytes));
 	g_string_append_printf(j, "  \"varg_rect_bytes\": %" G_GUINT64_FORMAT ",\n", t->rect_bytes);
+	g_string_append_printf(j,
+			       "  \"cursors\": {\"records\": %" G_GUINT64_FORMAT ", \"varg_bytes\": %"
+			       G_GUINT64_FORMAT ", \"rich_bytes\": %" G_GUINT64_FORMAT "},\n",
+			       r->cursors, r->cursor_bytes, r->rich_cursor_bytes);
 	g_string_append_printf(j, "  \"exact\": %s,\n  \"inexact_updates\": %" G_GUINT64_FORMAT ",\n",
 			       t->exact ? "true" : "false", t->inexact_updates);
 	g_string_append(j, "  \"segmenters\": {");

@@ -25,6 +25,7 @@
 #include "common/vg_log.h"
 #include "common/vg_time.h"
 #include "common/vg_writer.h"
+#include "fingerprint/proto/vg_cursorlist.h"
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_receiver.h"
 #include "fingerprint/proto/vg_sender.h"
@@ -390,11 +391,30 @@ void vg_ratio_result_clear(vg_ratio_result *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* What a cursor record costs as a CURSOR rectangle (a shape the list
+ * holds: its place) and as RFB's rich cursor (every pixel, and a mask of a
+ * bit a pixel), each with its 12-byte rectangle header. A shape CURSOR
+ * cannot carry goes as a rich cursor both ways, as the server sends it. */
+static void count_cursor(vg_ratio_result *res, vg_cursorlist *list, const vg_trace_cursor *c)
+{
+	vg_cursor_shape shape = { c->width, c->height, c->hot_x, c->hot_y, c->pixels };
+	uint64_t rich = 12 + (uint64_t)c->width * (uint64_t)c->height * 4 +
+			(uint64_t)(c->width + 7) / 8 * (uint64_t)c->height;
+	vg_writer w;
+
+	vg_writer_init(&w);
+	res->cursors++;
+	res->rich_cursor_bytes += rich;
+	res->cursor_bytes += vg_cursorlist_encode(list, &shape, &w) ? rich : 12 + 4 + w.len;
+	vg_writer_clear(&w);
+}
+
 int vg_ratio_run(const char *path, const vg_ratio_options *o, vg_ratio_result *res)
 {
 	vg_trace_reader *rd = NULL;
 	vg_differ *differ = NULL;
 	vg_stockenc *stock = NULL;
+	vg_cursorlist *cursors = NULL;
 	vg_pixbuf *fb = NULL;
 	vg_trace_record rec;
 	GStatBuf st;
@@ -427,7 +447,7 @@ int vg_ratio_run(const char *path, const vg_ratio_options *o, vg_ratio_result *r
 		vg_error("%s: %dx%d frames are too large", path, w, h);
 		goto out;
 	}
-	if ((err = vg_differ_new(w, h, 0, &differ)) ||
+	if ((err = vg_differ_new(w, h, 0, &differ)) || (err = vg_cursorlist_new(&cursors)) ||
 	    (err = make_variants(o, w, h, res->variants))) {
 		vg_error("cannot set up the pipeline: %s", vg_strerror(err));
 		goto out;
@@ -443,6 +463,8 @@ int vg_ratio_run(const char *path, const vg_ratio_options *o, vg_ratio_result *r
 		uint64_t t0, area = 0;
 		double diff_ms;
 
+		if (rec.kind == VG_TRACE_CURSOR)
+			count_cursor(res, cursors, &rec.cursor);
 		if (rec.kind != VG_TRACE_FRAME)
 			continue;
 		res->frames++;
@@ -509,6 +531,7 @@ out:
 	if (err && o->progress)
 		fputc('\n', stderr);
 	vg_stockenc_free(stock);
+	vg_cursorlist_free(cursors);
 	vg_differ_free(differ);
 	vg_pixbuf_free(fb);
 	vg_trace_reader_free(rd);

@@ -88,6 +88,10 @@ typedef struct {
 	uint64_t stock_ns[VG_STOCKENC_COUNT];
 	GArray *stock_bytes[VG_STOCKENC_COUNT]; /* uint64_t per update */
 	GArray *stock_ms[VG_STOCKENC_COUNT];    /* double per update */
+	/* The pointer's shapes, apart from the updates' bytes: */
+	uint64_t cursors;           /* cursor records */
+	uint64_t cursor_bytes;      /* as CURSOR rectangles (12 + 4 + body) */
+	uint64_t rich_cursor_bytes; /* as RFB rich cursor rectangles */
 } vg_ratio_result;
 
 /* Fills o with the defaults: the Varg segmenter's defaults, zlib level 6,

@@ -204,6 +204,7 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		"  \"encoding\": \"%s\",\n"
 		"  \"rects\": { \"varg\": %" G_GUINT64_FORMAT ", \"other\": %" G_GUINT64_FORMAT " },\n"
 		"  \"varg_bytes\": %" G_GUINT64_FORMAT ",\n"
+		"  \"cursors\": { \"varg\": %" G_GUINT64_FORMAT ", \"rich\": %" G_GUINT64_FORMAT " },\n"
 		"  \"segments\": %" G_GUINT64_FORMAT ",\n"
 		"  \"repeats\": %" G_GUINT64_FORMAT ",\n"
 		"  \"moves\": %" G_GUINT64_FORMAT ",\n"
@@ -233,7 +234,7 @@ static int write_stats(const char *path, const vg_connection_stats *stp, const c
 		"}\n",
 		st.bytes_received, st.encrypted ? "true" : "false", tls ? tls : "null", st.updates, encoding,
 		st.varg_rects,
-		st.other_rects, st.varg_bytes, st.segments, st.repeats, st.moves, st.moved_pixels, st.history_restored, st.cache_hits, st.cache_misses,
+		st.other_rects, st.varg_bytes, st.cursors, st.rich_cursors, st.segments, st.repeats, st.moves, st.moved_pixels, st.history_restored, st.cache_hits, st.cache_misses,
 		st.corrections, miss_rate(&st), st.checks, st.repairs_sent, st.owed_pixels,
 		st.approx_messages, st.approx_pixels, st.approx_periods, st.approx_max_ms, st.approx_total_ms,
 		st.zstd_window_log, st.coded_ahead ? "true" : "false", st.model_updates,

@@ -34,6 +34,8 @@ enum {
 	VG_MSG_PONG = 3,   /* echoes a viewer's PING token */
 	VG_MSG_HISTORY = 4, /* the saved history is restored */
 	VG_MSG_APPROX = 5,  /* missed regions at a lower resolution, exact later */
+	VG_MSG_CURSOR = 6,  /* the pointer's shape (vg_cursorlist.h); only to a
+			     * viewer that listed VG_CURSOR_ENCODING */
 };
 
 /* Viewer-to-server message kinds (after VG_CLIENT_MSG). */
@@ -74,6 +76,12 @@ enum {
 #define VG_CAPS_CAPACITY 0x56481200
 #define VG_CAPS_COUNT 3
 #define VG_CAPS_VHELLO_FLAGS (VG_VHELLO_LEAN | VG_VHELLO_EXACT)
+
+/* A pseudo-encoding a viewer lists, after VG_ENCODING and beside RFB's
+ * rich cursor, to take the pointer's shape as CURSOR messages: compressed,
+ * with its alpha, and named by its place in a list of recent shapes once
+ * sent. A server that does not know it ignores it and sends rich cursors. */
+#define VG_CURSOR_ENCODING 0x56481301
 
 /* Which of the three an encoding number is (0, 1, 2), or -1 for none. */
 static inline int vg_caps_index(int32_t encoding)

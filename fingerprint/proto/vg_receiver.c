@@ -20,6 +20,7 @@
 #include "fingerprint/cache/vg_cacheid.h"
 #include "fingerprint/codec/vg_literal.h"
 #include "fingerprint/codec/vg_pixmodel.h"
+#include "fingerprint/proto/vg_cursorlist.h"
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_receiver.h"
 #include "fingerprint/proto/vg_history.h"
@@ -54,6 +55,9 @@ struct vg_receiver {
 	bool by_model;        /* this update's pixel chunk is the model's */
 	bool pong_pending;    /* a PONG arrived and was not taken yet */
 	uint32_t pong_token;
+	vg_cursorlist *cursors; /* the shapes the server named lately */
+	bool cursor_pending;  /* a CURSOR arrived and was not taken yet */
+	vg_cursor_shape cursor; /* ... its shape, the list's first */
 	uint8_t server_id[16];
 	unsigned fp_bits;
 	unsigned group_size;
@@ -113,7 +117,7 @@ int vg_receiver_new(const vg_receiver_config *cfg, vg_receiver **out)
 		vg_receiver_free(r);
 		return VG_EINVAL;
 	}
-	if ((err = vg_sha1_new(&r->sha1))) {
+	if ((err = vg_sha1_new(&r->sha1)) || (err = vg_cursorlist_new(&r->cursors))) {
 		vg_receiver_free(r);
 		return err;
 	}
@@ -167,6 +171,7 @@ void vg_receiver_free(vg_receiver *r)
 	vg_pixmodel_free(r->pm);
 	vg_segcache_close(r->spare_cache);
 	vg_sha1_free(r->sha1);
+	vg_cursorlist_free(r->cursors);
 	vg_array_free(r->group);
 	vg_array_free(r->repairs);
 	vg_array_free(r->moves);
@@ -206,6 +211,8 @@ int vg_receiver_reset(vg_receiver *r)
 	r->hello = r->caps_sent = r->by_model = false;
 	r->pong_pending = false;
 	r->pong_token = 0;
+	vg_cursorlist_clear(r->cursors);
+	r->cursor_pending = false;
 	memset(r->server_id, 0, sizeof r->server_id);
 	r->fp_bits = r->group_size = 0;
 	r->persistent = r->ephemeral = false;
@@ -1102,6 +1109,14 @@ static int handle_msg(vg_receiver *r, const uint8_t *body, size_t len, vg_pixbuf
 			return fail(r, VG_ECORRUPT, "pong");
 		r->pong_pending = true;
 		return VG_OK;
+	case VG_MSG_CURSOR:
+		if (!r->hello || !r->cfg.cursors)
+			return fail(r, VG_EPROTO, "cursor: not asked for");
+		if ((err = vg_cursorlist_decode(r->cursors, body, len, &r->cursor)))
+			return fail(r, err, "cursor");
+		r->cursor_pending = true;
+		r->stats.cursors++;
+		return VG_OK;
 	default:
 		return fail(r, VG_ECORRUPT, "unknown message kind");
 	}
@@ -1133,6 +1148,15 @@ bool vg_receiver_take_pong(vg_receiver *r, uint32_t *token)
 		return false;
 	r->pong_pending = false;
 	*token = r->pong_token;
+	return true;
+}
+
+bool vg_receiver_take_cursor(vg_receiver *r, vg_cursor_shape *shape)
+{
+	if (!r->cursor_pending)
+		return false;
+	r->cursor_pending = false;
+	*shape = r->cursor;
 	return true;
 }
 

@@ -17,6 +17,7 @@
 
 #include "common/vg_pixbuf.h"
 #include "common/vg_writer.h"
+#include "fingerprint/proto/vg_cursorlist.h"
 #include "fingerprint/proto/vg_proto.h"
 
 typedef struct vg_receiver vg_receiver;
@@ -37,6 +38,9 @@ typedef struct {
 	/* Keep no pixel model (its tables take about 8 MB): the server
 	 * codes literal pixels by the literal methods only. Default false. */
 	bool lean;
+	/* Takes the pointer's shape as CURSOR messages: the viewer lists
+	 * VG_CURSOR_ENCODING. Default false (a CURSOR is then an error). */
+	bool cursors;
 } vg_receiver_config;
 
 void vg_receiver_config_init(vg_receiver_config *cfg);
@@ -88,6 +92,10 @@ int vg_receiver_ping(vg_receiver *r, uint32_t token, vg_writer *out);
  * in *token. */
 bool vg_receiver_take_pong(vg_receiver *r, uint32_t *token);
 
+/* After vg_receiver_handle: true once per CURSOR received, with the
+ * shape in *shape (its pixels valid until the next vg_receiver_handle). */
+bool vg_receiver_take_cursor(vg_receiver *r, vg_cursor_shape *shape);
+
 /* A readable account of the last error (which field, which segment). */
 const char *vg_receiver_error_text(const vg_receiver *r);
 
@@ -123,6 +131,7 @@ typedef struct {
 	uint64_t owed_pixels;     /* pixels asked for again and not received yet */
 	uint64_t approx_messages; /* APPROX messages drawn */
 	uint64_t approx_pixels;   /* pixels approximate now, exact ones to come */
+	uint64_t cursors;         /* CURSOR messages taken */
 	unsigned zstd_window_log; /* the zstd window in use; 0 before the HELLO */
 	bool coded_ahead;         /* the first update came without waiting for our HELLO */
 	uint64_t model_updates;   /* updates whose new pixels the pixel model coded */

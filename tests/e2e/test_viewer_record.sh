@@ -11,7 +11,7 @@
 TRACE=${VG_TEST_TRACE:-$S/traces/samples/treeview-scroll.vtr}
 vt=$B/traces/varg-trace
 dump=$B/tests/vg_tracedump
-tap_plan 20
+tap_plan 24
 
 # last_hash TRACE: the frame hash of the trace's last frame record.
 last_hash() { "$dump" "$1" | awk '$1 == "frame" { h = $4 } END { print h }'; }
@@ -85,7 +85,7 @@ stop_server
 # comes up under the pointer, played by varg-server as a rich cursor,
 # recorded again by the viewer.
 if ! command -v Xvfb >/dev/null || ! command -v xdotool >/dev/null; then
-	for _ in 1 2 3 4 5; do tap_skip "Xvfb and xdotool are needed (scripts/setup)"; done
+	for _ in 1 2 3 4 5 6 7 8 9; do tap_skip "Xvfb and xdotool are needed (scripts/setup)"; done
 	exit 0
 fi
 start_xvfb 320x240 || exit 1
@@ -115,3 +115,19 @@ shape() { grep '^cursor' "$1" | tail -1 | awk '{ print $3, $4, $5, $6 }'; }
 tap_check "the viewer's trace holds the server's cursor: same size and hot spot" \
 	test -n "$(shape "$work/xcur.dump")" -a "$(shape "$work/xcur.dump")" = "$(shape "$work/x.dump")"
 tap_check "with opaque pixels" test "$(grep '^cursor' "$work/xcur.dump" | tail -1 | awk '{ print $7 }')" -gt 0
+# Over Varg the shapes come as CURSOR messages, with their alpha: the
+# viewer's last shape is the trace's pixel for pixel, and no rich cursor
+# came. A viewer without Varg still gets rich cursors.
+cursors() { sed -n 's/.*"cursors": { "varg": \([0-9]*\), "rich": \([0-9]*\) }.*/\1 \2/p' "$1"; }
+pixhash() { grep '^cursor' "$1" | tail -1 | awk '{ print $8 }'; }
+echo "# Varg viewer's cursors (CURSOR, rich): $(cursors "$work/xcur.json")"
+tap_check "over Varg the shapes came as CURSOR messages, no rich cursor" \
+	test "$(cursors "$work/xcur.json" | awk '$1 >= 1 && $2 == 0 { print "yes" }')" = yes
+tap_check "the viewer's last shape is the trace's, pixel for pixel" \
+	test -n "$(pixhash "$work/x.dump")" -a "$(pixhash "$work/xcur.dump")" = "$(pixhash "$work/x.dump")"
+tap_check "a viewer without Varg records the played trace" record_session xrich --no-varg
+"$dump" "$work/xrich.vtr" >"$work/xrich.dump"
+echo "# plain viewer's cursors (CURSOR, rich): $(cursors "$work/xrich.json"); last: $(grep '^cursor' "$work/xrich.dump" | tail -1)"
+tap_check "without Varg the shapes came as rich cursors: same size and hot spot" \
+	test "$(cursors "$work/xrich.json" | awk '$1 == 0 && $2 >= 1 { print "yes" }')" = yes -a \
+	"$(shape "$work/xrich.dump")" = "$(shape "$work/x.dump")"

@@ -14,6 +14,9 @@
  * Mode 3 feeds an APPROX: byte 1 is the split, then its plain head (up to
  * the split) and the plain pixels (the rest, through the pixel stream),
  * then an update as above to check that it still decodes.
+ * Mode 4 feeds raw message bodies one after another, each after a
+ * big-endian u16 length, until one is refused: CURSOR messages that name
+ * shapes sent before them. The viewer takes CURSOR messages.
  * Fingerprints are 16 bits and groups of 4, so that fingerprint, repeat
  * and check items are short enough to be found. The frame is 32 x 24:
  * small enough that decoding pixels (fuzz_pixmodel's target) leaves most
@@ -76,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		vg_receiver_config_init(&cfg);
 		cfg.memory_budget = 16u << 20; /* the smallest that opens a cache */
 		cfg.zstd_window_log = VG_ZSTD_WINDOW_LOG_MIN;
+		cfg.cursors = true;
 		if (vg_receiver_new(&cfg, &r) ||
 		    vg_zout_new(VG_CODER_ZSTD, 1, VG_ZSTD_WINDOW_LOG_MIN, &zs) ||
 		    vg_zout_new(VG_CODER_ZSTD, 1, VG_ZSTD_WINDOW_LOG_MIN, &zpix))
@@ -96,6 +100,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mode == 0) {
 		vg_writer_bytes(&body, data + 1, size - 1);
 		vg_receiver_handle(r, body.data, body.len, fb, &reply);
+	} else if (mode == 4) {
+		size_t at = 1, len;
+
+		while (size - at >= 2) {
+			len = at_most((size_t)data[at] << 8 | data[at + 1], size - at - 2);
+			at += 2;
+			vg_writer_reset(&body);
+			vg_writer_bytes(&body, data + at, len);
+			at += len;
+			if (vg_receiver_handle(r, body.data, body.len, fb, &reply))
+				break;
+		}
 	} else if (mode == 2) {
 		size_t at = 1;
 

@@ -14,6 +14,7 @@
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
@@ -22,6 +23,7 @@
 #include "fingerprint/codec/vg_pixmodel.h"
 #include "fingerprint/codec/vg_sha1.h"
 #include "fingerprint/codec/vg_zstream.h"
+#include "fingerprint/proto/vg_cursorlist.h"
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_receiver.h"
 #include "fingerprint/proto/vg_sender.h"
@@ -343,6 +345,58 @@ static void test_sha1_vectors(void)
 	vg_pixbuf_free(pb);
 }
 
+/* ---- CURSOR ------------------------------------------------------------- */
+
+/* A 2 x 2 shape, hot spot 1,0, with a translucent pixel, then the same
+ * shape again. The zstd frame depends on the compressor: the file gives
+ * the bytes before it and the pixels it must decompress to; the
+ * encoder's frame must decompress to them, and the same bytes compressed
+ * by any zstd must read as the shape. */
+static void test_cursor_vectors(void)
+{
+	static const uint32_t argb[] = { 0xff102030, 0x80404000, 0x00000000, 0xffffffff };
+	vg_cursor_shape shape = { 2, 2, 1, 0, argb }, got;
+	vg_cursorlist *tx, *rx;
+	GByteArray *head, *raw;
+	uint8_t plain[sizeof argb], z[256];
+	size_t z_len, n;
+	vg_writer w;
+	vecfile v;
+
+	vec_open(&v, "cursor");
+	g_assert_cmpint(vg_cursorlist_new(&tx), ==, VG_OK);
+	g_assert_cmpint(vg_cursorlist_new(&rx), ==, VG_OK);
+	vg_writer_init(&w);
+	g_assert_cmpint(vg_cursorlist_encode(tx, &shape, &w), ==, VG_OK);
+	n = 6;
+	vec_check_bytes(&v, "new", "head", w.data, n);
+	g_assert_cmpuint(ZSTD_decompress(plain, sizeof plain, w.data + n, w.len - n), ==, sizeof plain);
+	vec_check_bytes(&v, "new", "pixels", plain, sizeof plain);
+	/* The file's bytes, compressed here, read as the shape. */
+	if (!v.write) {
+		head = vec_bytes(&v, "new", "head");
+		raw = vec_bytes(&v, "new", "pixels");
+		z_len = ZSTD_compress(z, sizeof z, raw->data, raw->len, 1);
+		g_assert_false(ZSTD_isError(z_len));
+		g_byte_array_append(head, z, (guint)z_len);
+		g_assert_cmpint(vg_cursorlist_decode(rx, head->data, head->len, &got), ==, VG_OK);
+		g_assert_cmpint(got.width, ==, 2);
+		g_assert_cmpint(got.hot_x, ==, 1);
+		g_assert_cmpmem(got.argb, sizeof argb, argb, sizeof argb);
+		g_byte_array_unref(head);
+		g_byte_array_unref(raw);
+	}
+	vg_writer_reset(&w);
+	g_assert_cmpint(vg_cursorlist_encode(tx, &shape, &w), ==, VG_OK);
+	vec_check_bytes(&v, "again", "body", w.data, w.len);
+	vec_close(&v, " CURSOR bodies (doc/protocol.md, CURSOR): a 2 x 2 shape, hot spot 1,0, new\n"
+		      " (the bytes before the zstd frame, and the pixels the frame holds), then\n"
+		      " the same shape again (its place in the list).");
+	vg_writer_clear(&w);
+	vg_cursorlist_free(tx);
+	vg_cursorlist_free(rx);
+}
+
 /* ---- UPDATE bodies ------------------------------------------------------- */
 
 #define SERVER_ID "vectors-server-1"
@@ -616,6 +670,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/protocol/vectors/literal", test_literal_vectors);
 	g_test_add_func("/protocol/vectors/pixmodel", test_pixmodel_vectors);
 	g_test_add_func("/protocol/vectors/sha1", test_sha1_vectors);
+	g_test_add_func("/protocol/vectors/cursor", test_cursor_vectors);
 	g_test_add_func("/protocol/vectors/update", test_update_vectors);
 	return g_test_run();
 }
