@@ -1,7 +1,10 @@
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "common/vg_mem.h"
 
@@ -33,6 +36,20 @@ void *vg_mem_alloc(size_t n)
 	p = malloc(n);
 	if (!p)
 		vg_mem_die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *vg_mem_alloc_filled(size_t n)
+{
+	void *p = vg_mem_alloc(n);
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+
+	/* A hint: an older kernel refuses it, and the pages fault as usual. */
+	if (p && e > a)
+		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#endif
 	return p;
 }
 

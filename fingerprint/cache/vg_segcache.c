@@ -350,7 +350,7 @@ static chunk *chunk_new(vg_segcache *c, ctr *t, uint32_t index)
 		k->data = c->spare_chunk;
 		c->spare_chunk = NULL;
 	} else {
-		k->data = vg_mem_alloc(k->size);
+		k->data = vg_mem_alloc_filled(k->size);
 	}
 	t->chunks[index] = k;
 	c->mem_used += k->size;

@@ -30,6 +30,17 @@ static void test_alloc(void)
 	/* Memory from here is the C library's: free() and g_free() take it. */
 	g_free(p);
 	free(vg_mem_alloc(16));
+	/* Made present at once (or as usual): as large, every byte usable,
+	 * at any alignment and size. */
+	g_assert_null(vg_mem_alloc_filled(0));
+	for (i = 1; i < (3u << 20); i = i * 7 + 5) {
+		uint8_t *b = vg_mem_alloc_filled(i);
+
+		memset(b, 0xa5, i);
+		g_assert_cmpuint(b[0], ==, 0xa5);
+		g_assert_cmpuint(b[i - 1], ==, 0xa5);
+		free(b);
+	}
 }
 
 static void test_strings(void)
