@@ -232,7 +232,12 @@ def cmd_canvas(args):
             time.sleep(0.5)
         status = b.evaluate(args.status_js) if args.status_js else None
         if args.print_js:
-            print(json.dumps(b.evaluate(args.print_js)))
+            value = b.evaluate(args.print_js)
+            print(json.dumps(value))
+            if value is None:
+                b.evaluate("0")  # collects the console messages sent so far
+                print("vg_browser: --print-js gave nothing; the page's console:\n  "
+                      + "\n  ".join(b.console[-20:]), file=sys.stderr)
         if args.then:
             b.evaluate(args.then, await_promise=True)
     finally:

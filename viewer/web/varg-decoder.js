@@ -17,14 +17,29 @@ const CACHE_DIR = '/varg-cache';
 // noVNC's send queue holds 10 KiB: longer answers go in pieces.
 const SEND_PIECE = 8192;
 
+// How long the cache may take to load from IndexedDB before the page
+// goes on without it: a store that a closing browser or another tab
+// still holds can keep IndexedDB from answering at all.
+const CACHE_LOAD_MS = 5000;
+
 // Loads the module and its cache from IndexedDB. persistent: keep the
 // cache across page loads (false: memory only, as --no-persistent-cache).
+// A store that cannot be read, or not in time, costs the cache, not
+// Varg: mod.vargPersistent then says false, and the cache lives in memory.
 export async function loadVarg(persistent) {
     const mod = await createVargModule();
+    mod.vargPersistent = false;
     if (persistent) {
         mod.FS.mkdir(CACHE_DIR);
-        mod.FS.mount(mod.IDBFS, {}, CACHE_DIR);
-        await syncCache(mod, true);
+        try {
+            mod.FS.mount(mod.IDBFS, {}, CACHE_DIR);
+            await Promise.race([syncCache(mod, true), new Promise((_, reject) =>
+                setTimeout(() => reject(new Error('no answer in ' + CACHE_LOAD_MS + ' ms')),
+                           CACHE_LOAD_MS))]);
+            mod.vargPersistent = true;
+        } catch (e) {
+            console.log('Varg: cache not loaded from IndexedDB (' + e + '); keeping it in memory');
+        }
     }
     return mod;
 }
