@@ -22,9 +22,12 @@
 /* The bytes LibVNCServer peeks at before it speaks. */
 #define PEEK_LEN 4
 /* With HTTP: how long a silent connection may still turn out to be a
- * browser's before it goes on as RFB. Browsers send their request a few
- * milliseconds after connecting, but past LibVNCServer's own wait. */
-#define HTTP_FIRST_MS 250
+ * browser's before it goes on as RFB. A browser sends its request a few
+ * milliseconds after connecting on an idle machine, but on a busy one, or
+ * on a connection it opened ahead of need, past 250 ms: the page's
+ * scripts then met an RFB greeting and the page never came up. An RFB
+ * viewer, which waits for the server to speak, pays this once. */
+#define HTTP_FIRST_MS 1000
 /* The same wait before a VeNCrypt gate greets a client: a loopback or LAN
  * WebSocket client's request is in by then; an RFB client waits this long. */
 #define GATE_FIRST_MS 60

@@ -92,6 +92,10 @@ class Browser:
                 args = msg["params"].get("args", [])
                 self.console.append(" ".join(str(a.get("value", a.get("description", "")))
                                              for a in args))
+            elif msg.get("method") == "Runtime.exceptionThrown":
+                d = msg["params"].get("exceptionDetails", {})
+                self.console.append("exception: " + d.get("exception", {}).get(
+                    "description", d.get("text", "")))
 
     def evaluate(self, expr, await_promise=False):
         r = self.call("Runtime.evaluate", expression=expr, returnByValue=True,
@@ -271,7 +275,8 @@ def cmd_eval(args):
         b.close()
     if not value:
         print(f"vg_browser: '{args.js}' not true within {args.timeout} s"
-              + (f" (page says: {status})" if status else ""), file=sys.stderr)
+              + (f" (page says: {status})" if status else "")
+              + "; the page's console:\n  " + "\n  ".join(b.console[-20:]), file=sys.stderr)
         return 1
     print(value if isinstance(value, str) else json.dumps(value))
     return 0

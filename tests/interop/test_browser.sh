@@ -14,7 +14,17 @@
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
 TRACE=$S/traces/samples/treeview-scroll.vtr
-browser="/usr/bin/python3 $S/tests/vg_browser.py"
+# The browser driver; what it says on standard error (why a page did not
+# come up, its console) goes to the TAP log as comments, through fd 3,
+# whatever the call's own output is redirected to.
+exec 3>&1
+browse() {
+	/usr/bin/python3 "$S/tests/vg_browser.py" "$@" 2>"$work/browser.err"
+	b_rc=$?
+	sed 's/^/#   browser: /' "$work/browser.err" >&3
+	return $b_rc
+}
+browser=browse
 NOVNC=/usr/share/novnc
 plan=39
 tap_plan $plan
@@ -172,7 +182,7 @@ url=http://127.0.0.1:$PORT
 connected="window.varg && varg.status().startsWith('Connected')"
 # key PASSWORD KEYSYM: a browser with PASSWORD connects and presses KEYSYM.
 key() {
-	$browser eval "$url/varg.html#password=$1" "$connected" --timeout 30 \
+	$browser eval "$url/varg.html#password=$1" "$connected" --timeout 60 \
 		--then "varg.rfb.sendKey($2, null, true); varg.rfb.sendKey($2, null, false)" >/dev/null
 }
 key full-pw 0x61
