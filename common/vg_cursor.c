@@ -11,3 +11,8 @@ void vg_cursor_from_rfb(const uint8_t *source, const uint8_t *mask, size_t n, ui
 		argb[i] = mask[i] ? 0xff000000u | (px & 0xffffffu) : 0;
 	}
 }
+
+uint64_t vg_cursor_rich_bytes(int32_t w, int32_t h)
+{
+	return 12 + (uint64_t)w * (uint64_t)h * 4 + ((uint64_t)w + 7) / 8 * (uint64_t)h;
+}

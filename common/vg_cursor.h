@@ -13,4 +13,8 @@
  * premultiplied ARGB requires. */
 void vg_cursor_from_rfb(const uint8_t *source, const uint8_t *mask, size_t n, uint32_t *argb);
 
+/* Bytes of a w x h shape as a rich cursor at 32 bits a pixel: its 12-byte
+ * rectangle header, 4 bytes a pixel, the mask's rows of a bit a pixel. */
+uint64_t vg_cursor_rich_bytes(int32_t w, int32_t h);
+
 #endif

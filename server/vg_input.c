@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/vg_error.h"
+#include "fingerprint/proto/vg_cursorlist.h"
 #include "server/vg_input.h"
 #include "server/vg_screen.h"
 
@@ -81,8 +82,7 @@ int vg_input_set_cursor(rfbScreenInfoPtr screen, const uint32_t *pixels, int32_t
 	rfbCursorPtr c;
 	int32_t x, y, row_bytes;
 
-	if (width < 1 || height < 1 || width > 256 || height > 256 ||
-	    hot_x < 0 || hot_y < 0 || hot_x >= width || hot_y >= height)
+	if (!vg_cursorlist_shape_valid(width, height, hot_x, hot_y))
 		return VG_EINVAL;
 	row_bytes = (width + 7) / 8;
 	/* malloc, not g_malloc: LibVNCServer frees these (cleanup flags). */

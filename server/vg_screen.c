@@ -271,8 +271,7 @@ void vg_screen_stats_unlock(vg_screen *scr)
 int vg_screen_set_cursor(vg_screen *scr, const uint32_t *argb, int32_t width, int32_t height,
 			 int32_t hot_x, int32_t hot_y)
 {
-	if (width < 1 || height < 1 || width > VG_CURSOR_MAX_DIM || height > VG_CURSOR_MAX_DIM ||
-	    hot_x < 0 || hot_y < 0 || hot_x >= width || hot_y >= height)
+	if (!vg_cursorlist_shape_valid(width, height, hot_x, hot_y))
 		return VG_EINVAL;
 	pthread_mutex_lock(&scr->cursor_lock);
 	memcpy(scr->cursor_argb, argb, (size_t)width * (size_t)height * 4);

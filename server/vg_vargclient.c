@@ -30,6 +30,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "common/vg_cursor.h"
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "common/vg_time.h"
@@ -883,10 +884,9 @@ static void take_cursor(rfbClientPtr cl, vg_vargclient *c)
 				 shape.width, shape.height, vg_strerror(err));
 			return;
 		}
-		/* A rich cursor: 12 bytes of header, 4 a pixel, the mask's rows. */
-		vg_debug("client %s: cursor of %dx%d in a CURSOR of %zu bytes (as a rich cursor %d)",
+		vg_debug("client %s: cursor of %dx%d in a CURSOR of %zu bytes (as a rich cursor %" PRIu64 ")",
 			 cl->host, shape.width, shape.height, c->cursor_body.len + 16,
-			 12 + shape.width * shape.height * 4 + (shape.width + 7) / 8 * shape.height);
+			 vg_cursor_rich_bytes(shape.width, shape.height));
 	}
 	cancel_rich_cursor(cl);
 }

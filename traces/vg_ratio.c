@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/vg_cursor.h"
 #include "common/vg_error.h"
 #include "common/vg_log.h"
 #include "common/vg_time.h"
@@ -398,8 +399,7 @@ void vg_ratio_result_clear(vg_ratio_result *r)
 static void count_cursor(vg_ratio_result *res, vg_cursorlist *list, const vg_trace_cursor *c)
 {
 	vg_cursor_shape shape = { c->width, c->height, c->hot_x, c->hot_y, c->pixels };
-	uint64_t rich = 12 + (uint64_t)c->width * (uint64_t)c->height * 4 +
-			(uint64_t)(c->width + 7) / 8 * (uint64_t)c->height;
+	uint64_t rich = vg_cursor_rich_bytes(c->width, c->height);
 	vg_writer w;
 
 	vg_writer_init(&w);

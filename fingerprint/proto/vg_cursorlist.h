@@ -12,6 +12,7 @@
 #ifndef VG_CURSORLIST_H
 #define VG_CURSORLIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,10 @@ typedef struct {
 } vg_cursor_shape;
 
 typedef struct vg_cursorlist vg_cursorlist;
+
+/* Size 1..VG_CURSOR_MAX_DIM each way, the hot spot inside: a shape
+ * either protocol carries. */
+bool vg_cursorlist_shape_valid(int32_t w, int32_t h, int32_t hx, int32_t hy);
 
 /* An empty list; VG_ENOSPC if memory cannot be had. */
 int vg_cursorlist_new(vg_cursorlist **out);

@@ -19,9 +19,6 @@ struct vg_cursorlist {
 	size_t n;
 };
 
-/* Size and hot spot within the limits. */
-bool vg_cursorlist_shape_valid(int32_t w, int32_t h, int32_t hx, int32_t hy);
-
 /* Premultiplied: no channel above its pixel's alpha. */
 bool vg_cursorlist_colours_valid(const uint32_t *argb, size_t n);
 
