@@ -34,6 +34,7 @@ typedef struct {
 	char *listen;
 	int port;
 	char *http;
+	int http_port;
 	char *password_file;
 	char *view_password_file;
 	gboolean view_only;
@@ -71,7 +72,8 @@ static int parse_options(int argc, char **argv, options *o)
 {
 	GOptionEntry entries[] = {
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &o->listen, "IPv4 address to serve the site on (default 127.0.0.1)", "ADDR" },
-		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_webdir_option, "Serve noVNC to the site's browsers on the same port (from DIR; default " VG_WEBDIR_NOVNC "); they connect over WebSocket", "DIR" },
+		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_webdir_option, "Serve noVNC to the site's browsers (from DIR; default " VG_WEBDIR_NOVNC "); they connect over WebSocket, on the RFB port unless --http-port", "DIR" },
+		{ "http-port", 0, 0, G_OPTION_ARG_INT, &o->http_port, "With --http: serve the site's browsers on port N, one of their own, and greet VNC viewers on the RFB port at once", "N" },
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port for the site's viewers (default 5900; 0 = first free from 5900)", "N" },
 		{ "password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->password_file, "Ask the site's viewers for the VNC password in FILE (vncpasswd format)", "FILE" },
 		{ "viewonly-password-file", 0, 0, G_OPTION_ARG_FILENAME, &o->view_password_file, "A second password, in FILE, for view-only access", "FILE" },
@@ -141,7 +143,7 @@ static int parse_options(int argc, char **argv, options *o)
 	}
 	if (vg_auth_check_access(o->listen, o->password_file, o->view_password_file,
 				   o->allow_no_password) ||
-	    (o->http && vg_webdir_check(o->http)))
+	    (o->http && vg_webdir_check(o->http)) || vg_webdir_check_port(o->http, o->http_port, o->port))
 		return VG_EINVAL;
 	if (o->zstd_level != VG_SERVER_ZSTD_AUTO && (o->zstd_level < 1 || o->zstd_level > 19)) {
 		vg_error("--zstd-level must be between 1 and 19");
@@ -286,13 +288,14 @@ int main(int argc, char **argv)
 	cfg.password = password;
 	cfg.view_password = view_password;
 	cfg.http_root = o.http;
+	cfg.http_port = o.http_port;
 	if (vg_server_new(&cfg, vg_relaysource_width(relay), vg_relaysource_height(relay), &srv))
 		goto out;
 	printf("varg-relay: listening on %s:%d (%dx%d), relaying %s\n", cfg.listen, vg_server_port(srv),
 	       vg_relaysource_width(relay), vg_relaysource_height(relay), o.rest[0]);
 	vg_server_print_tls(srv, "varg-relay");
 	if (o.http)
-		vg_webdir_print(cfg.listen, vg_server_port(srv), o.http, cfg.tls);
+		vg_webdir_print(cfg.listen, vg_server_http_port(srv), o.http, cfg.tls);
 	fflush(stdout);
 	report = vg_report_start(srv, "varg-relay", o.stats_interval);
 

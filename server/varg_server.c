@@ -47,6 +47,7 @@ typedef struct {
 	int port;
 	char *listen;
 	char *http;
+	int http_port;
 	int zstd_level;
 	int refine_ms;
 	gboolean no_moves;
@@ -94,7 +95,8 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "loop", 0, 0, G_OPTION_ARG_NONE, &o->loop, "Start the trace again at its end", NULL },
 		{ "port", 'p', 0, G_OPTION_ARG_INT, &o->port, "TCP port (default 5900; 0 = first free from 5900)", "N" },
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &o->listen, "IPv4 address to listen on (default 127.0.0.1)", "ADDR" },
-		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_webdir_option, "Serve noVNC to browsers on the same port (from DIR; default " VG_WEBDIR_NOVNC "); they connect over WebSocket", "DIR" },
+		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_webdir_option, "Serve noVNC to browsers (from DIR; default " VG_WEBDIR_NOVNC "); they connect over WebSocket, on the RFB port unless --http-port", "DIR" },
+		{ "http-port", 0, 0, G_OPTION_ARG_INT, &o->http_port, "With --http: serve browsers on port N, one of their own, and greet VNC viewers on the RFB port at once", "N" },
 		{ "refine-ms", 0, 0, G_OPTION_ARG_INT, &o->refine_ms, "Progressive refinement for slow links: show a missed region approximately first when its exact pixels would take longer than MS on the link (100 suits a link of 0.2 MB/s and 120 ms), to viewers that take it; 0 (the default): exact pixels only", "MS" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates, 1-19 (default by the viewer's round trip: 3 under 1 ms, 9 under 5 ms, 11 beyond)", "N" },
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
@@ -157,7 +159,7 @@ static int parse_options(int argc, char **argv, options *o)
 	}
 	if (vg_auth_check_access(o->listen, o->password_file, o->view_password_file,
 				   o->allow_no_password) ||
-	    (o->http && vg_webdir_check(o->http)))
+	    (o->http && vg_webdir_check(o->http)) || vg_webdir_check_port(o->http, o->http_port, o->port))
 		return VG_EINVAL;
 	if (o->vnc_password_file && !o->vnc) {
 		vg_error("--vnc-password-file goes with --vnc");
@@ -357,12 +359,13 @@ int main(int argc, char **argv)
 	cfg.password = password;
 	cfg.view_password = view_password;
 	cfg.http_root = o.http;
+	cfg.http_port = o.http_port;
 	if (vg_server_new(&cfg, width, height, &srv))
 		goto out;
 	printf("varg-server: listening on %s:%d (%dx%d)\n", cfg.listen, vg_server_port(srv), width, height);
 	vg_server_print_tls(srv, "varg-server");
 	if (o.http)
-		vg_webdir_print(cfg.listen, vg_server_port(srv), o.http, cfg.tls);
+		vg_webdir_print(cfg.listen, vg_server_http_port(srv), o.http, cfg.tls);
 	fflush(stdout);
 	report = vg_report_start(srv, "varg-server", o.stats_interval);
 

@@ -92,6 +92,10 @@ int vg_listener_new(const vg_listener_config *cfg, vg_listener **out)
 		l->cfg.handover_ms = 3000;
 	if (!l->cfg.max_pending)
 		l->cfg.max_pending = 64;
+	/* A browser keeps a connection it opened ahead of need about this
+	 * long, and opens another if the server closes it unused. */
+	if (!l->cfg.idle_ms)
+		l->cfg.idle_ms = 10000;
 	l->wake[0] = l->wake[1] = -1;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->idle, NULL);
@@ -214,6 +218,9 @@ enum { DROP, HAND_OVER, ANSWERED };
 
 static int route_http(vg_listener *l, int fd, bool secure)
 {
+	/* Inside TLS, or on a port for browsers only, the browser speaks
+	 * first and only HTTP is taken. */
+	bool only_http = secure || l->cfg.http_only;
 	char head[VG_HTTP_HEAD_MAX];
 	uint64_t until = vg_time_ns() + (uint64_t)l->cfg.screen_ms * 1000000u;
 	struct timeval send_limit = { .tv_sec = 10 };
@@ -221,12 +228,11 @@ static int route_http(vg_listener *l, int fd, bool secure)
 	int one = 1, err, status;
 	ssize_t n;
 
-	/* Inside TLS the browser speaks first, and only HTTP is taken. */
-	if (secure && queued_bytes(fd) < PEEK_LEN && !wait_more(fd, PEEK_LEN - 1, until))
+	if (only_http && queued_bytes(fd) < PEEK_LEN && !wait_more(fd, PEEK_LEN - 1, until))
 		return DROP;
 	n = recv(fd, head, 4, MSG_PEEK | MSG_DONTWAIT);
 	if (n < 4 || !vg_http_is_request((const uint8_t *)head, 4))
-		return secure ? DROP : HAND_OVER;
+		return only_http ? DROP : HAND_OVER;
 	for (;;) {
 		n = recv(fd, head, sizeof head, MSG_PEEK | MSG_DONTWAIT);
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
@@ -344,7 +350,11 @@ static void *screening_thread(void *arg)
 	/* A gate speaks first: give a WebSocket client (which speaks first
 	 * too) a moment to say so, lest it be greeted with RFB's version. */
 	ok = screen_conn(c->fd, l->cfg.screen_ms,
-			 l->cfg.http_roots ? HTTP_FIRST_MS : l->cfg.gate_cb ? GATE_FIRST_MS : 0);
+			 l->cfg.http_only ? l->cfg.idle_ms : l->cfg.http_roots ? HTTP_FIRST_MS :
+			 l->cfg.gate_cb ? GATE_FIRST_MS : 0);
+	/* A browser's port greets nobody: still silent, it goes. */
+	if (ok && l->cfg.http_only && queued_bytes(c->fd) <= 0)
+		ok = 0;
 	/* A bridge may take the socket: keep a way to its path. */
 	if (ok && (l->cfg.gate_cb || (l->cfg.http_roots && l->cfg.tls)))
 		path_fd = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
@@ -515,15 +525,19 @@ void vg_listener_free(vg_listener *l)
 			vg_warn("cannot wake the accept thread");
 		pthread_join(l->thread, NULL);
 	}
-	/* Screening threads end by themselves within screen_ms; handovers
-	 * in progress are cut so that they end too. */
+	/* Handovers in progress are cut so that they end; screening
+	 * threads end within screen_ms, or at once for a connection shut
+	 * down here (one a browser keeps idle would wait idle_ms). */
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 5;
 	pthread_mutex_lock(&l->lock);
 	l->stopping = 1;
-	for (conn *c = l->conns; c; c = c->next)
+	for (conn *c = l->conns; c; c = c->next) {
 		if (c->handover_ns && !c->done)
 			cut(l, c);
+		else if (!c->handover_ns)
+			shutdown(c->dup_fd, SHUT_RDWR);
+	}
 	while (l->pending > 0 && pthread_cond_timedwait(&l->idle, &l->lock, &until) == 0)
 		;
 	left = l->pending;

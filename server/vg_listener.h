@@ -22,7 +22,13 @@
  * more bytes at once and pass.
  *
  * With an HTTP root, a request for a file is answered on the screening
- * thread (server/vg_http.h) and only WebSocket upgrades go on.
+ * thread (server/vg_http.h) and only WebSocket upgrades go on. On a port
+ * shared with RFB a connection that stays silent for a second is taken
+ * for an RFB client and greeted, so a browser that opens a connection
+ * ahead of need and sends its request later meets RFB's greeting. A
+ * listener for browsers only (http_only) greets nobody: a connection gets
+ * idle_ms to send its request, and what is not HTTP (or TLS, with a TLS
+ * context) is dropped.
  *
  * A gate, when given, runs next on the same thread (the server's TLS,
  * server/vg_tlsgate.h): a peer that stalls it holds only its own thread,
@@ -87,6 +93,10 @@ typedef struct {
 				   * too, with this context (the caller's; it
 				   * outlives the listener); NULL: no TLS */
 	bool tls_required;        /* with tls: refuse plain HTTP and ws:// */
+	bool http_only;           /* with http_roots: browsers only, no RFB
+				   * (a port of their own) */
+	int idle_ms;              /* with http_only: how long a connection may
+				   * be silent before its request; 0: 10000 */
 	vg_listener_handover_cb handover_cb;
 	vg_listener_gate_cb gate_cb;          /* NULL: no gate */
 	vg_listener_gate_done_cb gate_done_cb; /* with gate_cb */

@@ -49,9 +49,11 @@ struct vg_server {
 	vg_screen *scr;           /* the frame and what every client shares */
 	rfbScreenInfoPtr screen;
 	vg_listener *listener;    /* the accept path, in front of LibVNCServer */
+	vg_listener *web_listener; /* browsers' port of their own; NULL: none */
 	vg_tlsgate *gate;         /* TLS on the accept path; NULL: off */
+	pthread_mutex_t handover_lock; /* one handover at a time, either listener */
 	const char *handover_peer; /* the address of the connection being
-				   * handed over (handovers are one at a time) */
+				   * handed over */
 	int handover_path_fd;     /* its network socket behind a bridge, until
 				   * the new client takes it; -1: none */
 	char *http_roots[4];      /* with HTTP: Varg's web files (viewer/web/),
@@ -312,6 +314,7 @@ static void hand_over(void *user, int fd, int path_fd, const char *peer)
 	vg_server *s = user;
 	rfbClientPtr cl;
 
+	pthread_mutex_lock(&s->handover_lock);
 	s->handover_peer = peer;
 	s->handover_path_fd = path_fd;
 	cl = rfbNewClient(s->screen, fd);
@@ -322,6 +325,7 @@ static void hand_over(void *user, int fd, int path_fd, const char *peer)
 	s->handover_path_fd = -1;
 	if (cl && !cl->onHold)
 		rfbStartOnHoldClient(cl);
+	pthread_mutex_unlock(&s->handover_lock);
 }
 
 static int gate_open(void *user, int fd, const char *peer, void **state)
@@ -418,6 +422,7 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	s->scale_due = sraRgnCreate();
 	s->auth = vg_auth_new(cfg->password, cfg->view_password);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->handover_lock, NULL);
 	pthread_cond_init(&s->conns_gone, NULL);
 	s->past_viewers = g_array_new(FALSE, FALSE, sizeof(vg_server_viewer));
 	if (vg_screen_new(cfg, width, height, &s->scr)) {
@@ -454,6 +459,22 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 			}
 		}
 
+		/* Browsers on a port of their own: RFB's port then greets
+		 * at once, and a browser's late request meets no greeting. */
+		if (cfg->http_root && cfg->http_port) {
+			vg_listener_config wc = lc;
+
+			wc.port = cfg->http_port;
+			wc.http_only = true;
+			lc.http_roots = NULL;
+			lc.tls = NULL;
+			lc.tls_required = false;
+			if (vg_listener_new(&wc, &s->web_listener)) {
+				vg_error("cannot listen on %s port %d", listen, cfg->http_port);
+				vg_server_free(s);
+				return VG_EIO;
+			}
+		}
 		if (vg_listener_new(&lc, &s->listener)) {
 			vg_error("cannot listen on %s port %d", listen, cfg->port);
 			vg_server_free(s);
@@ -463,8 +484,8 @@ int vg_server_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	s->screen = new_screen(s, width, height);
 	vg_screen_open_beliefs(s->scr);
 	rfbRunEventLoop(s->screen, -1, TRUE);
-	if (vg_listener_start(s->listener)) {
-		vg_error("cannot start listening on %s port %d", listen, cfg->port);
+	if (vg_listener_start(s->listener) || (s->web_listener && vg_listener_start(s->web_listener))) {
+		vg_error("cannot start listening on %s", listen);
 		vg_server_free(s);
 		return VG_EIO;
 	}
@@ -515,6 +536,7 @@ void vg_server_free(vg_server *s)
 		return;
 	/* No handover may be under way while LibVNCServer shuts down. */
 	vg_listener_free(s->listener);
+	vg_listener_free(s->web_listener);
 	for (char **root = s->http_roots; *root; root++)
 		g_free(*root);
 	if (s->screen) {
@@ -538,6 +560,7 @@ void vg_server_free(vg_server *s)
 	sraRgnDestroy(s->scale_due);
 	vg_auth_free(s->auth);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->handover_lock);
 	pthread_cond_destroy(&s->conns_gone);
 	g_free(s);
 }
@@ -545,6 +568,11 @@ void vg_server_free(vg_server *s)
 int vg_server_port(const vg_server *s)
 {
 	return vg_listener_port(s->listener);
+}
+
+int vg_server_http_port(const vg_server *s)
+{
+	return vg_listener_port(s->web_listener ? s->web_listener : s->listener);
 }
 
 const char *vg_server_tls_fingerprint(const vg_server *s)

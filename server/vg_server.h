@@ -31,6 +31,10 @@ void vg_server_free(vg_server *s);
 /* The port the server listens on. */
 int vg_server_port(const vg_server *s);
 
+/* The port browsers open (with http_root): http_port's, or the RFB port
+ * without one. */
+int vg_server_http_port(const vg_server *s);
+
 /* The TLS certificate's SHA-256 fingerprint and file (valid while s
  * lives); NULL with TLS off. */
 const char *vg_server_tls_fingerprint(const vg_server *s);

@@ -82,8 +82,10 @@ typedef struct {
 	const char *password;     /* VNC authentication with this password; NULL: none */
 	const char *view_password; /* a second password giving view-only access; NULL: none */
 	FILE *update_log;         /* a line per Varg update written; NULL: none */
-	const char *http_root;    /* serve a browser's files from here on the
-				   * RFB port (server/vg_http.h); NULL: none */
+	const char *http_root;    /* serve a browser's files from here
+				   * (server/vg_http.h); NULL: none */
+	int http_port;            /* with http_root: browsers on this port, a
+				   * port of their own; 0: on the RFB port */
 	vg_server_tls tls;        /* VeNCrypt on the accept path (server/vg_tlsgate.h) */
 	const char *tls_cert;     /* PEM certificate and key for TLS, both or neither; */
 	const char *tls_key;      /* neither: made once in the state directory */

@@ -39,6 +39,25 @@ int vg_webdir_check(const char *dir)
 	return VG_OK;
 }
 
+int vg_webdir_check_port(const char *dir, int http_port, int port)
+{
+	if (!http_port)
+		return VG_OK;
+	if (!dir) {
+		vg_error("--http-port goes with --http");
+		return VG_EINVAL;
+	}
+	if (http_port < 1 || http_port > 65535) {
+		vg_error("--http-port must be between 1 and 65535");
+		return VG_EINVAL;
+	}
+	if (http_port == port) {
+		vg_error("--http-port must differ from --port (without --http-port browsers share --port)");
+		return VG_EINVAL;
+	}
+	return VG_OK;
+}
+
 /* Whether this program is one the build tree holds (not installed): then
  * its page is the source tree's and its WebAssembly the build tree's. */
 static bool running_from_build_tree(void)

@@ -20,6 +20,11 @@ int vg_webdir_check(const char *dir);
  * group's user data (freeing what was there). Always TRUE. */
 int vg_webdir_option(const char *name, const char *value, void *data, void *error);
 
+/* The --http-port option beside --http (dir, NULL without it) and
+ * --port: VG_EINVAL, logged, for a port without --http, out of 1..65535
+ * or the RFB port itself. 0 (not given) is fine. */
+int vg_webdir_check_port(const char *dir, int http_port, int port);
+
 /* Where Varg's own browser files are (viewer/web/): $VARG_WEB_DIR if
  * set; else, for a program run from the build tree it was made in, the
  * source tree's page and the build tree's WebAssembly; else the installed

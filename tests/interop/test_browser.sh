@@ -6,6 +6,8 @@
 # page); the Varg decoder in WebAssembly ending exact with varg-viewer's
 # bytes, and warm after a reload; passwords and view-only as for raw RFB,
 # the same through varg-relay, and RFB viewers still served on the port;
+# with --http-port, browsers on a port of their own, a request that comes
+# late still answered there, and the RFB port serving no files;
 # with --tls, Chromium trusting the test's own CA over https:// and
 # wss:// ending exact, plain http:// and ws:// refused. VG_SKIP_BROWSER=1
 # skips it; otherwise a missing browser is a failure (scripts/setup
@@ -26,7 +28,7 @@ browse() {
 }
 browser=browse
 NOVNC=/usr/share/novnc
-plan=39
+plan=45
 tap_plan $plan
 if [ "${VG_SKIP_BROWSER:-0}" = 1 ]; then
 	for i in $(seq $plan); do tap_skip "VG_SKIP_BROWSER=1"; done
@@ -167,6 +169,54 @@ else
 	tap_check "with the pixel model (the server says so), it ends exact too" \
 		sh -c "test $rc -eq 0 && grep -q 'pixels by the pixel model' '$work/model.err'"
 fi
+
+# A port for browsers only (--http-port): a request a browser sends well
+# after it connects is answered there, not greeted with RFB; Chromium ends
+# exact through it; the RFB port serves no files but greets a viewer.
+tap_check "--http-port without --http fails in one line" \
+	fails_saying 2 "goes with --http" "$B/server/varg-server" --trace "$TRACE" --http-port 6001
+tap_check "--http-port equal to --port fails in one line" \
+	fails_saying 2 "must differ from --port" "$B/server/varg-server" --trace "$TRACE" --http --port 6001 --http-port 6001
+wport=$(random_port)
+start_server webport --trace "$TRACE" --speed 0 --wait-clients 1 --http --http-port "$wport" || exit 1
+tap_check "it says browsers go to their own port" grep -q "browsers open http://127.0.0.1:$wport/" "$work/webport.out"
+# late_get PORT: connects, says nothing for 1.5 s (past the second a
+# shared port waits), then asks for /varg.html; prints what came before
+# the request and the reply's status line.
+late_get() {
+	/usr/bin/python3 - "$1" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+time.sleep(1.5)
+s.setblocking(False)
+try:
+    early = s.recv(64)
+except BlockingIOError:
+    early = b""
+s.setblocking(True)
+s.sendall(b"GET /varg.html HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+reply = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    reply += b
+print("early=%r status=%s" % (early, reply.split(b"\r\n", 1)[0].decode("latin-1")))
+PY
+}
+out=$(late_get "$wport")
+echo "#   late request: $out"
+tap_check "a request 1.5 s after connecting is answered, nothing said before" \
+	test "$out" = "early=b'' status=HTTP/1.1 200 OK"
+$browser canvas "http://127.0.0.1:$wport/" "$work/last.png" "$work/webport.png" --timeout 90 \
+	--status-js "window.varg && varg.status()" --then "varg.close()" >/dev/null
+tap_check "Chromium on the browsers' port ends with the last frame exactly" test $? -eq 0
+greeting=$(/usr/bin/python3 -c 'import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+print(s.recv(12).decode("latin-1").strip())' "$PORT")
+tap_check "the RFB port greets a VNC viewer and serves no files" \
+	sh -c "test '$greeting' = 'RFB 003.008' && test \"\$(curl -s -o /dev/null -w '%{http_code}' 'http://127.0.0.1:$PORT/varg.html')\" != 200"
+stop_server
 
 # Passwords and view-only, on a real X display whose probe logs its keys.
 start_xvfb 640x480 || exit 1

@@ -2,7 +2,10 @@
  * TLS, a WebSocket upgrade inside TLS handed over with its head still
  * queued and the peer's address, plain HTTP and ws:// refused when TLS is
  * required, and what is not HTTP inside TLS, or not TLS after 0x16,
- * dropped. The certificate is the one vg_tls makes for a server. */
+ * dropped. The certificate is the one vg_tls makes for a server. And a
+ * port for browsers only: a request that comes after a long silence is
+ * answered, not greeted with RFB; what is not HTTP, or stays silent, is
+ * dropped. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <glib.h>
@@ -227,9 +230,94 @@ static void test_https(void)
 	vg_test_rm_rf(dir);
 }
 
+/* Whether nothing has come on fd yet. */
+static bool nothing_queued(int fd)
+{
+	char b;
+
+	return recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+static void test_browsers_port(void)
+{
+	g_autofree char *dir = g_dir_make_tmp("varg-webport-XXXXXX", NULL);
+	g_autofree char *page = g_build_filename(dir, "page.html", NULL);
+	const char *roots[] = { dir, NULL };
+	vg_listener *l = NULL;
+	vg_listener_stats st;
+	handovers h = { 0 };
+	char *reply;
+	int port, fd;
+	gint64 t0;
+
+	g_assert_true(g_file_set_contents(page, PAGE, -1, NULL));
+	g_mutex_init(&h.lock);
+	g_cond_init(&h.changed);
+	{
+		vg_listener_config cfg = {
+			.addr = htonl(INADDR_LOOPBACK), .http_roots = roots, .http_only = true,
+			.idle_ms = 2500, .handover_cb = on_handover, .user = &h,
+		};
+
+		g_assert_cmpint(vg_listener_new(&cfg, &l), ==, 0);
+	}
+	g_assert_cmpint(vg_listener_start(l), ==, 0);
+	port = vg_listener_port(l);
+
+	/* A connection a browser opened ahead of need: its request comes
+	 * 1.5 s later, past the second a shared port waits, and is
+	 * answered; nothing was said to it before. */
+	fd = dial(port);
+	g_usleep(1500 * 1000);
+	g_assert_true(nothing_queued(fd));
+	reply = exchange(fd, "GET /page.html HTTP/1.1\r\nHost: localhost\r\n\r\n");
+	g_assert_true(g_str_has_prefix(reply, "HTTP/1.1 200 "));
+	g_assert_true(g_str_has_suffix(reply, "\r\n\r\n" PAGE));
+	g_free(reply);
+
+	/* An RFB client's bytes: dropped, not handed over. */
+	reply = exchange(dial(port), "RFB 003.008\n");
+	g_assert_cmpstr(reply, ==, "");
+	g_free(reply);
+
+	/* Silent for idle_ms: closed, never greeted. */
+	fd = dial(port);
+	t0 = g_get_monotonic_time();
+	reply = exchange(fd, "");
+	g_assert_cmpstr(reply, ==, "");
+	g_assert_cmpint(g_get_monotonic_time() - t0, >=, 2000 * 1000);
+	g_free(reply);
+
+	/* A WebSocket upgrade goes on, its head still queued. */
+	fd = dial(port);
+	g_assert_cmpint(send(fd, UPGRADE, strlen(UPGRADE), MSG_NOSIGNAL), ==, (ssize_t)strlen(UPGRADE));
+	g_mutex_lock(&h.lock);
+	while (h.plain == 0)
+		g_cond_wait(&h.changed, &h.lock);
+	g_mutex_unlock(&h.lock);
+	close(fd);
+
+	/* A connection still silent at the end does not hold up the stop. */
+	fd = dial(port);
+	g_usleep(100 * 1000);
+	vg_listener_stats_get(l, &st);
+	g_assert_cmpuint(st.accepted, ==, 5);
+	g_assert_cmpuint(st.http_answered, ==, 1);
+	g_assert_cmpuint(st.handed_over, ==, 1);
+	g_assert_cmpuint(st.dropped, ==, 2);
+	t0 = g_get_monotonic_time();
+	vg_listener_free(l);
+	g_assert_cmpint(g_get_monotonic_time() - t0, <, 2000 * 1000);
+	close(fd);
+	g_mutex_clear(&h.lock);
+	g_cond_clear(&h.changed);
+	vg_test_rm_rf(dir);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/listener/https-wss", test_https);
+	g_test_add_func("/listener/browsers-port", test_browsers_port);
 	return g_test_run();
 }
