@@ -42,7 +42,7 @@ typedef struct conn {
 	int dup_fd;               /* ours: the socket, whatever becomes of fd */
 	char peer[64];            /* the peer's numeric address */
 	uint64_t handover_ns;     /* when the handover began; 0: not yet */
-	int done;                 /* the handover returned */
+	int done;                 /* the handover callback returned */
 	int cut;                  /* dissolved by the watchdog */
 } conn;
 
@@ -388,6 +388,12 @@ static void *screening_thread(void *arg)
 			if (path >= 0)
 				path_fd = -1;
 			l->cfg.handover_cb(l->cfg.user, c->fd, path, c->peer);
+			/* The library's part is over: the gate's own end
+			 * (gate_done_cb) keeps a deadline of its own, which
+			 * a busy machine's slow client thread may need. */
+			pthread_mutex_lock(&l->lock);
+			c->done = 1;
+			pthread_mutex_unlock(&l->lock);
 		}
 		pthread_mutex_unlock(&l->handover_lock);
 	}
@@ -404,7 +410,6 @@ static void *screening_thread(void *arg)
 		else
 			l->stats.dropped++;
 	}
-	c->done = 1;
 	unlink_conn(l, c);
 	close(c->dup_fd);
 	g_free(c);
@@ -525,17 +530,18 @@ void vg_listener_free(vg_listener *l)
 			vg_warn("cannot wake the accept thread");
 		pthread_join(l->thread, NULL);
 	}
-	/* Handovers in progress are cut so that they end; screening
-	 * threads end within screen_ms, or at once for a connection shut
-	 * down here (one a browser keeps idle would wait idle_ms). */
+	/* Handovers in progress (and a gate's end after one) are cut so
+	 * that they end; screening threads end within screen_ms, or at once
+	 * for a connection shut down here (one a browser keeps idle would
+	 * wait idle_ms). */
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 5;
 	pthread_mutex_lock(&l->lock);
 	l->stopping = 1;
 	for (conn *c = l->conns; c; c = c->next) {
-		if (c->handover_ns && !c->done)
+		if (c->handover_ns)
 			cut(l, c);
-		else if (!c->handover_ns)
+		else
 			shutdown(c->dup_fd, SHUT_RDWR);
 	}
 	while (l->pending > 0 && pthread_cond_timedwait(&l->idle, &l->lock, &until) == 0)

@@ -75,7 +75,9 @@ typedef void (*vg_listener_handover_cb)(void *user, int fd, int path_fd, const c
  * or -1 to drop the connection (it has closed fd). For every socket it
  * returned, gate_done_cb gets its *state on the same thread after the
  * handover (handed: whether it took place; if not, the listener closes
- * the returned socket), outside the handover's one-at-a-time lock. */
+ * the returned socket), outside the handover's one-at-a-time lock and
+ * free of handover_ms: it keeps its own deadline, and is cut only when
+ * the listener stops. */
 typedef int (*vg_listener_gate_cb)(void *user, int fd, const char *peer, void **state);
 typedef void (*vg_listener_gate_done_cb)(void *user, void *state, int handed);
 

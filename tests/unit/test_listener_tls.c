@@ -5,7 +5,8 @@
  * dropped. The certificate is the one vg_tls makes for a server. And a
  * port for browsers only: a request that comes after a long silence is
  * answered, not greeted with RFB; what is not HTTP, or stays silent, is
- * dropped. */
+ * dropped. And a gate's end after the handover, which may wait longer
+ * than handover_ms for the library's client thread, is not cut. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <glib.h>
@@ -314,10 +315,99 @@ static void test_browsers_port(void)
 	vg_test_rm_rf(dir);
 }
 
+/* A gate in the TLS gate's shape: a socketpair, its far end handed over,
+ * its near end spoken on only in gate_done_cb, after the handover. */
+typedef struct {
+	GMutex lock;
+	GCond changed;
+	int handed_fd;            /* what the handover got; -1: nothing yet */
+	int wrote;                /* gate_done's write: 1 ok, -1 failed, 0 not yet */
+} gated;
+
+static int gate_open(void *user, int fd, const char *peer, void **state)
+{
+	int sp[2];
+
+	(void)user;
+	(void)peer;
+	g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), ==, 0);
+	close(fd);
+	*state = GINT_TO_POINTER(sp[0] + 1);
+	return sp[1];
+}
+
+static void gate_handover(void *user, int fd, int path_fd, const char *peer)
+{
+	gated *g = user;
+
+	(void)peer;
+	if (path_fd >= 0)
+		close(path_fd);
+	g_mutex_lock(&g->lock);
+	g->handed_fd = fd;
+	g_mutex_unlock(&g->lock);
+}
+
+/* Slower than handover_ms, as a busy machine's client thread can be. */
+static void gate_done(void *user, void *state, int handed)
+{
+	gated *g = user;
+	int inner = GPOINTER_TO_INT(state) - 1;
+	int ok;
+
+	g_assert_true(handed);
+	g_usleep(600 * 1000);
+	ok = send(inner, "ok", 2, MSG_NOSIGNAL) == 2 ? 1 : -1;
+	close(inner);
+	g_mutex_lock(&g->lock);
+	g->wrote = ok;
+	g_cond_broadcast(&g->changed);
+	g_mutex_unlock(&g->lock);
+}
+
+static void test_gate_end(void)
+{
+	gated g = { .handed_fd = -1 };
+	vg_listener *l = NULL;
+	vg_listener_stats st;
+	char buf[4] = "";
+	int fd;
+
+	g_mutex_init(&g.lock);
+	g_cond_init(&g.changed);
+	{
+		vg_listener_config cfg = {
+			.addr = htonl(INADDR_LOOPBACK), .handover_ms = 150, .handover_cb = gate_handover,
+			.gate_cb = gate_open, .gate_done_cb = gate_done, .user = &g,
+		};
+
+		g_assert_cmpint(vg_listener_new(&cfg, &l), ==, 0);
+	}
+	g_assert_cmpint(vg_listener_start(l), ==, 0);
+	fd = dial(vg_listener_port(l));
+	g_mutex_lock(&g.lock);
+	while (g.wrote == 0)
+		g_cond_wait(&g.changed, &g.lock);
+	g_assert_cmpint(g.wrote, ==, 1);
+	g_assert_cmpint(g.handed_fd, >=, 0);
+	g_mutex_unlock(&g.lock);
+	g_assert_cmpint(recv(g.handed_fd, buf, sizeof buf, 0), ==, 2);
+	g_assert_cmpstr(buf, ==, "ok");
+	vg_listener_stats_get(l, &st);
+	g_assert_cmpuint(st.handed_over, ==, 1);
+	g_assert_cmpuint(st.cut, ==, 0);
+	vg_listener_free(l);
+	close(g.handed_fd);
+	close(fd);
+	g_mutex_clear(&g.lock);
+	g_cond_clear(&g.changed);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/listener/https-wss", test_https);
 	g_test_add_func("/listener/browsers-port", test_browsers_port);
+	g_test_add_func("/listener/gate-end", test_gate_end);
 	return g_test_run();
 }
