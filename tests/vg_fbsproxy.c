@@ -71,6 +71,7 @@ int main(int argc, char **argv)
 	sfd = socket(ai->ai_family, SOCK_STREAM, 0);
 	if (connect(sfd, ai->ai_addr, ai->ai_addrlen)) {
 		perror("vg_fbsproxy: connect");
+		freeaddrinfo(ai);
 		return 1;
 	}
 	freeaddrinfo(ai);

@@ -59,8 +59,21 @@ start_xvnc() {
 	return 1
 }
 
+# port_answers PORT: something accepts a TCP connection on 127.0.0.1:PORT
+# within 5 s.
+port_answers() {
+	python3 -c 'import socket, sys, time
+for _ in range(50):
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).close()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.1)
+sys.exit(1)' "$1" 2>/dev/null
+}
+
 # start_x11vnc DISPLAY ARGS...: x11vnc, no password, sharing DISPLAY on a
-# random port, tried until one is free; sets X11VNC_PORT.
+# random port, tried until one is free and answers; sets X11VNC_PORT.
 start_x11vnc() {
 	xd=$1; shift
 	for _ in 1 2 3 4 5 6 7 8; do
@@ -73,7 +86,9 @@ start_x11vnc() {
 			kill -0 "$xpid" 2>/dev/null || break
 			sleep 0.1
 		done
-		if grep -q "PORT=$X11VNC_PORT" "$work/x11vnc.log"; then
+		# Announced is not answering: under load a test once found
+		# the port of an announced x11vnc refusing connections.
+		if grep -q "PORT=$X11VNC_PORT" "$work/x11vnc.log" && port_answers "$X11VNC_PORT"; then
 			pids="$pids $xpid"
 			return 0
 		fi

@@ -46,7 +46,10 @@ capture() {
 	kill "$probe" 2>/dev/null
 	wait "$probe" 2>/dev/null
 	wait "$proxy" 2>/dev/null
-	[ "$st" -eq 0 ] || { sed 's/^/#   /' "$work/$cn-viewer.err"; return 1; }
+	[ "$st" -eq 0 ] && return 0
+	sed 's/^/#   /' "$work/$cn-viewer.err"
+	case "$cn" in x11vnc-*) tail -5 "$work/x11vnc.log" | sed 's/^/#   x11vnc: /' ;; esac
+	return 1
 }
 
 # check NAME ENC: imports NAME.fbs and compares its last frame.
