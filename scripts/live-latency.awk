@@ -6,7 +6,7 @@
 # settled after the action (its last picture before the next action) or
 # any later picture of it (a state the viewer skipped to). An action
 # after which the shared screen did not change is counted, not timed.
-# Variables: who (the system), app, profile, rep t0 t1 hz bytes sc vc exact load, and
+# Variables: who (the system), app, profile, rep t0 t1 hz bytes resent sc vc exact load, and
 # lat, a file to which one line "FIRST_MS EXACT_MS KIND SETTLED_MS" per
 # timed action is written (EXACT_MS -1 when never reached; KIND the
 # script's command: key, wheel, click, drag; SETTLED_MS when the shared
@@ -14,7 +14,7 @@
 # which no system can be faster than). Prints one line of KEY=VALUE.
 # With -v pool=1 it pools instead: the KEY=VALUE lines of several runs,
 # then their lat files together; prints one line for all, the spread of
-# the runs' p90, the mean bytes and CPU, and p50/p90 of exact and of
+# the runs' p90, the mean bytes, bytes resent and CPU, and p50/p90 of exact and of
 # settled by kind of action (exact_KIND=N/P50/P90, settled_KIND=...).
 function sort(a, n,    i, j, x) {
 	for (i = 2; i <= n; i++) {
@@ -33,7 +33,7 @@ FNR == 1 { file++ }
 pool && file == 1 {
 	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	runs++
-	sum_bytes += v["bytes"]; sum_sc += v["server_cpu"]; sum_vc += v["viewer_cpu"]; sum_miss += v["missed"]
+	sum_bytes += v["bytes"]; sum_resent += v["resent_bytes"]; sum_sc += v["server_cpu"]; sum_vc += v["viewer_cpu"]; sum_miss += v["missed"]
 	p90 = v["exact_p90_ms"]
 	if (p90 != "null" && (lo90 == "" || p90 + 0 < lo90 + 0)) lo90 = p90
 	if (p90 != "null" && (hi90 == "" || p90 + 0 > hi90 + 0)) hi90 = p90
@@ -67,6 +67,7 @@ END {
 			lo90 == "" ? "null" : lo90, hi90 == "" ? "null" : hi90
 		printf " bytes=%d server_cpu=%.3f viewer_cpu=%.3f exact_end=%s load=%s", runs ? sum_bytes / runs : 0,
 			runs ? sum_sc / runs : 0, runs ? sum_vc / runs : 0, inexact ? "no" : "yes", loads
+		printf " resent_bytes=%d", runs ? sum_resent / runs : 0
 		for (i = 1; i <= nkinds; i++) {
 			k = kinds[i]
 			delete x; delete y
@@ -106,6 +107,6 @@ END {
 	printf "system=%s app=%s profile=%s rep=%s actions=%d events=%d noeffect=%d missed=%d", who, app, profile, rep, ni, events, noeffect + 0, missed + 0
 	printf " first_p50_ms=%s first_p90_ms=%s exact_p50_ms=%s exact_p90_ms=%s exact_p99_ms=%s app_p50_ms=%s",
 		pct(fa, nf, .5), pct(fa, nf, .9), pct(ea, ne, .5), pct(ea, ne, .9), pct(ea, ne, .99), pct(srv, events, .5)
-	printf " bytes=%d duration_s=%.2f server_cpu=%.3f viewer_cpu=%.3f exact_end=%s server_changes=%d viewer_changes=%d load=%s\n",
-		bytes, d, sc / hz / d, vc / hz / d, exact, ns, nv, load
+	printf " bytes=%d duration_s=%.2f server_cpu=%.3f viewer_cpu=%.3f exact_end=%s server_changes=%d viewer_changes=%d load=%s resent_bytes=%d\n",
+		bytes, d, sc / hz / d, vc / hz / d, exact, ns, nv, load, resent
 }

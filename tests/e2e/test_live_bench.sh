@@ -9,7 +9,7 @@
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 bench=$S/scripts/live-bench
-tap_plan 11
+tap_plan 12
 
 # Actions at 1000, 2000 and 3000 ms. The shared screen changes to b and c
 # after the first (settling on c), not at all after the second, to d and e
@@ -38,16 +38,16 @@ $((1050 * ms)) 000000000000000c 0 8 64 8
 $((3080 * ms)) 000000000000000e 0 0 64 16
 EOF
 # latency VIEWER_LOG EXACT_END LAT: the awk on the input, the shared
-# screen's log and VIEWER_LOG, 4 s of session, 1,000 bytes, 0.4 s of
-# server CPU, 0.2 s of viewer CPU.
+# screen's log and VIEWER_LOG, 4 s of session, 1,000 bytes (250 resent),
+# 0.4 s of server CPU, 0.2 s of viewer CPU.
 latency() {
-	awk -v who=x -v app=y -v profile=z -v rep=1 -v t0=0 -v t1=4 -v hz=100 -v bytes=1000 -v sc=40 -v vc=20 \
+	awk -v who=x -v app=y -v profile=z -v rep=1 -v t0=0 -v t1=4 -v hz=100 -v bytes=1000 -v resent=250 -v sc=40 -v vc=20 \
 		-v exact="$2" -v load=1.0 -v lat="$3" -f "$S/scripts/live-latency.awk" "$tmp/in.log" "$tmp/s.log" "$1"
 }
 out=$(latency "$tmp/v.log" yes "$tmp/lat")
 echo "# $out"
 tap_check "latency: first change and exact picture per action, by hand" test "$out" = \
-	"system=x app=y profile=z rep=1 actions=3 events=2 noeffect=1 missed=0 first_p50_ms=30.0 first_p90_ms=80.0 exact_p50_ms=50.0 exact_p90_ms=80.0 exact_p99_ms=80.0 app_p50_ms=10.0 bytes=1000 duration_s=4.00 server_cpu=0.100 viewer_cpu=0.050 exact_end=yes server_changes=5 viewer_changes=4 load=1.0"
+	"system=x app=y profile=z rep=1 actions=3 events=2 noeffect=1 missed=0 first_p50_ms=30.0 first_p90_ms=80.0 exact_p50_ms=50.0 exact_p90_ms=80.0 exact_p99_ms=80.0 app_p50_ms=10.0 bytes=1000 duration_s=4.00 server_cpu=0.100 viewer_cpu=0.050 exact_end=yes server_changes=5 viewer_changes=4 load=1.0 resent_bytes=250"
 tap_check "latency: one sample line per timed action, its kind and when the screen settled" \
 	test "$(tr '\n' ' ' <"$tmp/lat")" = "30 50 key 20 80 80 key 40 "
 pooled=$(echo "$out" | awk -f "$S/scripts/live-latency.awk" -v pool=1 - "$tmp/lat")
@@ -74,6 +74,9 @@ tap_check "live-bench ran" test $rc -eq 0
 runs() { grep -c '"system": "[a-z-]*", "app": "xterm", "profile": "gigabit", "rep": 1,' "$tmp/live.json"; }
 tap_check "JSON: one run of each system" test "$(runs)" -eq 2
 tap_check "every run ended exact" test "$(grep -c '"exact_end": "yes"' "$tmp/live.json")" -eq 4
+# The server side's retransmissions, counted by ss in its namespace.
+tap_check "JSON: every run and row says how many bytes were resent" \
+	test "$(grep -c '"resent_bytes": [0-9][0-9]*[,}]' "$tmp/live.json")" -eq 4
 # Six Returns, six new pages: each changed the shared screen, and the viewer
 # showed each settled picture.
 seen() {
