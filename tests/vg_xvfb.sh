@@ -59,17 +59,10 @@ start_xvnc() {
 	return 1
 }
 
-# port_answers PORT: something accepts a TCP connection on 127.0.0.1:PORT
-# within 5 s.
+# port_answers PORT: something accepts a TCP connection on 127.0.0.1:PORT.
 port_answers() {
-	python3 -c 'import socket, sys, time
-for _ in range(50):
-    try:
-        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).close()
-        sys.exit(0)
-    except OSError:
-        time.sleep(0.1)
-sys.exit(1)' "$1" 2>/dev/null
+	python3 -c 'import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).close()' "$1" 2>/dev/null
 }
 
 # start_x11vnc DISPLAY ARGS...: x11vnc, no password, sharing DISPLAY on a
@@ -88,7 +81,7 @@ start_x11vnc() {
 		done
 		# Announced is not answering: under load a test once found
 		# the port of an announced x11vnc refusing connections.
-		if grep -q "PORT=$X11VNC_PORT" "$work/x11vnc.log" && port_answers "$X11VNC_PORT"; then
+		if grep -q "PORT=$X11VNC_PORT" "$work/x11vnc.log" && wait_for 5 port_answers "$X11VNC_PORT"; then
 			pids="$pids $xpid"
 			return 0
 		fi
