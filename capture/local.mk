@@ -55,3 +55,10 @@ TESTS += tests/unit/test_tls
 tests_unit_test_tls_SOURCES = tests/unit/test_tls.c capture/vg_tls.c capture/vg_tls.h
 tests_unit_test_tls_CFLAGS = $(AM_CFLAGS) $(SSL_CFLAGS) $(CRYPTO_CFLAGS)
 tests_unit_test_tls_LDADD = $(VG_COMMON_LIBS) $(SSL_LIBS) $(CRYPTO_LIBS) -lpthread
+
+# The mirror against a small VNC server played by the test.
+check_PROGRAMS += tests/unit/test_mirror
+TESTS += tests/unit/test_mirror
+tests_unit_test_mirror_SOURCES = tests/unit/test_mirror.c tests/vg_fdio.c tests/vg_fdio.h $(VG_TESTUTIL_SOURCES)
+tests_unit_test_mirror_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
+tests_unit_test_mirror_LDADD = $(VG_CAPTURE_LIBS) -lpthread

@@ -105,7 +105,16 @@ start_server proxy2 --vnc "127.0.0.1:$X11VNC_PORT" || exit 1
 IDLE=3 viewer x1
 wait "$pid_x1"
 DISPLAY=$XD2 xwd -root -silent | xwdtopnm >"$work/screen2.ppm" 2>/dev/null
-tap_check "behind x11vnc: the Varg viewer's image equals the screen" same_image "$work/x1.png" "$work/screen2.ppm"
+name="behind x11vnc: the Varg viewer's image equals the screen"
+if same_image "$work/x1.png" "$work/screen2.ppm"; then
+	tap_ok "$name"
+else
+	tap_not_ok "$name"
+	for f in x1.log proxy2.out proxy2.err; do
+		echo "# $f:"; tail -n 20 "$work/$f" | sed 's/^/#   /'
+	done
+	echo "# x11vnc:"; tail -n 20 "$work/x11vnc.log" | sed 's/^/#   /'
+fi
 input_arrives "behind x11vnc" "$work/probe2.log" 30 40
 stop_server
 tap_done
