@@ -1,7 +1,8 @@
 # capture/: what the programs see of the world outside: an X display
 # (vg_xcapture, with XTest input vg_xinject and the selections
 # vg_xselection), a VNC server through LibVNCClient (vg_mirror), and a Varg
-# or VNC server as a viewer sees it (vg_connection: the receiver and its
+# or VNC server as a viewer sees it (both asking again for a first picture
+# that does not come, vg_firstpicture; vg_connection: the receiver and its
 # cache over LibVNCClient, dialled by vg_dial, through an SSH tunnel by
 # vg_via, with VNC password files vg_passwd and Latin-1 cut text vg_latin1;
 # TLS contexts, handshakes and the plain-stream bridge vg_tls). Used by
@@ -13,6 +14,7 @@ capture_libvgcapture_a_SOURCES = \
 	capture/vg_xinject.c capture/vg_xinject.h \
 	capture/vg_xselection.c capture/vg_xselection.h \
 	capture/vg_mirror.c capture/vg_mirror.h \
+	capture/vg_firstpicture.c capture/vg_firstpicture.h \
 	capture/vg_connection.c capture/vg_connection.h \
 	capture/vg_serverbook.c capture/vg_serverbook.h \
 	capture/vg_knownhosts.c capture/vg_knownhosts.h \
@@ -56,9 +58,11 @@ tests_unit_test_tls_SOURCES = tests/unit/test_tls.c capture/vg_tls.c capture/vg_
 tests_unit_test_tls_CFLAGS = $(AM_CFLAGS) $(SSL_CFLAGS) $(CRYPTO_CFLAGS)
 tests_unit_test_tls_LDADD = $(VG_COMMON_LIBS) $(SSL_LIBS) $(CRYPTO_LIBS) -lpthread
 
-# The mirror against a small VNC server played by the test.
-check_PROGRAMS += tests/unit/test_mirror
-TESTS += tests/unit/test_mirror
-tests_unit_test_mirror_SOURCES = tests/unit/test_mirror.c tests/vg_fdio.c tests/vg_fdio.h $(VG_TESTUTIL_SOURCES)
-tests_unit_test_mirror_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
-tests_unit_test_mirror_LDADD = $(VG_CAPTURE_LIBS) -lpthread
+# The mirror and the viewer's connection against a small VNC server
+# played by the test.
+check_PROGRAMS += tests/unit/test_firstpicture
+TESTS += tests/unit/test_firstpicture
+tests_unit_test_firstpicture_SOURCES = tests/unit/test_firstpicture.c tests/vg_fdio.c tests/vg_fdio.h \
+	$(VG_TESTUTIL_SOURCES)
+tests_unit_test_firstpicture_CFLAGS = $(AM_CFLAGS) $(VNCCLIENT_CFLAGS)
+tests_unit_test_firstpicture_LDADD = $(VG_CAPTURE_LIBS) -lpthread

@@ -18,6 +18,7 @@
 #include "capture/vg_channel.h"
 #include "capture/vg_connection.h"
 #include "capture/vg_dial.h"
+#include "capture/vg_firstpicture.h"
 #include "capture/vg_serverbook.h"
 #include "capture/vg_sockstat.h"
 
@@ -71,6 +72,7 @@ struct vg_connection {
 	uint64_t t0;
 	uint64_t approx_since;   /* when the picture became approximate; 0: exact */
 	vg_connection_stats stats;
+	vg_firstpicture first;   /* a Varg server's messages count as a picture */
 };
 
 static void out_msg_free(gpointer p);
@@ -208,6 +210,7 @@ static rfbBool handle_varg_rect(rfbClient *client, rfbFramebufferUpdateRectHeade
 	if (!c->noted)
 		note_server(c);
 	c->varg_rect = true;
+	c->first.seen = true;
 	c->stats.varg_bytes += len + 4;
 	got_pong(c);
 	got_varg_cursor(c);
@@ -238,6 +241,7 @@ static void got_rect(rfbClient *client, int x, int y, int w, int h)
 	else
 		c->stats.other_rects++;
 	c->varg_rect = false;
+	c->first.seen = true;
 	c->update_rects++;
 	c->stats.raw_bytes += (uint64_t)w * (uint64_t)h * 4;
 	if (c->events.frame_cb && w > 0 && h > 0)
@@ -559,6 +563,7 @@ int vg_connection_open_reason(const vg_connection_config *cfg, vg_connection **o
 	 * change at once instead of waiting a round trip for our request. */
 	for (int i = 1; i < (cfg->requests > 0 ? cfg->requests : 2); i++)
 		SendIncrementalFramebufferUpdateRequest(client);
+	vg_firstpicture_heard(&c->first, vg_time_ns());
 	*out = c;
 	return VG_OK;
 }
@@ -629,6 +634,19 @@ static bool flush_out(vg_connection *c)
 	return ok;
 }
 
+/* A full request while the server's first picture is overdue. */
+static int ask_again(vg_connection *c)
+{
+	if (!vg_firstpicture_ask_due(&c->first, vg_time_ns()))
+		return 0;
+	vg_debug("no picture from the server yet: asking again");
+	if (!SendFramebufferUpdateRequest(c->client, 0, 0, c->client->width, c->client->height, FALSE)) {
+		snprintf(c->error, sizeof c->error, "connection lost");
+		return VG_EIO;
+	}
+	return 0;
+}
+
 int vg_connection_poll(vg_connection *c, int timeout_ms)
 {
 	struct pollfd pfd[2];
@@ -659,7 +677,8 @@ int vg_connection_poll(vg_connection *c, int timeout_ms)
 		return VG_EIO;
 	}
 	if (n <= 0 || !(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
-		return 0;
+		return ask_again(c);
+	vg_firstpicture_heard(&c->first, vg_time_ns());
 	if (!HandleRFBServerMessage(c->client)) {
 		if (!c->error[0])
 			snprintf(c->error, sizeof c->error, "server closed the connection");

@@ -12,14 +12,13 @@
 #include "common/vg_time.h"
 #include "capture/vg_channel.h"
 #include "capture/vg_dial.h"
+#include "capture/vg_firstpicture.h"
 #include "capture/vg_mirror.h"
 #include "fingerprint/cache/vg_segcache.h"
 #include "segment2d/vg_tilediff.h"
 
 /* Connect and security handshake, before LibVNCClient's part. */
 #define CONNECT_MS 20000
-/* Silence after which a mirror still without a picture asks again. */
-#define ASK_AGAIN_MS 1000
 
 struct vg_mirror {
 	rfbClient *client;
@@ -28,8 +27,7 @@ struct vg_mirror {
 	int32_t tile;
 	vg_pixbuf *cur;        /* the client's framebuffer, top bytes cleared */
 	bool dirty;            /* an update completed since the last grab */
-	bool pixels_seen;      /* the server has sent a rectangle of pixels */
-	uint64_t quiet_since_ns; /* when the server last sent something */
+	vg_firstpicture first;
 	bool grabbed;
 	bool resized;
 	char *password;        /* for VNC authentication, or NULL */
@@ -55,7 +53,7 @@ static void got_pixels(rfbClient *client, int x, int y, int w, int h)
 
 	(void)x, (void)y, (void)w, (void)h;
 	if (m)
-		m->pixels_seen = true;
+		m->first.seen = true;
 }
 
 static void finished_update(rfbClient *client)
@@ -223,7 +221,7 @@ int vg_mirror_open_auth(const char *host, int port, const char *encodings, int32
 	m->width = client->width;
 	m->height = client->height;
 	m->cur = vg_pixbuf_new(m->width, m->height);
-	m->quiet_since_ns = vg_time_ns();
+	vg_firstpicture_heard(&m->first, vg_time_ns());
 	*out = m;
 	return VG_OK;
 }
@@ -238,20 +236,11 @@ int32_t vg_mirror_height(const vg_mirror *m)
 	return m->height;
 }
 
-/* LibVNCServer answers a full request from a client that takes
- * ExtDesktopSize with the size alone, and sends the pixels on the next
- * request, which LibVNCClient makes at once. x11vnc under load has been
- * seen to send a new client nothing more until its screen changed, which
- * left the mirror black. A full request after a silence mends that; a
- * second long enough that only a link slower than any in use here would
- * see the picture twice. */
+/* A full request while the server's first picture is overdue. */
 static int ask_again(vg_mirror *m)
 {
-	uint64_t now = vg_time_ns();
-
-	if (m->pixels_seen || now - m->quiet_since_ns < ASK_AGAIN_MS * 1000000ull)
+	if (!vg_firstpicture_ask_due(&m->first, vg_time_ns()))
 		return 0;
-	m->quiet_since_ns = now;
 	vg_debug("no picture from the VNC server yet: asking again");
 	if (!SendFramebufferUpdateRequest(m->client, 0, 0, m->width, m->height, FALSE)) {
 		snprintf(m->error, sizeof m->error, "connection lost");
@@ -273,7 +262,7 @@ int vg_mirror_poll(vg_mirror *m, int timeout_ms)
 	}
 	if (n == 0)
 		return ask_again(m);
-	m->quiet_since_ns = vg_time_ns();
+	vg_firstpicture_heard(&m->first, vg_time_ns());
 	if (!HandleRFBServerMessage(m->client)) {
 		if (m->resized) {
 			snprintf(m->error, sizeof m->error, "the server changed its screen size");
