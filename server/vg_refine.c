@@ -104,6 +104,13 @@ uint64_t vg_refine_chunk_pixels(const vg_refine *rf)
 	return (uint64_t)(room / rf->bpp) + 1;
 }
 
+uint64_t vg_refine_band_pixels(const vg_refine *rf)
+{
+	if (rf->cfg.band_ms == 0 || vg_refine_rate(rf) == 0)
+		return UINT64_MAX;
+	return (uint64_t)((double)vg_refine_rate(rf) * rf->cfg.band_ms / 1000.0 / rf->bpp) + 1;
+}
+
 uint64_t vg_refine_rate(const vg_refine *rf)
 {
 	if (rf->cfg.fixed_rate)

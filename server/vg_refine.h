@@ -34,6 +34,7 @@ int vg_refine_read_socket(int fd, vg_path_sample *out);
 typedef struct {
 	unsigned budget_ms;  /* an update's missed pixels may take this long; 0: never approximate */
 	uint64_t fixed_rate; /* testing aid: bytes/s to assume instead of measuring; 0: measure */
+	unsigned band_ms;    /* an update's first band of missed pixels may take this long; 0: no bands */
 } vg_refine_config;
 
 typedef struct vg_refine vg_refine;
@@ -61,6 +62,11 @@ void vg_refine_approx_coded(vg_refine *rf, uint64_t pixels, unsigned factor, uin
  * beside the queue, at least a quarter of the budget's worth (so that the
  * picture always ends exact); unbounded while the rate is unknown. */
 uint64_t vg_refine_chunk_pixels(const vg_refine *rf);
+
+/* How many missed pixels the first band of an update may hold: what the
+ * link carries in band_ms at what literal pixels have been costing;
+ * unbounded without bands or while the rate is unknown. */
+uint64_t vg_refine_band_pixels(const vg_refine *rf);
 
 /* The shrink factor (2..16) for the approx_px missed pixels that may be
  * approximated, when the queue, the exact_px missed pixels that may not

@@ -66,6 +66,9 @@ typedef struct {
 	unsigned refine_ms;       /* approximate missed pixels that would take longer
 				   * than this on the link, for viewers that take it;
 				   * 0 (the default): never (doc/user-guide.md) */
+	unsigned band_ms;         /* send an update's missed pixels in bands when they
+				   * would take longer than this on the link, the
+				   * first band as soon as it is coded; 0: never */
 	unsigned fp_bits;         /* optimistic fingerprint width, 8..64 */
 	unsigned group_size;      /* fingerprinted segments per SHA-1 */
 	bool no_persist;          /* ask viewers not to keep segments on disk,

@@ -67,10 +67,15 @@ struct vg_vargclient {
 	vg_pixbuf *snapshot;      /* private copy of the pixels being sent */
 	vg_writer out;
 	vg_region *repair;        /* asked for again: send as pixels (under lock) */
-	vg_region *approximate;   /* sent approximately: exact pixels owed (under lock) */
+	vg_region *approximate;   /* sent approximately, or left for later by a banded
+				   * update: exact pixels owed (under lock) */
 	vg_refine *refine;        /* when to approximate (under lock) */
 	GArray *exact_segs;       /* vg_segdesc: an approximating update's exact part */
 	GArray *approx_rects;     /* vg_rect: ... and what it approximates */
+	GArray *deferred;         /* vg_rect: missed segments a banded update leaves
+				   * for the next passes */
+	uint64_t banded;          /* updates that left some for later (under lock) */
+	uint64_t banded_px;       /* ... and the missed pixels they left */
 	vg_region *refined;       /* this pass's share of the refinement (under lock) */
 	bool refining;            /* this pass may approximate (under lock) */
 	GArray *rects;            /* vg_rect: the due region */
@@ -145,6 +150,7 @@ vg_vargclient *vg_vargclient_new(vg_screen *scr)
 	c->approximate = vg_region_new();
 	c->exact_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	c->approx_rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	c->deferred = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->refined = vg_region_new();
 	c->wanted = sraRgnCreate();
 	return c;
@@ -166,6 +172,7 @@ void vg_vargclient_free(vg_vargclient *c)
 	vg_refine_free(c->refine);
 	g_array_free(c->exact_segs, TRUE);
 	g_array_free(c->approx_rects, TRUE);
+	g_array_free(c->deferred, TRUE);
 	vg_region_free(c->refined);
 	g_array_free(c->rects, TRUE);
 	vg_pipeline_free(c->pipe);
@@ -264,6 +271,9 @@ static void log_session(vg_vargclient *c, const char *host)
 		vg_info("client %s: %" G_GUINT64_FORMAT " approximations of %" G_GUINT64_FORMAT
 			" pixels in %" G_GUINT64_FORMAT " bytes, of %" G_GUINT64_FORMAT " Varg bytes", host,
 			st.approx_messages, st.approx_pixels, st.approx_bytes, st.body_bytes);
+	if (c->banded)
+		vg_info("client %s: %" G_GUINT64_FORMAT " updates banded, %" G_GUINT64_FORMAT
+			" missed pixels left for the next", host, c->banded, c->banded_px);
 }
 
 /* zstd's level for this viewer, fixed for the connection's stream: the
@@ -357,7 +367,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	pthread_mutex_lock(&c->lock);
 	if (vg_sender_new(&cfg, &c->sender) == 0 &&
 	    vg_pipeline_new(&pcfg, frame->width, frame->height, c->sender, &c->pipe) == 0) {
-		vg_refine_config rcfg = { .budget_ms = scfg->refine_ms,
+		vg_refine_config rcfg = { .budget_ms = scfg->refine_ms, .band_ms = scfg->band_ms,
 					  .fixed_rate = vg_screen_testing_aids(s)->link_rate };
 
 		c->snapshot = vg_pixbuf_new(frame->width, frame->height);
@@ -734,6 +744,47 @@ static unsigned plan_refinement(vg_vargclient *c)
 	return factor;
 }
 
+/* Bands: when the update's missed pixels would take longer than the band
+ * budget on the link, keeps the first budget's worth of them, with every
+ * segment the viewer holds and every one that must go exact, and leaves
+ * the others in c->deferred: owed, they go in the next passes, which the
+ * viewer's credits allow at once. The viewer draws the first band a
+ * round of coding and a band's transfer after the change, not the whole
+ * update's. Not with an approximation (factor), which already shows
+ * everything soon. Caller holds c->lock. */
+static void plan_bands(vg_vargclient *c, unsigned factor)
+{
+	uint64_t max_px = vg_refine_band_pixels(c->refine), kept = 0, missed = 0;
+	const vg_segdesc *segs;
+	size_t i, n;
+
+	g_array_set_size(c->deferred, 0);
+	if (factor || max_px == UINT64_MAX)
+		return;
+	segs = vg_pipeline_segments(c->pipe, &n);
+	for (i = 0; i < n; i++)
+		if (vg_sender_is_miss(c->sender, &segs[i]))
+			missed += (uint64_t)segs[i].rect.w * (uint64_t)segs[i].rect.h;
+	if (missed <= max_px)
+		return;
+	g_array_set_size(c->exact_segs, 0);
+	for (i = 0; i < n; i++) {
+		uint64_t px = (uint64_t)segs[i].rect.w * (uint64_t)segs[i].rect.h;
+
+		if (!approximable(c, &segs[i]) || kept < max_px) {
+			g_array_append_val(c->exact_segs, segs[i]);
+			if (vg_sender_is_miss(c->sender, &segs[i]))
+				kept += px;
+		} else {
+			g_array_append_val(c->deferred, segs[i].rect);
+		}
+	}
+	c->banded++;
+	c->banded_px += missed - kept;
+	vg_pipeline_take(c->pipe, vg_pipeline_dir(c->pipe),
+			 (const vg_segdesc *)(const void *)c->exact_segs->data, c->exact_segs->len);
+}
+
 /* Appends the APPROX messages for c->approx_rects as Varg rectangles (at
  * most VG_APPROX_MAX_RECTS each), counting them in *n_msgs. Caller holds
  * c->lock. */
@@ -1003,13 +1054,14 @@ static bool take_snapshot(rfbClientPtr cl, vg_vargclient *c, vg_monitor_update *
 }
 
 /* Whether this pass may approximate, and what the link does now (for
- * the refinement planner). Caller holds c->lock. */
+ * the refinement planner and the bands). Caller holds c->lock. */
 static void observe_link(rfbClientPtr cl, vg_vargclient *c)
 {
 	vg_path_sample path;
 
 	c->refining = c->refine && vg_sender_takes_approx(c->sender);
-	if (c->refining && vg_refine_read_socket(path_fd_of(cl), &path) == VG_OK)
+	if ((c->refining || vg_screen_config(c->screen)->band_ms) &&
+	    vg_refine_read_socket(path_fd_of(cl), &path) == VG_OK)
 		vg_refine_observe(c->refine, vg_time_ns(), &path);
 }
 
@@ -1064,8 +1116,8 @@ static int code_update(vg_vargclient *c, unsigned factor, vg_monitor_update *u)
 
 /* After a coded update: what it covered is repaired (repairs that
  * arrived since the region was taken stay for the next one); every
- * segment sent is exact on the viewer now, what was approximated is
- * owed, and marked modified again for the next passes. Caller holds
+ * segment sent is exact on the viewer now, what was approximated or
+ * left for later is owed, and marked modified again for the next passes. Caller holds
  * c->lock. */
 static void settle_update(rfbClientPtr cl, vg_vargclient *c, unsigned factor)
 {
@@ -1075,13 +1127,15 @@ static void settle_update(rfbClientPtr cl, vg_vargclient *c, unsigned factor)
 
 	for (i = 0; i < c->rects->len; i++)
 		vg_region_subtract(c->repair, g_array_index(c->rects, vg_rect, i));
-	if (!c->refining)
+	if (!c->refining && c->deferred->len == 0 && vg_region_is_empty(c->approximate))
 		return;
 	segs = vg_pipeline_segments(c->pipe, &n_segs);
 	for (i = 0; i < n_segs; i++)
 		vg_region_subtract(c->approximate, segs[i].rect);
 	for (i = 0; factor && i < c->approx_rects->len; i++)
 		vg_region_add(c->approximate, g_array_index(c->approx_rects, vg_rect, i));
+	for (i = 0; i < c->deferred->len; i++)
+		vg_region_add(c->approximate, g_array_index(c->deferred, vg_rect, i));
 	owed = vg_region_rects(c->approximate, &n_owed);
 	if (n_owed)
 		mark_modified(cl, owed, n_owed);
@@ -1192,6 +1246,7 @@ void vg_vargclient_pass(rfbClientPtr cl, vg_vargclient *c)
 		return;
 	}
 	factor = plan_refinement(c);
+	plan_bands(c, factor);
 	vg_sender_get_stats(c->sender, &before);
 	if (!(err = code_update(c, factor, &u)))
 		settle_update(cl, c, factor);

@@ -4,10 +4,11 @@
 # large missed regions approximately first, then exactly; every picture
 # ends exact. A viewer that asks for exact pixels only (--lossless-only, as
 # an older viewer) and a server without --refine-ms get no approximation.
+# With --band-ms instead, large updates go in bands, all exact.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 IDLE=${IDLE:-2}
-tap_plan 10
+tap_plan 14
 
 # run NAME TRACE RATE SERVER-ARGS -- VIEWER-ARGS: the trace played to one
 # viewer as if the link carried RATE bytes/s; says what was approximate.
@@ -43,4 +44,9 @@ tap_check "a viewer that takes exact pixels only: exact" run lossless "$TV" 2000
 tap_check "  ... and got no approximation" test "$(approximations lossless)" = 0
 tap_check "a server without --refine-ms: exact" run off "$TV" 20000 --
 tap_check "  ... and sent no approximation" test "$(approximations off)" = 0
+tap_check "  ... nor bands" sh -c "! grep -q 'updates banded' '$work/off.err'"
+# Bands: the same link, the missed pixels of large updates sent in parts.
+tap_check "heat map over a 20 kB/s link in bands: exact" run band "$HM" 20000 --band-ms 100 --
+tap_check "  ... in bands" grep -q 'updates banded' "$work/band.err"
+tap_check "  ... and no approximation" test "$(approximations band)" = 0
 tap_done
