@@ -754,7 +754,7 @@ static unsigned plan_refinement(vg_vargclient *c)
  * everything soon. Caller holds c->lock. */
 static void plan_bands(vg_vargclient *c, unsigned factor)
 {
-	uint64_t max_px = vg_refine_band_pixels(c->refine), kept = 0, missed = 0;
+	uint64_t max_px = vg_refine_band_pixels(c->refine), kept = 0, left = 0;
 	const vg_segdesc *segs;
 	size_t i, n;
 
@@ -762,25 +762,25 @@ static void plan_bands(vg_vargclient *c, unsigned factor)
 	if (factor || max_px == UINT64_MAX)
 		return;
 	segs = vg_pipeline_segments(c->pipe, &n);
-	for (i = 0; i < n; i++)
-		if (vg_sender_is_miss(c->sender, &segs[i]))
-			missed += (uint64_t)segs[i].rect.w * (uint64_t)segs[i].rect.h;
-	if (missed <= max_px)
-		return;
 	g_array_set_size(c->exact_segs, 0);
+	/* One look-up a segment: a miss past the budget that need not go
+	 * exact waits. */
 	for (i = 0; i < n; i++) {
-		uint64_t px = (uint64_t)segs[i].rect.w * (uint64_t)segs[i].rect.h;
+		bool miss = vg_sender_is_miss(c->sender, &segs[i]);
 
-		if (!approximable(c, &segs[i]) || kept < max_px) {
-			g_array_append_val(c->exact_segs, segs[i]);
-			if (vg_sender_is_miss(c->sender, &segs[i]))
-				kept += px;
-		} else {
+		if (miss && kept >= max_px && !must_be_exact(c, &segs[i])) {
 			g_array_append_val(c->deferred, segs[i].rect);
+			left += (uint64_t)vg_rect_area(segs[i].rect);
+			continue;
 		}
+		g_array_append_val(c->exact_segs, segs[i]);
+		if (miss)
+			kept += (uint64_t)vg_rect_area(segs[i].rect);
 	}
+	if (c->deferred->len == 0)
+		return;
 	c->banded++;
-	c->banded_px += missed - kept;
+	c->banded_px += left;
 	vg_pipeline_take(c->pipe, vg_pipeline_dir(c->pipe),
 			 (const vg_segdesc *)(const void *)c->exact_segs->data, c->exact_segs->len);
 }
