@@ -239,3 +239,29 @@ const vg_rect *vg_region_rects(const vg_region *r, size_t *n)
 	*n = r->n;
 	return r->rects;
 }
+
+void vg_region_carry(vg_region *r, const vg_move *moves, size_t n)
+{
+	vg_region *landed;
+	size_t i, k;
+
+	if (n == 0 || r->n == 0)
+		return;
+	/* Where r meets the sources, read before any move writes. */
+	landed = vg_region_new();
+	for (i = 0; i < n; i++)
+		for (k = 0; k < r->n; k++) {
+			vg_rect p = vg_rect_intersect(r->rects[k], vg_move_source(&moves[i]));
+
+			if (vg_rect_is_empty(p))
+				continue;
+			p.x += moves[i].dx;
+			p.y += moves[i].dy;
+			push(landed, p);
+		}
+	for (i = 0; i < n; i++)
+		vg_region_subtract(r, moves[i].rect);
+	for (k = 0; k < landed->n; k++)
+		vg_region_add(r, landed->rects[k]);
+	vg_region_free(landed);
+}

@@ -86,4 +86,24 @@ vg_rect vg_region_extents(const vg_region *r);
  * valid until r is next modified or freed. */
 const vg_rect *vg_region_rects(const vg_region *r, size_t *n);
 
+/* A moved rectangle: the pixels a picture held at rect - (dx, dy) before
+ * an update are what rect shows after it (segment2d/vg_moves.h finds
+ * them; the protocol's MOVE run carries them). */
+typedef struct {
+	vg_rect rect;     /* where the pixels go */
+	int32_t dx, dy;   /* how far they moved */
+} vg_move;
+
+/* Where a move's pixels come from. */
+static inline vg_rect vg_move_source(const vg_move *m)
+{
+	return vg_rect_make(m->rect.x - m->dx, m->rect.y - m->dy, m->rect.w, m->rect.h);
+}
+
+/* Carries r, a set of a picture's pixels (those owed, say), through the
+ * moves[0..n) of one update, which all read the picture before any
+ * writes: the pixels of r under a move's source land at its rect, and
+ * the rest of the moves' rects leave r. */
+void vg_region_carry(vg_region *r, const vg_move *moves, size_t n);
+
 #endif

@@ -31,18 +31,4 @@ typedef struct {
 	uint8_t kind;     /* vg_segkind */
 } vg_segdesc;
 
-/* A moved rectangle: the viewer's pixels at rect - (dx, dy), as they were
- * before the update, are what rect now shows (segment2d/vg_moves.h finds
- * them; the protocol's MOVE run carries them). */
-typedef struct {
-	vg_rect rect;     /* where the pixels go */
-	int32_t dx, dy;   /* how far they moved */
-} vg_move;
-
-/* Where a move's pixels come from. */
-static inline vg_rect vg_move_source(const vg_move *m)
-{
-	return vg_rect_make(m->rect.x - m->dx, m->rect.y - m->dy, m->rect.w, m->rect.h);
-}
-
 #endif

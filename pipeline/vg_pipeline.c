@@ -419,7 +419,7 @@ static int split_step(vg_pipeline *p, const vg_pixbuf *pic, const vg_rect *rects
 	return VG_OK;
 }
 
-int vg_pipeline_segment(vg_pipeline *p, const vg_pixbuf *pic, bool owed)
+int vg_pipeline_segment(vg_pipeline *p, const vg_pixbuf *pic, const vg_region *owed)
 {
 	const vg_rect *rects = (const vg_rect *)(void *)p->todo->data;
 	size_t n = p->todo->len;
@@ -431,10 +431,9 @@ int vg_pipeline_segment(vg_pipeline *p, const vg_pixbuf *pic, bool owed)
 		return err;
 	p->dir = mr.dir;
 	t0 = vg_time_ns();
-	/* What moved the viewer copies from its own picture, unless some of
-	 * that picture is owed. */
-	if (p->moving && !owed) {
-		if ((err = vg_moves_split(vg_differ_previous(p->differ), pic, rects, n, &mr, p->moves,
+	/* What moved the viewer copies from its own picture. */
+	if (p->moving) {
+		if ((err = vg_moves_split(vg_differ_previous(p->differ), pic, rects, n, &mr, owed, p->moves,
 					  p->rest)))
 			return err;
 		rects = (const vg_rect *)(void *)p->rest->data;
@@ -475,6 +474,12 @@ const vg_segdesc *vg_pipeline_segments(const vg_pipeline *p, size_t *n)
 size_t vg_pipeline_n_moves(const vg_pipeline *p)
 {
 	return p->moves->len;
+}
+
+const vg_move *vg_pipeline_moves(const vg_pipeline *p, size_t *n)
+{
+	*n = p->moves->len;
+	return (const vg_move *)(const void *)p->moves->data;
 }
 
 vg_rect vg_pipeline_bounds(const vg_pipeline *p)

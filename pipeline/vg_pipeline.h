@@ -113,11 +113,12 @@ vg_motion *vg_pipeline_motion(vg_pipeline *p);
 
 /* Segments the todo of pic: estimates the movement over the changed
  * rectangles, cuts what moved into MOVE runs (when on, the viewer takes
- * them, and neither a repair nor owed, the caller's say that some of the
- * viewer's picture is not exact, forbids them), and runs the segmenter
- * on the rest, across the movement. Errors: the segmenter's and the
+ * them, and no repair forbids them), and runs the segmenter on the rest,
+ * across the movement. owed (may be NULL): where the viewer's picture is
+ * not exact; no move takes its source there, and the caller carries it
+ * through the moves (vg_region_carry). Errors: the segmenter's and the
  * estimator's. */
-int vg_pipeline_segment(vg_pipeline *p, const vg_pixbuf *pic, bool owed);
+int vg_pipeline_segment(vg_pipeline *p, const vg_pixbuf *pic, const vg_region *owed);
 
 /* Takes segs[0..n) (copied; they may be p's own) as the update's
  * segments and dir as its movement, instead of segmenting or after it:
@@ -128,10 +129,11 @@ int vg_pipeline_segment(vg_pipeline *p, const vg_pixbuf *pic, bool owed);
 void vg_pipeline_take(vg_pipeline *p, vg_motion_dir dir, const vg_segdesc *segs, size_t n);
 
 /* The update's result so far, owned by p and valid until its next update:
- * its movement, its segments, and the number of its moves. */
+ * its movement, its segments, and its moves (their number, or them). */
 vg_motion_dir vg_pipeline_dir(const vg_pipeline *p);
 const vg_segdesc *vg_pipeline_segments(const vg_pipeline *p, size_t *n);
 size_t vg_pipeline_n_moves(const vg_pipeline *p);
+const vg_move *vg_pipeline_moves(const vg_pipeline *p, size_t *n);
 
 /* The bounds of the update's segments and moves (empty when none). */
 vg_rect vg_pipeline_bounds(const vg_pipeline *p);

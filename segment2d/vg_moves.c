@@ -91,8 +91,48 @@ static int64_t rects_area(const vg_rect *rects, size_t n)
 	return a;
 }
 
+/* Takes out of moves the parts whose source meets unknown: what lands
+ * there would not be the new picture on the viewer. */
+static void drop_unknown_sources(GArray *moves, const vg_region *unknown)
+{
+	GArray *kept = g_array_new(FALSE, FALSE, sizeof(vg_move));
+	const vg_rect *us;
+	size_t n_u, k, n_p;
+	guint i;
+
+	us = vg_region_rects(unknown, &n_u);
+	for (i = 0; i < moves->len; i++) {
+		vg_move m = g_array_index(moves, vg_move, i);
+		const vg_rect *ps;
+		vg_region *piece;
+
+		if (!vg_region_touches(unknown, vg_move_source(&m))) {
+			g_array_append_val(kept, m);
+			continue;
+		}
+		piece = vg_region_new();
+		vg_region_add(piece, m.rect);
+		for (k = 0; k < n_u; k++) {
+			vg_rect t = vg_rect_intersect(us[k], vg_move_source(&m));
+
+			t.x += m.dx;
+			t.y += m.dy;
+			vg_region_subtract(piece, t);
+		}
+		ps = vg_region_rects(piece, &n_p);
+		for (k = 0; k < n_p; k++) {
+			m.rect = ps[k];
+			g_array_append_val(kept, m);
+		}
+		vg_region_free(piece);
+	}
+	g_array_set_size(moves, 0);
+	g_array_append_vals(moves, kept->data, kept->len);
+	g_array_free(kept, TRUE);
+}
+
 int vg_moves_split(const vg_pixbuf *prev, const vg_pixbuf *cur, const vg_rect *rects, size_t n,
-		   const vg_motion_result *mr, GArray *moves, GArray *rest)
+		   const vg_motion_result *mr, const vg_region *unknown, GArray *moves, GArray *rest)
 {
 	int32_t dx = mr->dir == VG_MOTION_HORIZONTAL ? mr->offset : 0;
 	int32_t dy = mr->dir == VG_MOTION_VERTICAL ? mr->offset : 0;
@@ -108,6 +148,8 @@ int vg_moves_split(const vg_pixbuf *prev, const vg_pixbuf *cur, const vg_rect *r
 	if (dx != 0 || dy != 0) {
 		if ((err = vg_moves_find(prev, cur, rects, n, dx, dy, moves)))
 			return err;
+		if (unknown && !vg_region_is_empty(unknown))
+			drop_unknown_sources(moves, unknown);
 		if (moves_area(moves) * VG_MOVE_MIN_SHARE < rects_area(rects, n))
 			g_array_set_size(moves, 0);
 	}

@@ -31,7 +31,9 @@ int vg_moves_find(const vg_pixbuf *prev, const vg_pixbuf *cur, const vg_rect *re
 
 /* The moves of the motion mr found (none without an offset), in moves,
  * and the part of rects[0..n) they leave, as disjoint rectangles, in rest
- * (a GArray of vg_rect); both are emptied first. Moves that cover less
+ * (a GArray of vg_rect); both are emptied first. No move takes its source
+ * from unknown (may be NULL), the pixels prev shows that the viewer does
+ * not hold exactly: owed or approximate ones. Moves that cover less
  * than 1/VG_MOVE_MIN_SHARE of the rects' area are dropped: they are
  * blocks that happen to match (margins, blank runs) rather than a scroll,
  * and cutting them out leaves ragged rects whose segments miss the cache
@@ -39,6 +41,6 @@ int vg_moves_find(const vg_pixbuf *prev, const vg_pixbuf *cur, const vg_rect *re
  * VG_EINVAL when prev and cur differ in size. */
 #define VG_MOVE_MIN_SHARE 3
 int vg_moves_split(const vg_pixbuf *prev, const vg_pixbuf *cur, const vg_rect *rects, size_t n,
-		   const vg_motion_result *mr, GArray *moves, GArray *rest);
+		   const vg_motion_result *mr, const vg_region *unknown, GArray *moves, GArray *rest);
 
 #endif

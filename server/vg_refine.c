@@ -21,6 +21,7 @@ struct vg_refine {
 	uint64_t cwnd_rate;
 	uint64_t queued;
 	double bpp;           /* wire bytes a literal pixel, moving average */
+	bool bpp_measured;    /* ... from at least one large update */
 	double approx_bpp;    /* wire bytes a shrunk pixel, likewise */
 };
 
@@ -71,17 +72,19 @@ void vg_refine_observe(vg_refine *rf, uint64_t now_ns, const vg_path_sample *p)
 }
 
 /* Moves a bytes-a-pixel average towards one update's cost; updates of a
- * few pixels say little about the next large one. */
-static void learn_bpp(double *bpp, uint64_t pixels, uint64_t min_pixels, uint64_t wire_bytes)
+ * few pixels say little about the next large one: false for those. */
+static bool learn_bpp(double *bpp, uint64_t pixels, uint64_t min_pixels, uint64_t wire_bytes)
 {
 	if (pixels < min_pixels)
-		return;
+		return false;
 	*bpp = 0.75 * *bpp + 0.25 * ((double)wire_bytes / (double)pixels);
+	return true;
 }
 
 void vg_refine_coded(vg_refine *rf, uint64_t pixels, uint64_t wire_bytes)
 {
-	learn_bpp(&rf->bpp, pixels, 4096, wire_bytes);
+	if (learn_bpp(&rf->bpp, pixels, 4096, wire_bytes))
+		rf->bpp_measured = true;
 }
 
 void vg_refine_approx_coded(vg_refine *rf, uint64_t pixels, unsigned factor, uint64_t wire_bytes)
@@ -106,7 +109,11 @@ uint64_t vg_refine_chunk_pixels(const vg_refine *rf)
 
 uint64_t vg_refine_band_pixels(const vg_refine *rf)
 {
-	if (rf->cfg.band_ms == 0 || vg_refine_rate(rf) == 0)
+	/* Not before a large update has gone: until then the rate is the
+	 * handshake's and the bytes a pixel a guess, both far too low, and
+	 * a connection's first page would go in many small bands (measured:
+	 * later than in one, doc/results.md). */
+	if (rf->cfg.band_ms == 0 || vg_refine_rate(rf) == 0 || !rf->bpp_measured)
 		return UINT64_MAX;
 	return (uint64_t)((double)vg_refine_rate(rf) * rf->cfg.band_ms / 1000.0 / rf->bpp) + 1;
 }

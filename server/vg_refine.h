@@ -65,7 +65,8 @@ uint64_t vg_refine_chunk_pixels(const vg_refine *rf);
 
 /* How many missed pixels the first band of an update may hold: what the
  * link carries in band_ms at what literal pixels have been costing;
- * unbounded without bands or while the rate is unknown. */
+ * unbounded without bands, while the rate is unknown, and until a large
+ * update's cost has been told (vg_refine_coded). */
 uint64_t vg_refine_band_pixels(const vg_refine *rf);
 
 /* The shrink factor (2..16) for the approx_px missed pixels that may be

@@ -855,9 +855,8 @@ static bool take_shared(vg_vargclient *c, vg_segshare_claim **claim)
 }
 
 /* Movement estimation, moves and segmentation of the pipeline's todo,
- * taken from viewers in step or computed and published for them. Moves
- * wait while some of the viewer's picture is approximate. Caller holds
- * c->lock. */
+ * taken from viewers in step or computed and published for them. Caller
+ * holds c->lock. */
 static int segment_update(vg_vargclient *c, vg_monitor_update *u)
 {
 	vg_segshare *share = vg_screen_share(c->screen);
@@ -871,7 +870,7 @@ static int segment_update(vg_vargclient *c, vg_monitor_update *u)
 		u->shared = true;
 		return VG_OK;
 	}
-	err = vg_pipeline_segment(c->pipe, c->snapshot, !vg_region_is_empty(c->approximate));
+	err = vg_pipeline_segment(c->pipe, c->snapshot, c->approximate);
 	u->ns[VG_STAGE_MOTION] = t->motion_ns;
 	u->ns[VG_STAGE_SEGMENTER] = t->segmenter_ns;
 	/* Segments that leave moved parts out are no one else's. */
@@ -1115,25 +1114,31 @@ static int code_update(vg_vargclient *c, unsigned factor, vg_monitor_update *u)
 }
 
 /* After a coded update: what it covered is repaired (repairs that
- * arrived since the region was taken stay for the next one); every
- * segment sent is exact on the viewer now, what was approximated or
- * left for later is owed, and marked modified again for the next passes. Caller holds
- * c->lock. */
+ * arrived since the region was taken stay for the next one); what was
+ * approximated is owed, and what was owed goes where the moves took it;
+ * every segment sent is exact on the viewer now, what was left for later
+ * is owed, and all that is owed is marked modified again for the next
+ * passes. Caller holds c->lock. */
 static void settle_update(rfbClientPtr cl, vg_vargclient *c, unsigned factor)
 {
 	const vg_segdesc *segs;
+	const vg_move *moves;
 	const vg_rect *owed;
-	size_t i, n_segs, n_owed;
+	size_t i, n_segs, n_moves, n_owed;
 
 	for (i = 0; i < c->rects->len; i++)
 		vg_region_subtract(c->repair, g_array_index(c->rects, vg_rect, i));
 	if (!c->refining && c->deferred->len == 0 && vg_region_is_empty(c->approximate))
 		return;
+	/* In the viewer's order: the APPROX rectangles, the moves (which may
+	 * read them), the segments. */
+	for (i = 0; factor && i < c->approx_rects->len; i++)
+		vg_region_add(c->approximate, g_array_index(c->approx_rects, vg_rect, i));
+	moves = vg_pipeline_moves(c->pipe, &n_moves);
+	vg_region_carry(c->approximate, moves, n_moves);
 	segs = vg_pipeline_segments(c->pipe, &n_segs);
 	for (i = 0; i < n_segs; i++)
 		vg_region_subtract(c->approximate, segs[i].rect);
-	for (i = 0; factor && i < c->approx_rects->len; i++)
-		vg_region_add(c->approximate, g_array_index(c->approx_rects, vg_rect, i));
 	for (i = 0; i < c->deferred->len; i++)
 		vg_region_add(c->approximate, g_array_index(c->deferred, vg_rect, i));
 	owed = vg_region_rects(c->approximate, &n_owed);

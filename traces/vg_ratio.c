@@ -206,7 +206,7 @@ static int code_pass(vg_ratio_variant *v, const vg_pixbuf *frame, const vg_rect 
 
 	vg_writer_reset(&v->out);
 	if (!(err = vg_pipeline_begin(v->pipe, frame, damage, n, v->repair)) &&
-	    !(err = vg_pipeline_segment(v->pipe, frame, false)))
+	    !(err = vg_pipeline_segment(v->pipe, frame, NULL)))
 		err = vg_pipeline_send(v->pipe, frame, v->repair, &v->out);
 	stage_ms[0] += (double)t->differ_ns / 1e6;
 	stage_ms[1] += (double)(t->motion_ns + t->segmenter_ns) / 1e6;

@@ -851,17 +851,7 @@ static int apply_moves(vg_receiver *r, vg_pixbuf *fb)
 	moved_parts(r, r->owed, r->repairs);
 	for (i = 0; i < r->moves->len; i++)
 		vg_region_subtract(r->owed, ms[i].rect);
-	/* Rarely anything: refinement is on and a move took some of it. */
-	if (!vg_region_is_empty(r->approx)) {
-		vg_array *approx = vg_array_new(sizeof(vg_rect));
-
-		moved_parts(r, r->approx, approx);
-		for (i = 0; i < r->moves->len; i++)
-			vg_region_subtract(r->approx, ms[i].rect);
-		for (i = 0; i < approx->len; i++)
-			vg_region_add(r->approx, VG_ARRAY_AT(approx, vg_rect, i));
-		vg_array_free(approx);
-	}
+	vg_region_carry(r->approx, ms, r->moves->len);
 	r->stats.moves += r->moves->len;
 	r->stats.moved_pixels += total;
 	vg_array_set_len(r->moves, 0);

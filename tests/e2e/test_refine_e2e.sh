@@ -4,11 +4,12 @@
 # large missed regions approximately first, then exactly; every picture
 # ends exact. A viewer that asks for exact pixels only (--lossless-only, as
 # an older viewer) and a server without --refine-ms get no approximation.
-# With --band-ms instead, large updates go in bands, all exact.
+# With --band-ms instead, large updates go in bands, all exact, and
+# scrolls meanwhile still move.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 IDLE=${IDLE:-2}
-tap_plan 14
+tap_plan 16
 
 # run NAME TRACE RATE SERVER-ARGS -- VIEWER-ARGS: the trace played to one
 # viewer as if the link carried RATE bytes/s; says what was approximate.
@@ -27,6 +28,7 @@ run() {
 	stop_server
 	echo "#   $name: exit $st, $(json_num "$work/$name.json" bytes_received) bytes," \
 		"$(json_num "$work/$name.json" messages) approximations," \
+		"$(json_num "$work/$name.json" moved_pixels) pixels moved," \
 		"$(awk '$4 > 0 { n += $4 } END { print n + 0 }' "$work/$name.ulog") pixels approximate"
 	[ $st -eq 0 ] && same_image "$work/$name.png" "$work/$name.expected.png"
 }
@@ -49,4 +51,9 @@ tap_check "  ... nor bands" sh -c "! grep -q 'updates banded' '$work/off.err'"
 tap_check "heat map over a 20 kB/s link in bands: exact" run band "$HM" 20000 --band-ms 100 --
 tap_check "  ... in bands" grep -q 'updates banded' "$work/band.err"
 tap_check "  ... and no approximation" test "$(approximations band)" = 0
+# A scroll while a band's rest is owed still moves what the viewer holds,
+# and carries what it owes along: as many pixels moved as without bands.
+tap_check "heat map over a 20 kB/s link whole: exact" run whole "$HM" 20000 --
+moved() { json_num "$work/$1.json" moved_pixels; }
+tap_check "  ... bands moved as much" test "$(moved band)" -ge "$(($(moved whole) * 95 / 100))"
 tap_done

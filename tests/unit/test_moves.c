@@ -77,6 +77,7 @@ static void test_moves_find(void)
 	GArray *rest = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	vg_motion_result mr = { .dir = VG_MOTION_HORIZONTAL, .offset = -5 };
 	vg_rect all = vg_rect_make(0, 0, 100, 40);
+	vg_region *owed = vg_region_new();
 	int64_t moved = 0, left = 0;
 	guint i;
 	int32_t x, y;
@@ -89,7 +90,7 @@ static void test_moves_find(void)
 		for (x = 95; x < 100; x++)
 			vg_pixbuf_row(cur, y)[x] = g_rand_int(rng) & 0xffffff;
 	}
-	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, moves, rest), ==, 0);
+	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, NULL, moves, rest), ==, 0);
 	g_assert_cmpuint(moves->len, >, 0);
 	for (i = 0; i < moves->len; i++) {
 		vg_move m = g_array_index(moves, vg_move, i);
@@ -110,9 +111,24 @@ static void test_moves_find(void)
 	g_assert_cmpint(moved, ==, 95 * 40);
 	g_assert_cmpint(moved + left, ==, 100 * 40);
 	g_assert_true(vg_pixbuf_equal(shown, cur));
+	/* No move takes its source where the viewer's picture is owed: what
+	 * it would have fed goes as pixels. */
+	vg_region_add(owed, vg_rect_make(10, 8, 20, 10));
+	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, owed, moves, rest), ==, 0);
+	moved = left = 0;
+	for (i = 0; i < moves->len; i++) {
+		vg_move m = g_array_index(moves, vg_move, i);
+
+		g_assert_false(vg_region_touches(owed, vg_move_source(&m)));
+		moved += vg_rect_area(m.rect);
+	}
+	for (i = 0; i < rest->len; i++)
+		left += vg_rect_area(g_array_index(rest, vg_rect, i));
+	g_assert_cmpint(moved, ==, 95 * 40 - 20 * 10);
+	g_assert_cmpint(moved + left, ==, 100 * 40);
 	/* No offset, no moves; a still offset is refused by the finder. */
 	mr.offset = 0;
-	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, moves, rest), ==, 0);
+	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, NULL, moves, rest), ==, 0);
 	g_assert_cmpuint(moves->len, ==, 0);
 	g_assert_cmpuint(rest->len, ==, 1);
 	g_assert_cmpint(vg_moves_find(prev, cur, &all, 1, 0, 0, moves), ==, VG_EINVAL);
@@ -126,11 +142,11 @@ static void test_moves_find(void)
 	g_assert_cmpint(vg_moves_find(prev, cur, &all, 1, -5, 0, moves), ==, 0);
 	g_assert_cmpuint(moves->len, ==, 1);
 	g_assert_cmpint(vg_rect_area(g_array_index(moves, vg_move, 0).rect), ==, 48 * 16);
-	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, moves, rest), ==, 0);
+	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, NULL, moves, rest), ==, 0);
 	g_assert_cmpuint(moves->len, ==, 0);
 	g_assert_cmpuint(rest->len, ==, 1);
 	all = vg_rect_make(0, 0, 48, 16);
-	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, moves, rest), ==, 0);
+	g_assert_cmpint(vg_moves_split(prev, cur, &all, 1, &mr, NULL, moves, rest), ==, 0);
 	g_assert_cmpuint(moves->len, ==, 1);
 	g_assert_cmpuint(rest->len, ==, 0);
 	g_array_free(moves, TRUE);
@@ -138,6 +154,7 @@ static void test_moves_find(void)
 	vg_pixbuf_free(prev);
 	vg_pixbuf_free(cur);
 	vg_pixbuf_free(shown);
+	vg_region_free(owed);
 	g_rand_free(rng);
 }
 

@@ -111,6 +111,52 @@ static void test_region_model(void)
 	g_rand_free(rng);
 }
 
+/* Owed pixels carried through moves, against a bitmap model: random
+ * regions, and up to four moves to disjoint places from sources anywhere
+ * (overlapping each other and their places), all read before any write. */
+static void test_region_carry(void)
+{
+	enum { W = 64, H = 48 };
+	guint8 model[W * H], after[W * H], got[W * H];
+	GRand *rng = g_rand_new_with_seed(11);
+	int round;
+
+	for (round = 0; round < 500; round++) {
+		vg_region *r = vg_region_new();
+		vg_move moves[4];
+		int i, k, n = g_rand_int_range(rng, 0, 5), x, y;
+
+		for (k = 0; k < 6; k++)
+			vg_region_add(r, vg_rect_make(g_rand_int_range(rng, 0, W), g_rand_int_range(rng, 0, H),
+						      g_rand_int_range(rng, 1, 24), g_rand_int_range(rng, 1, 24)));
+		vg_region_clip(r, vg_rect_make(0, 0, W, H));
+		raster(r, model, W, H);
+		/* Places in the four quadrants, so they never overlap. */
+		for (i = 0; i < n; i++) {
+			int32_t qx = (i % 2) * (W / 2), qy = (i / 2) * (H / 2);
+			vg_rect to = vg_rect_make(qx + g_rand_int_range(rng, 0, W / 4),
+						  qy + g_rand_int_range(rng, 0, H / 4),
+						  g_rand_int_range(rng, 1, W / 4), g_rand_int_range(rng, 1, H / 4));
+
+			moves[i].rect = to;
+			/* Sources inside the picture. */
+			moves[i].dx = g_rand_int_range(rng, to.x + to.w - W, to.x + 1);
+			moves[i].dy = g_rand_int_range(rng, to.y + to.h - H, to.y + 1);
+		}
+		memcpy(after, model, sizeof after);
+		for (i = 0; i < n; i++)
+			for (y = moves[i].rect.y; y < moves[i].rect.y + moves[i].rect.h; y++)
+				for (x = moves[i].rect.x; x < moves[i].rect.x + moves[i].rect.w; x++)
+					after[y * W + x] = model[(y - moves[i].dy) * W + x - moves[i].dx];
+		vg_region_carry(r, moves, (size_t)n);
+		raster(r, got, W, H);
+		g_assert_cmpmem(got, sizeof got, after, sizeof after);
+		vg_region_free(r);
+	}
+	g_rand_free(rng);
+}
+
+
 static void test_region_basics(void)
 {
 	vg_region *r = vg_region_new(), *o = vg_region_new();
@@ -141,5 +187,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/rect/cut_stripes", test_cut_stripes);
 	g_test_add_func("/region/basics", test_region_basics);
 	g_test_add_func("/region/model", test_region_model);
+	g_test_add_func("/region/carry", test_region_carry);
 	return g_test_run();
 }

@@ -82,6 +82,32 @@ static void test_cost(void)
 	vg_refine_free(rf);
 }
 
+static void test_bands(void)
+{
+	vg_refine_config cfg = { .band_ms = 50 };
+	vg_refine *rf = vg_refine_new(&cfg);
+	vg_path_sample p = { .rate = 200000 };
+
+	/* No rate, then no large update seen: one band. */
+	g_assert_cmpuint(vg_refine_band_pixels(rf), ==, UINT64_MAX);
+	vg_refine_observe(rf, 1 * S_NS, &p);
+	g_assert_cmpuint(vg_refine_band_pixels(rf), ==, UINT64_MAX);
+	vg_refine_coded(rf, 100, 1000);
+	g_assert_cmpuint(vg_refine_band_pixels(rf), ==, UINT64_MAX);
+	/* 10,000 B in 50 ms; a large update moves the 0.25 B a pixel guess
+	 * a quarter of the way to its 0.05: 0.2 B, 50,000 pixels. */
+	vg_refine_coded(rf, 100000, 5000);
+	g_assert_cmpuint(vg_refine_band_pixels(rf), ==, 50001);
+	vg_refine_free(rf);
+	/* Without a band budget, never. */
+	cfg.band_ms = 0;
+	rf = vg_refine_new(&cfg);
+	vg_refine_observe(rf, 1 * S_NS, &p);
+	vg_refine_coded(rf, 100000, 5000);
+	g_assert_cmpuint(vg_refine_band_pixels(rf), ==, UINT64_MAX);
+	vg_refine_free(rf);
+}
+
 static void test_socket(void)
 {
 	vg_path_sample p;
@@ -96,6 +122,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/refine/factor", test_factor);
 	g_test_add_func("/refine/rate-memory", test_rate_memory);
 	g_test_add_func("/refine/cost", test_cost);
+	g_test_add_func("/refine/bands", test_bands);
 	g_test_add_func("/refine/socket", test_socket);
 	return g_test_run();
 }
