@@ -659,10 +659,10 @@ static bool approximable(const vg_vargclient *c, const vg_segdesc *d)
 	return vg_sender_is_miss(c->sender, d) && !must_be_exact(c, d);
 }
 
-/* Takes this pass's share of what was shown approximately: at most max_px
- * pixels of it (the rest waits, so that a fresh change never queues
- * behind a whole screen of refinement), into c->refined and the
- * pipeline's todo. */
+/* Takes this pass's share of what is owed (shown approximately, or left
+ * for later by a band): at most max_px pixels of it (the rest waits, so
+ * that a fresh change never queues behind a whole screen of refinement),
+ * into c->refined and the pipeline's todo. */
 static void add_refinement(vg_vargclient *c, uint64_t max_px)
 {
 	size_t i, k, n;
@@ -816,8 +816,8 @@ static int put_approx(vg_vargclient *c, unsigned factor, unsigned *n_msgs)
 /* Starts the pipeline on the snapshot: the differ keeps what changed of
  * the due rectangles (LibVNCServer's region is cut into bands, and its
  * damage is often wider than the change), the repairs in them are added
- * as they are, and this pass's share of the refinement. Caller holds
- * c->lock (for c->repair). */
+ * as they are, and this pass's share of what is owed, which the differ
+ * has seen already. Caller holds c->lock (for c->repair). */
 static int begin_pipeline(vg_vargclient *c, vg_monitor_update *u)
 {
 	int err = vg_pipeline_begin(c->pipe, c->snapshot, (const vg_rect *)(void *)c->rects->data,
@@ -827,7 +827,8 @@ static int begin_pipeline(vg_vargclient *c, vg_monitor_update *u)
 	if (err)
 		return err;
 	vg_region_clear(c->refined);
-	if (c->refining && !vg_region_is_empty(c->approximate))
+	/* Also for a viewer that takes exact pixels only: a band's rest. */
+	if (!vg_region_is_empty(c->approximate))
 		add_refinement(c, vg_refine_chunk_pixels(c->refine));
 	return VG_OK;
 }

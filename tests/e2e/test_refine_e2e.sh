@@ -9,7 +9,7 @@
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 IDLE=${IDLE:-2}
-tap_plan 16
+tap_plan 18
 
 # run NAME TRACE RATE SERVER-ARGS -- VIEWER-ARGS: the trace played to one
 # viewer as if the link carried RATE bytes/s; says what was approximate.
@@ -51,6 +51,9 @@ tap_check "  ... nor bands" sh -c "! grep -q 'updates banded' '$work/off.err'"
 tap_check "heat map over a 20 kB/s link in bands: exact" run band "$HM" 20000 --band-ms 100 --
 tap_check "  ... in bands" grep -q 'updates banded' "$work/band.err"
 tap_check "  ... and no approximation" test "$(approximations band)" = 0
+tap_check "  ... and to a viewer that takes exact pixels only: exact" \
+	run lossband "$HM" 20000 --band-ms 100 -- --lossless-only
+tap_check "  ... in bands" grep -q 'updates banded' "$work/lossband.err"
 # A scroll while a band's rest is owed still moves what the viewer holds,
 # and carries what it owes along: as many pixels moved as without bands.
 tap_check "heat map over a 20 kB/s link whole: exact" run whole "$HM" 20000 --
