@@ -52,6 +52,64 @@ bool vg_rect_equal(vg_rect a, vg_rect b)
 	return a.x == b.x && a.y == b.y && a.w == b.w && a.h == b.h;
 }
 
+static int by_columns(const void *pa, const void *pb)
+{
+	const vg_rect *a = pa, *b = pb;
+
+	if (a->x != b->x)
+		return a->x < b->x ? -1 : 1;
+	if (a->w != b->w)
+		return a->w < b->w ? -1 : 1;
+	return a->y < b->y ? -1 : a->y > b->y;
+}
+
+static int by_rows(const void *pa, const void *pb)
+{
+	const vg_rect *a = pa, *b = pb;
+
+	if (a->y != b->y)
+		return a->y < b->y ? -1 : 1;
+	if (a->h != b->h)
+		return a->h < b->h ? -1 : 1;
+	return a->x < b->x ? -1 : a->x > b->x;
+}
+
+/* One pass: sorted so that continuing rectangles are neighbours, each
+ * merged into the one before it where it continues it. */
+static size_t coalesce_pass(vg_rect *rects, size_t n, bool down)
+{
+	size_t i, k = 0;
+
+	qsort(rects, n, sizeof *rects, down ? by_columns : by_rows);
+	for (i = 1; i < n; i++) {
+		vg_rect *last = &rects[k];
+
+		if (down && rects[i].x == last->x && rects[i].w == last->w &&
+		    rects[i].y == last->y + last->h)
+			last->h += rects[i].h;
+		else if (!down && rects[i].y == last->y && rects[i].h == last->h &&
+			 rects[i].x == last->x + last->w)
+			last->w += rects[i].w;
+		else
+			rects[++k] = rects[i];
+	}
+	return k + 1;
+}
+
+size_t vg_rects_coalesce(vg_rect *rects, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!vg_rect_is_empty(rects[i]))
+			rects[k++] = rects[i];
+	if (k < 2)
+		return k;
+	k = coalesce_pass(rects, k, true);
+	k = coalesce_pass(rects, k, false);
+	return coalesce_pass(rects, k, true);
+}
+
 /* The area of rects[0..n) before the coordinate `at` along the cut axis. */
 static int64_t area_before(const vg_rect *rects, size_t n, bool across_x, int64_t at)
 {

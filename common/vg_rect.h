@@ -46,6 +46,14 @@ bool vg_rect_equal(vg_rect a, vg_rect b);
 void vg_rects_cut_stripes(const vg_rect *rects, size_t n, bool across_x, int32_t unit,
 			  int32_t n_stripes, int n_parts, int32_t *cuts);
 
+/* Merges, in place, disjoint rects[0..n) that continue each other (one
+ * below the other with the same columns, or side by side with the same
+ * rows) into one, and returns how many are left: the same pixels in
+ * fewer rectangles, in another order. A region built from the thousands
+ * of segments of a 4K page costs its O(n^2) operations per rectangle;
+ * the columns' runs of segments come to tens. */
+size_t vg_rects_coalesce(vg_rect *rects, size_t n);
+
 /* A region: a set of pixels kept as disjoint rectangles in no particular
  * order. Operations are O(n^2) in the number of rectangles, which suits the
  * tens of rectangles an update carries. */

@@ -74,6 +74,8 @@ struct vg_vargclient {
 	GArray *approx_rects;     /* vg_rect: ... and what it approximates */
 	GArray *deferred;         /* vg_rect: missed segments a banded update leaves
 				   * for the next passes */
+	GArray *runs;             /* vg_rect: scratch, rectangles merged into runs
+				   * (vg_rects_coalesce) before they meet a region */
 	uint64_t banded;          /* updates that left some for later (under lock) */
 	uint64_t banded_px;       /* ... and the missed pixels they left */
 	vg_region *refined;       /* this pass's share of the refinement (under lock) */
@@ -151,6 +153,7 @@ vg_vargclient *vg_vargclient_new(vg_screen *scr)
 	c->exact_segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	c->approx_rects = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->deferred = g_array_new(FALSE, FALSE, sizeof(vg_rect));
+	c->runs = g_array_new(FALSE, FALSE, sizeof(vg_rect));
 	c->refined = vg_region_new();
 	c->wanted = sraRgnCreate();
 	return c;
@@ -173,6 +176,7 @@ void vg_vargclient_free(vg_vargclient *c)
 	g_array_free(c->exact_segs, TRUE);
 	g_array_free(c->approx_rects, TRUE);
 	g_array_free(c->deferred, TRUE);
+	g_array_free(c->runs, TRUE);
 	vg_region_free(c->refined);
 	g_array_free(c->rects, TRUE);
 	vg_pipeline_free(c->pipe);
@@ -668,6 +672,7 @@ static void add_refinement(vg_vargclient *c, uint64_t max_px)
 	size_t i, k, n;
 	const vg_rect *rs = vg_region_rects(c->approximate, &n);
 
+	g_array_set_size(c->runs, 0);
 	for (k = 0; k < n && max_px > 0; k++)
 		for (i = 0; i < c->rects->len && max_px > 0; i++) {
 			vg_rect r = vg_rect_intersect(g_array_index(c->rects, vg_rect, i), rs[k]);
@@ -681,9 +686,13 @@ static void add_refinement(vg_vargclient *c, uint64_t max_px)
 			if (rows < (uint64_t)r.h)
 				r.h = (int32_t)rows;
 			max_px -= MIN(max_px, (uint64_t)r.w * (uint64_t)r.h);
-			vg_region_add(c->refined, r);
-			vg_pipeline_add(c->pipe, &r, 1);
+			g_array_append_val(c->runs, r);
 		}
+	/* LibVNCServer's region cuts the owed columns into many bands. */
+	n = vg_rects_coalesce((vg_rect *)(void *)c->runs->data, c->runs->len);
+	for (i = 0; i < n; i++)
+		vg_region_add(c->refined, g_array_index(c->runs, vg_rect, i));
+	vg_pipeline_add(c->pipe, (const vg_rect *)(const void *)c->runs->data, n);
 }
 
 /* Progressive refinement: when the viewer takes approximations and the
@@ -696,11 +705,9 @@ static void add_refinement(vg_vargclient *c, uint64_t max_px)
 static unsigned plan_refinement(vg_vargclient *c)
 {
 	uint64_t exact_px = 0, approx_px = 0, approx_bytes;
-	vg_region *merged;
 	const vg_segdesc *segs;
-	const vg_rect *rs;
 	unsigned factor;
-	size_t i, k, n;
+	size_t i, n;
 
 	segs = vg_pipeline_segments(c->pipe, &n);
 	if (!c->refining || n == 0)
@@ -722,16 +729,15 @@ static unsigned plan_refinement(vg_vargclient *c)
 		return 0;
 	g_array_set_size(c->exact_segs, 0);
 	g_array_set_size(c->approx_rects, 0);
-	merged = vg_region_new();
 	for (i = 0; i < n; i++) {
 		if (approximable(c, &segs[i]))
-			vg_region_add(merged, segs[i].rect);
+			g_array_append_val(c->approx_rects, segs[i].rect);
 		else
 			g_array_append_val(c->exact_segs, segs[i]);
 	}
-	rs = vg_region_rects(merged, &k);
-	g_array_append_vals(c->approx_rects, rs, (guint)k);
-	vg_region_free(merged);
+	/* The segments are disjoint: they are the rectangles, as they are
+	 * (a region of a 4K page's thousands of them was slow; merged into
+	 * runs, the rectangles changed the planner's choices). */
 	if (vg_sender_estimate(c->sender, c->snapshot,
 			       (const vg_rect *)(const void *)c->approx_rects->data,
 			       c->approx_rects->len, &approx_bytes))
@@ -779,6 +785,8 @@ static void plan_bands(vg_vargclient *c, unsigned factor)
 	}
 	if (c->deferred->len == 0)
 		return;
+	g_array_set_size(c->deferred, (guint)vg_rects_coalesce((vg_rect *)(void *)c->deferred->data,
+								  c->deferred->len));
 	c->banded++;
 	c->banded_px += left;
 	vg_pipeline_take(c->pipe, vg_pipeline_dir(c->pipe),
@@ -1137,9 +1145,14 @@ static void settle_update(rfbClientPtr cl, vg_vargclient *c, unsigned factor)
 		vg_region_add(c->approximate, g_array_index(c->approx_rects, vg_rect, i));
 	moves = vg_pipeline_moves(c->pipe, &n_moves);
 	vg_region_carry(c->approximate, moves, n_moves);
+	/* The segments as runs: thousands of them would cut the region up. */
 	segs = vg_pipeline_segments(c->pipe, &n_segs);
+	g_array_set_size(c->runs, 0);
 	for (i = 0; i < n_segs; i++)
-		vg_region_subtract(c->approximate, segs[i].rect);
+		g_array_append_val(c->runs, segs[i].rect);
+	n_segs = vg_rects_coalesce((vg_rect *)(void *)c->runs->data, c->runs->len);
+	for (i = 0; i < n_segs; i++)
+		vg_region_subtract(c->approximate, g_array_index(c->runs, vg_rect, i));
 	for (i = 0; i < c->deferred->len; i++)
 		vg_region_add(c->approximate, g_array_index(c->deferred, vg_rect, i));
 	owed = vg_region_rects(c->approximate, &n_owed);

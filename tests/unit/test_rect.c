@@ -157,6 +157,62 @@ static void test_region_carry(void)
 }
 
 
+/* Runs of segments merged: the same pixels, disjoint, in fewer
+ * rectangles; a column of cells cut at random rows is one. */
+static void test_coalesce(void)
+{
+	enum { W = 64, H = 48 };
+	guint8 want[W * H], got[W * H];
+	GRand *rng = g_rand_new_with_seed(5);
+	vg_rect rs[W / 8 * H], col[8];
+	int round;
+
+	for (round = 0; round < 200; round++) {
+		vg_region *r = vg_region_new();
+		size_t n = 0, k, i;
+		int x, y;
+
+		/* Columns 8 wide cut into cells 1-6 high, some of them kept. */
+		for (x = 0; x < W; x += 8)
+			for (y = 0; y < H;) {
+				int32_t h = g_rand_int_range(rng, 1, 7);
+
+				h = MIN(h, H - y);
+
+				if (g_rand_int_range(rng, 0, 4))
+					rs[n++] = vg_rect_make(x, y, 8, h);
+				y += h;
+			}
+		for (i = 0; i < n; i++)
+			vg_region_add(r, rs[i]);
+		raster(r, want, W, H);
+		vg_region_free(r);
+		k = vg_rects_coalesce(rs, n);
+		g_assert_cmpuint(k, <=, n);
+		r = vg_region_new();
+		for (i = 0; i < k; i++)
+			vg_region_add(r, rs[i]);
+		raster(r, got, W, H);
+		g_assert_cmpmem(got, sizeof got, want, sizeof want);
+		/* Disjoint: the area adds up. */
+		{
+			int64_t sum = 0;
+
+			for (i = 0; i < k; i++)
+				sum += vg_rect_area(rs[i]);
+			g_assert_cmpint(sum, ==, vg_region_area(r));
+		}
+		vg_region_free(r);
+	}
+	/* A column cut into eight cells, and an empty one, come to one. */
+	for (round = 0; round < 8; round++)
+		col[round] = vg_rect_make(16, 40 - 5 * round, 32, 5);
+	col[3].w = 0;
+	g_assert_cmpuint(vg_rects_coalesce(col, 8), ==, 2);
+	g_rand_free(rng);
+}
+
+
 static void test_region_basics(void)
 {
 	vg_region *r = vg_region_new(), *o = vg_region_new();
@@ -188,5 +244,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/region/basics", test_region_basics);
 	g_test_add_func("/region/model", test_region_model);
 	g_test_add_func("/region/carry", test_region_carry);
+	g_test_add_func("/rect/coalesce", test_coalesce);
 	return g_test_run();
 }
