@@ -156,7 +156,6 @@ static void test_region_carry(void)
 	g_rand_free(rng);
 }
 
-
 /* Runs of segments merged: the same pixels, disjoint, in fewer
  * rectangles; a column of cells cut at random rows is one. */
 static void test_coalesce(void)
