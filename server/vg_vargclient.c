@@ -735,9 +735,9 @@ static unsigned plan_refinement(vg_vargclient *c)
 		else
 			g_array_append_val(c->exact_segs, segs[i]);
 	}
-	/* The segments are disjoint: they are the rectangles, as they are
-	 * (a region of a 4K page's thousands of them was slow; merged into
-	 * runs, the rectangles changed the planner's choices). */
+	/* Disjoint already, the segments are the rectangles: no region,
+	 * whose operations are quadratic in a 4K page's thousands of them,
+	 * and not merged into runs, which would change the trial coding. */
 	if (vg_sender_estimate(c->sender, c->snapshot,
 			       (const vg_rect *)(const void *)c->approx_rects->data,
 			       c->approx_rects->len, &approx_bytes))
