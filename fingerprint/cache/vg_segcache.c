@@ -31,6 +31,7 @@
 #define DEFAULT_KEY_BITS 40
 #define DEFAULT_MAX_SEGMENT (1u << 20)
 #define DEFAULT_CONTAINER (64u << 20)
+#define CONTAINERS 32 /* a bound's containers, unless more than 64 MiB each */
 #define DEFAULT_AVG_SEGMENT 1024u
 #define CHUNK_BYTES (1u << 20)
 #define BLOOM_BITS 8
@@ -1448,11 +1449,74 @@ static int lock_dir(vg_segcache *c)
 	return 0;
 }
 
+/* The sizes a cache opened with cfg takes. */
+typedef struct {
+	uint64_t capacity, budget;
+	uint32_t area;          /* a container's, its header included */
+	uint64_t hints;
+	unsigned key_bits;
+	uint32_t max_seg;
+} plan;
+
+/* The cache's sizes from cfg, or VG_EINVAL for a configuration it refuses. */
+static int plan_for(const vg_segcache_config *cfg, plan *p)
+{
+	bool persistent = cfg->dir != NULL;
+	uint64_t record_max, container, bound;
+
+	p->capacity = cfg->capacity_bytes ? cfg->capacity_bytes : DEFAULT_CAPACITY;
+	p->budget = cfg->memory_budget ? cfg->memory_budget : DEFAULT_BUDGET;
+	p->key_bits = cfg->key_bits ? cfg->key_bits : DEFAULT_KEY_BITS;
+	p->max_seg = cfg->max_segment_bytes ? cfg->max_segment_bytes : DEFAULT_MAX_SEGMENT;
+	/* The oldest container goes whole when a new one starts, so the
+	 * cache may hold its bound less two containers: a 32nd of the bound
+	 * each keeps most of it (see vg_segcache_kept_bytes). */
+	bound = persistent ? p->capacity : VG_MIN(p->capacity, p->budget);
+	container = cfg->container_bytes ? cfg->container_bytes : VG_MIN(bound / CONTAINERS, DEFAULT_CONTAINER);
+	if (p->key_bits > 64 || p->max_seg > VG_CONTAINER_MAX_DATA || p->budget < MIN_BUDGET ||
+	    container > VG_CONTAINER_MAX_AREA)
+		return VG_EINVAL;
+	record_max = vg_container_record_span(p->max_seg);
+	if (!persistent && container > p->budget / 4)
+		container = p->budget / 4;
+	if (container < 4 * record_max)
+		container = 4 * record_max;
+	if (container > VG_CONTAINER_MAX_AREA || 2 * (container + VG_CONTAINER_HEADER_BYTES) > p->capacity)
+		return VG_EINVAL;
+	p->area = (uint32_t)((container + VG_CONTAINER_HEADER_BYTES + 15) & ~UINT64_C(15));
+	/* One hint per KiB of budget, as many as the smallest (1 KiB)
+	 * segments the budget holds: a key put within the last budget's
+	 * worth of segments mostly still has its hint, and a scroll back
+	 * to it skips the walk over the tables. 1/32 of the budget. */
+	p->hints = 1024;
+	while (p->hints < (1u << 22) && p->hints * 2 <= p->budget / 1024)
+		p->hints *= 2;
+	return VG_OK;
+}
+
+uint64_t vg_segcache_kept_bytes(const vg_segcache_config *cfg)
+{
+	uint64_t bound, room;
+	plan p;
+
+	if (plan_for(cfg, &p))
+		return 0;
+	/* What enforce_bounds leaves before a new container, less the
+	 * container it may just have dropped. On disk the files' trailers
+	 * (16 bytes for each of up to 3/4 of the slots, 2/1024 slots a byte
+	 * of area) share the capacity; in memory the hints and the tables
+	 * (8 bytes a slot) share the budget. */
+	room = p.area + (uint64_t)slots_for_area(p.area) * 17;
+	bound = cfg->dir ? p.capacity - p.capacity / 1024 * 24
+			 : VG_MIN(p.capacity, p.budget - p.hints * sizeof(hint) - p.budget / 64);
+	return bound > 2 * room ? bound - 2 * room : 0;
+}
+
 int vg_segcache_open(const vg_segcache_config *cfg, vg_segcache **out)
 {
 	vg_segcache *c;
-	uint64_t record_max, container, hints;
 	uint32_t avg;
+	plan p;
 	int err;
 
 	*out = NULL;
@@ -1464,39 +1528,21 @@ int vg_segcache_open(const vg_segcache_config *cfg, vg_segcache **out)
 	c->next_seq = 1;
 	c->persistent = cfg->dir != NULL;
 	c->dir = vg_mem_strdup(cfg->dir);
-	c->capacity = cfg->capacity_bytes ? cfg->capacity_bytes : DEFAULT_CAPACITY;
-	c->budget = cfg->memory_budget ? cfg->memory_budget : DEFAULT_BUDGET;
-	c->key_bits = cfg->key_bits ? cfg->key_bits : DEFAULT_KEY_BITS;
-	c->max_seg = cfg->max_segment_bytes ? cfg->max_segment_bytes : DEFAULT_MAX_SEGMENT;
-	container = cfg->container_bytes ? cfg->container_bytes : DEFAULT_CONTAINER;
 	avg = cfg->avg_segment_bytes ? cfg->avg_segment_bytes : DEFAULT_AVG_SEGMENT;
-	err = VG_EINVAL;
-	if (c->key_bits > 64 || c->max_seg > VG_CONTAINER_MAX_DATA || c->budget < MIN_BUDGET ||
-	    container > VG_CONTAINER_MAX_AREA)
+	if ((err = plan_for(cfg, &p)))
 		goto out;
-	record_max = vg_container_record_span(c->max_seg);
-	if (!c->persistent && container > c->budget / 4)
-		container = c->budget / 4;
-	if (container < 4 * record_max)
-		container = 4 * record_max;
-	if (container > VG_CONTAINER_MAX_AREA || 2 * (container + VG_CONTAINER_HEADER_BYTES) > c->capacity)
-		goto out;
-	c->area = (uint32_t)((container + VG_CONTAINER_HEADER_BYTES + 15) & ~UINT64_C(15));
+	c->capacity = p.capacity;
+	c->budget = p.budget;
+	c->key_bits = p.key_bits;
+	c->max_seg = p.max_seg;
+	c->area = p.area;
 	c->st.memory_budget = c->budget;
-
-	/* One hint per KiB of budget, as many as the smallest (1 KiB)
-	 * segments the budget holds: a key put within the last budget's
-	 * worth of segments mostly still has its hint, and a scroll back
-	 * to it skips the walk over the tables. 1/32 of the budget. */
-	hints = 1024;
-	while (hints < (1u << 22) && hints * 2 <= c->budget / 1024)
-		hints *= 2;
-	c->n_hints = (size_t)hints;
-	c->hint_shift = 64 - (unsigned)__builtin_ctzll(hints);
-	assert(hints >= HINT_BLOCKS);
-	c->hint_block_shift = (unsigned)__builtin_ctzll(hints / HINT_BLOCKS);
+	c->n_hints = (size_t)p.hints;
+	c->hint_shift = 64 - (unsigned)__builtin_ctzll(p.hints);
+	assert(p.hints >= HINT_BLOCKS);
+	c->hint_block_shift = (unsigned)__builtin_ctzll(p.hints / HINT_BLOCKS);
 	c->hints = VG_NEW0(hint, c->n_hints);
-	c->mem_used = hints * sizeof(hint);
+	c->mem_used = p.hints * sizeof(hint);
 
 	c->bloom_entries = (c->persistent ? c->capacity : VG_MIN(c->capacity, c->budget)) / avg;
 	if (c->bloom_entries < 1024)

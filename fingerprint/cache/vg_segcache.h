@@ -51,9 +51,10 @@ typedef struct {
 	unsigned key_bits;
 	/* Largest segment, in bytes. 0: 1 MiB. At most 4 MiB - 64. */
 	uint32_t max_segment_bytes;
-	/* Size of one container's record area. 0: 64 MiB. Raised to at least
-	 * four times the largest record; at most 512 MiB. Tests use small
-	 * containers to get many. */
+	/* Size of one container's record area. 0: a 32nd of the bound
+	 * (capacity; in memory, the smaller of capacity and budget), at most
+	 * 64 MiB. Raised to at least four times the largest record; at most
+	 * 512 MiB. Tests use small containers to get many. */
 	uint32_t container_bytes;
 	/* Average segment size assumed to size the Bloom filter from the
 	 * capacity (capacity / this entries, 8 bits each). 0: 1024. */
@@ -86,6 +87,12 @@ typedef struct {
  * cannot be created or read. Damaged container files are dropped with a
  * warning, not reported as errors. */
 int vg_segcache_open(const vg_segcache_config *cfg, vg_segcache **out);
+
+/* The bytes of the newest records that a cache opened with cfg holds at
+ * every moment, whatever it is given next (it drops its oldest container
+ * whole): what a server may believe it holds. 0 for a configuration that
+ * vg_segcache_open() refuses. */
+uint64_t vg_segcache_kept_bytes(const vg_segcache_config *cfg);
 
 /* Flushes, releases the lock and frees everything; accepts NULL. Errors
  * of the last flush are logged with vg_warn. */

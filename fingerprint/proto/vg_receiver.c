@@ -66,7 +66,7 @@ struct vg_receiver {
 	uint8_t cache_id[VG_CACHEID_BYTES]; /* announced in the VIEWER HELLO */
 	bool ephemeral;       /* cache_id names this connection only */
 	uint8_t next_id[VG_CACHEID_BYTES]; /* renewed after a clear, for the next connection */
-	uint64_t capacity;    /* what the cache may hold, announced to the server */
+	uint64_t capacity;    /* what the cache keeps for sure, announced to the server */
 	vg_segcache *cache;
 	vg_segcache *spare_cache; /* an earlier connection's in memory, emptied at the next HELLO */
 	unsigned spare_bits;  /* its key width */
@@ -317,25 +317,34 @@ static uint64_t capacity_of(const vg_receiver *r, bool on_disk)
 	return r->cfg.cache_capacity ? VG_MIN(r->cfg.cache_capacity, memory_budget(r)) : memory_budget(r);
 }
 
+/* The configuration of a cache in dir (NULL: in memory). */
+static vg_segcache_config cache_config(const vg_receiver *r, const char *dir)
+{
+	vg_segcache_config cc;
+
+	memset(&cc, 0, sizeof cc);
+	cc.dir = dir;
+	cc.key_bits = r->fp_bits;
+	cc.max_segment_bytes = VG_MAX_CACHED_SEGMENT;
+	cc.memory_budget = memory_budget(r);
+	cc.capacity_bytes = capacity_of(r, dir != NULL);
+	return cc;
+}
+
 /* Opens this server's cache namespace; falls back to memory when the
  * directory is unusable or the server asked us not to persist. */
 static void open_cache(vg_receiver *r, bool no_persist)
 {
-	vg_segcache_config cc;
+	vg_segcache_config cc = cache_config(r, NULL);
 	char hex[VG_ID_HEX_LEN + 1];
 	VG_AUTOFREE char *dir = NULL;
 	bool on_disk = r->cfg.cache_dir && !no_persist;
 	int err = VG_EINVAL;
 
-	memset(&cc, 0, sizeof cc);
-	cc.key_bits = r->fp_bits;
-	cc.max_segment_bytes = VG_MAX_CACHED_SEGMENT;
-	cc.memory_budget = memory_budget(r);
 	if (on_disk)
 		vg_id_to_hex(r->server_id, hex);
 	if (on_disk && vg_segcache_namespace_dir(r->cfg.cache_dir, hex, &dir) == 0) {
-		cc.dir = dir;
-		cc.capacity_bytes = capacity_of(r, true);
+		cc = cache_config(r, dir);
 		err = vg_segcache_open(&cc, &r->cache);
 		if (err)
 			vg_warn("segment cache %s: %s; keeping segments in memory only", dir,
@@ -345,18 +354,18 @@ static void open_cache(vg_receiver *r, bool no_persist)
 	}
 	if (err && r->spare_cache && r->spare_bits == r->fp_bits &&
 	    vg_segcache_clear(r->spare_cache) == 0) {
-		cc.dir = NULL;
-		cc.capacity_bytes = capacity_of(r, false);
+		cc = cache_config(r, NULL);
 		r->cache = r->spare_cache;
 		r->spare_cache = NULL;
 	} else if (err) {
-		cc.dir = NULL;
-		cc.capacity_bytes = capacity_of(r, false);
+		cc = cache_config(r, NULL);
 		if (vg_segcache_open(&cc, &r->cache))
 			r->cache = NULL;
 	}
 	r->persistent = r->cache && cc.dir;
-	r->capacity = r->cache ? cc.capacity_bytes : 0;
+	/* What the server may believe: not the capacity, which the cache
+	 * passes before it drops a container whole. */
+	r->capacity = r->cache ? vg_segcache_kept_bytes(&cc) : 0;
 	if (r->persistent)
 		r->ns_dir = vg_mem_strdup(dir);
 	choose_identity(r);
@@ -388,7 +397,8 @@ void vg_receiver_capabilities(vg_receiver *r, int32_t caps[VG_CAPS_COUNT])
 {
 	/* What open_cache will announce, unless the cache cannot open (the
 	 * VIEWER HELLO then corrects the server's budget). */
-	uint64_t capacity = capacity_of(r, r->cfg.cache_dir != NULL);
+	vg_segcache_config cc = cache_config(r, r->cfg.cache_dir);
+	uint64_t capacity = vg_segcache_kept_bytes(&cc);
 	unsigned log = 0;
 
 	while (log < 63 && capacity >> (log + 1))

@@ -533,6 +533,86 @@ static void test_warm_sessions(void)
 	vg_test_rm_rf(other);
 }
 
+/* Page p of a screen of 64 x 16 tiles, each seen on that page only. */
+static void paint_page(vg_pixbuf *fb, uint32_t p)
+{
+	int32_t x, y;
+
+	for (y = 0; y < fb->height; y++)
+		for (x = 0; x < fb->width; x++) {
+			uint32_t tile = (uint32_t)vg_test_mix((uint64_t)p << 32 | (uint64_t)(y / 16) << 16 |
+							      (uint64_t)(x / 64));
+
+			vg_pixbuf_row(fb, y)[x] = (tile ^ (uint32_t)(x % 64) * 977u) & VG_PIXEL_MASK;
+		}
+}
+
+/* A viewer cache of 24 MB, pages of 2 MB coming back after three to
+ * eleven others: the server fingerprints only what the
+ * cache still holds, though the cache drops its oldest container whole.
+ * (With the capacity as the server's yardstick, it believed in pages the
+ * cache had dropped: every one a repair, a round trip.) */
+static void test_full_cache(void)
+{
+	vg_pixbuf *sfb = vg_pixbuf_new(1024, 512), *vfb = vg_pixbuf_new(1024, 512);
+	GArray *segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
+	GRand *rng = g_rand_new_with_seed(7);
+	uint32_t shown[64], next = 0;
+	vg_receiver_config rc;
+	vg_sender_config sc;
+	vg_receiver_stats rs;
+	link_t l;
+	int step;
+
+	vg_sender_config_init(&sc);
+	sc.pixmodel = false;
+	vg_receiver_config_init(&rc);
+	rc.memory_budget = 24u << 20;
+	g_assert_cmpint(vg_sender_new(&sc, &l.s), ==, 0);
+	g_assert_cmpint(vg_receiver_new(&rc, &l.r), ==, 0);
+	vg_writer_init(&l.wire);
+	vg_writer_init(&l.reply);
+	l.repair = vg_region_new();
+	vg_sender_hello(l.s, &l.wire);
+	g_assert_cmpint(vg_receiver_handle(l.r, l.wire.data, l.wire.len, vfb, &l.reply), ==, 0);
+	feed(&l, vfb->width, vfb->height);
+	for (step = 0; step < 64; step++) {
+		uint32_t back = (uint32_t)g_rand_int_range(rng, 3, 12);
+
+		shown[step] = step >= 12 && g_rand_boolean(rng) ? shown[step - (int)back] : next++;
+		paint_page(sfb, shown[step]);
+		g_array_set_size(segs, 0);
+		for (int32_t x = 0; x < sfb->width; x += 64)
+			for (int32_t y = 0; y < sfb->height; y += 16) {
+				vg_segdesc d = { 0 };
+				vg_pixbuf v;
+
+				d.rect = vg_rect_make(x, y, 64, 16);
+				v = vg_pixbuf_view(sfb, d.rect);
+				d.hash = vg_seghash(&v, VG_ORIENT_ROWS);
+				g_array_append_val(segs, d);
+			}
+		vg_writer_reset(&l.wire);
+		g_assert_cmpint(vg_sender_update(l.s, sfb, (vg_segdesc *)segs->data, segs->len, NULL, &l.wire),
+				==, 0);
+		g_assert_cmpint(vg_receiver_handle(l.r, l.wire.data, l.wire.len, vfb, &l.reply), ==, 0);
+		vg_region_clear(l.repair);
+		feed(&l, sfb->width, sfb->height);
+		g_assert_true(vg_region_is_empty(l.repair));
+		g_assert_true(vg_pixbuf_equal(sfb, vfb));
+	}
+	vg_receiver_get_stats(l.r, &rs);
+	g_test_message("%" G_GUINT64_FORMAT " cache hits", rs.cache_hits);
+	g_assert_cmpuint(rs.corrections, ==, 0);
+	/* Pages three or four back still come from the cache. */
+	g_assert_cmpuint(rs.cache_hits, >, 1000);
+	g_array_free(segs, TRUE);
+	g_rand_free(rng);
+	link_close(&l, NULL);
+	vg_pixbuf_free(sfb);
+	vg_pixbuf_free(vfb);
+}
+
 /* Without a persistent cache the identity is fresh per connection and
  * the server keeps nothing. */
 static void test_ephemeral(void)
@@ -564,5 +644,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/beliefs/cache-identity", test_cacheid);
 	g_test_add_func("/beliefs/warm-sessions", test_warm_sessions);
 	g_test_add_func("/beliefs/ephemeral", test_ephemeral);
+	g_test_add_func("/beliefs/full-cache", test_full_cache);
 	return g_test_run();
 }

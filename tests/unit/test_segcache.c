@@ -13,6 +13,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_log.h"
+#include "fingerprint/cache/vg_container.h"
 #include "fingerprint/cache/vg_segcache.h"
 #include "tests/vg_testutil.h"
 
@@ -715,6 +716,61 @@ static void test_capacity_and_clear(void)
 	g_free(dir);
 }
 
+/* What vg_segcache_kept_bytes() promises, which a server's beliefs rest
+ * on: after every put, the newest records that fit in it are all there,
+ * in memory and on disk, with the default container size, while the
+ * cache passes its bound many times over. */
+static void test_kept(void)
+{
+	static const struct {
+		bool disk;
+		uint64_t capacity, budget;
+	} cases[] = {
+		{ false, 0, 8 << 20 },        /* bound by the budget */
+		{ false, 6 << 20, 64 << 20 }, /* by the capacity */
+		{ true, 6 << 20, 8 << 20 },
+	};
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+		char *dir = cases[i].disk ? tmp_dir() : NULL;
+		vg_segcache_config cfg = {
+			.dir = dir, .capacity_bytes = cases[i].capacity,
+			.memory_budget = cases[i].budget, .key_bits = 40, .max_segment_bytes = MAXV,
+		};
+		uint64_t kept = vg_segcache_kept_bytes(&cfg), bound, put = 0, k, j;
+		vg_segcache_stats st;
+		vg_segcache *c = open_cache(dir, 40, cases[i].capacity, cases[i].budget, 0);
+
+		bound = cases[i].capacity ? cases[i].capacity : cases[i].budget;
+		/* Most of the bound, not all: two containers' worth may go. */
+		g_assert_cmpuint(kept, >, bound / 10 * 8);
+		g_assert_cmpuint(kept, <, bound);
+		for (k = 0; put < 4 * bound; k++) {
+			uint64_t span = 0;
+
+			put_version(c, k, k + 1);
+			put += value_len(k + 1, MAXV);
+			if (k % 499)
+				continue;
+			for (j = k + 1; j-- > 0;) {
+				span += vg_container_record_span((uint32_t)value_len(j + 1, MAXV));
+				if (span > kept)
+					break;
+				if (get_version(c, j) != (int64_t)(j + 1))
+					g_error("case %zu: key %" G_GUINT64_FORMAT " gone after %" G_GUINT64_FORMAT
+						" puts, %" G_GUINT64_FORMAT " bytes after it", i, j, k + 1, span);
+			}
+		}
+		vg_segcache_stats_get(c, &st);
+		g_assert_cmpuint(st.containers_evicted, >, 4);
+		vg_segcache_close(c);
+		if (dir)
+			vg_test_rm_rf(dir);
+		g_free(dir);
+	}
+}
+
 /* A memory-only cache cleared again and again, as a viewer's at each
  * connection: the clear empties what was written (its table is reused,
  * emptied where used), so nothing of an earlier round is found and the
@@ -825,6 +881,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/segcache/permissions", test_permissions);
 	g_test_add_func("/segcache/budget", test_budget);
 	g_test_add_func("/segcache/capacity-and-clear", test_capacity_and_clear);
+	g_test_add_func("/segcache/kept", test_kept);
 	g_test_add_func("/segcache/clear-rounds", test_clear_rounds);
 	return g_test_run();
 }
