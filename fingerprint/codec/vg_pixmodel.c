@@ -74,9 +74,12 @@ enum { MODE_CONTEXT, MODE_PREDICT, MODES };
  * as a run instead, stretch by stretch: a yes or no for each stretch
  * (does the run cover it whole), and where it stops, how far into its
  * last stretch it went. A run also starts where the two pixels to the
- * left are one colour below a stretch the widest context has never seen
- * (a heat map cell's first row). Each yes or no has a 15-bit probability
- * that moves a 64th of the way towards each answer. */
+ * left are one colour below a stretch the widest context has never seen,
+ * or has seen followed by that colour only (a heat map cell's first row),
+ * and there the stretch may be shorter if it reaches the block's right
+ * edge (the block cuts the cell, not a change of colour). Each yes or no
+ * has a 15-bit probability that moves a 64th of the way towards each
+ * answer. */
 #define BIT_BITS 15
 #define BIT_ONE (1u << BIT_BITS)
 #define BIT_RATE 6
@@ -1064,9 +1067,9 @@ static int32_t code_run(vg_pixmodel *m, uint32_t *row, const uint32_t *up, int32
 }
 
 /* What the widest context, in slot s under tag, says of colour c: it
- * has never seen its neighbours (UNSEEN), saw c most after them (SEEN_C),
- * or another colour. */
-enum { UNSEEN, SEEN_C, SEEN_OTHER };
+ * has never seen its neighbours (UNSEEN), saw c only after them (ONLY_C),
+ * c most (SEEN_C), or another colour most. */
+enum { UNSEEN, ONLY_C, SEEN_C, SEEN_OTHER };
 
 static unsigned widest_on(const uint8_t *s, uint16_t tag, uint32_t c)
 {
@@ -1076,6 +1079,8 @@ static unsigned widest_on(const uint8_t *s, uint16_t tag, uint32_t c)
 	if (!holds(s, tag))
 		return UNSEEN;
 	top = entry(s, 0);
+	if (entry(s, 1) == 0)
+		return ENTRY_COLOUR(top) == c ? ONLY_C : SEEN_OTHER;
 	for (i = 1; i < slot_k[0] && (e = entry(s, i)) != 0; i++)
 		if (ENTRY_COUNT(e) > ENTRY_COUNT(top))
 			top = e;
@@ -1164,6 +1169,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			uint32_t excl[1 + ORDERS * K + NEIGHBOURS], nb[NEIGHBOURS];
 			uint32_t c;
 			unsigned n_excl = 0, o, says;
+			int32_t se;
 			bool found = false, flat, hashed = false;
 
 			if (x == 0 || after_run) {
@@ -1188,11 +1194,12 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				after_run = false;
 				if (stopped)
 					excl[n_excl++] = (uint32_t)W;
-			} else if ((flat || (W == WW && W != NONE)) && stretch_end(up, x, w) - x >= RUN_MIN &&
+			} else if ((flat || (W == WW && W != NONE)) &&
+				   (se = stretch_end(up, x, w) - x, se >= RUN_MIN || (!flat && se >= 2 && x + se == w)) &&
 				   (hashed = hash_slots(m, hash, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW,
 							NN, NNE),
 				    says = widest_on(at_order[0], (uint16_t)(hash[0] >> 48), (uint32_t)W),
-				    says == UNSEEN || (flat && says == SEEN_C))) {
+				    says == UNSEEN || says == ONLY_C || (flat && says == SEEN_C))) {
 				int32_t end = code_run(m, row, up, x, w, (uint32_t)W, &stopped);
 
 				if (m->corrupt)
