@@ -390,6 +390,22 @@ static void paint(vg_pixbuf *fb, int step)
 		}
 }
 
+/* Cuts fb into 64 x 16 row segments, into segs. */
+static void cut_tiles(const vg_pixbuf *fb, GArray *segs)
+{
+	g_array_set_size(segs, 0);
+	for (int32_t x = 0; x < fb->width; x += 64)
+		for (int32_t y = 0; y < fb->height; y += 16) {
+			vg_segdesc d = { 0 };
+			vg_pixbuf v;
+
+			d.rect = vg_rect_make(x, y, 64, 16);
+			v = vg_pixbuf_view(fb, d.rect);
+			d.hash = vg_seghash(&v, VG_ORIENT_ROWS);
+			g_array_append_val(segs, d);
+		}
+}
+
 /* Sends steps frames (as 64 x 16 row segments) and the repairs the viewer
  * asks for; the viewer must be exact after each. Returns body bytes. */
 static uint64_t session(link_t *l, vg_pixbuf *server_fb, vg_pixbuf *viewer_fb, int steps)
@@ -402,17 +418,7 @@ static uint64_t session(link_t *l, vg_pixbuf *server_fb, vg_pixbuf *viewer_fb, i
 		const vg_region *only = NULL;
 
 		paint(server_fb, step);
-		g_array_set_size(segs, 0);
-		for (int32_t x = 0; x < server_fb->width; x += 64)
-			for (int32_t y = 0; y < server_fb->height; y += 16) {
-				vg_segdesc d = { 0 };
-				vg_pixbuf v;
-
-				d.rect = vg_rect_make(x, y, 64, 16);
-				v = vg_pixbuf_view(server_fb, d.rect);
-				d.hash = vg_seghash(&v, VG_ORIENT_ROWS);
-				g_array_append_val(segs, d);
-			}
+		cut_tiles(server_fb, segs);
 		for (round = 0; round < 3; round++) {
 			vg_writer_reset(&l->wire);
 			g_assert_cmpint(vg_sender_update(l->s, server_fb, (vg_segdesc *)segs->data,
@@ -581,17 +587,7 @@ static void test_full_cache(void)
 
 		shown[step] = step >= 12 && g_rand_boolean(rng) ? shown[step - (int)back] : next++;
 		paint_page(sfb, shown[step]);
-		g_array_set_size(segs, 0);
-		for (int32_t x = 0; x < sfb->width; x += 64)
-			for (int32_t y = 0; y < sfb->height; y += 16) {
-				vg_segdesc d = { 0 };
-				vg_pixbuf v;
-
-				d.rect = vg_rect_make(x, y, 64, 16);
-				v = vg_pixbuf_view(sfb, d.rect);
-				d.hash = vg_seghash(&v, VG_ORIENT_ROWS);
-				g_array_append_val(segs, d);
-			}
+		cut_tiles(sfb, segs);
 		vg_writer_reset(&l.wire);
 		g_assert_cmpint(vg_sender_update(l.s, sfb, (vg_segdesc *)segs->data, segs->len, NULL, &l.wire),
 				==, 0);
