@@ -1028,16 +1028,17 @@ static inline int32_t stretch_end(const uint32_t *up, int32_t x, int32_t w)
 }
 
 /* Codes (or decodes) the run of colour c that starts at x of row: the
- * stretches of the row above under it, then where it stops. Returns
- * where it stops: w, or the first pixel that is not c. */
-static int32_t code_run(vg_pixmodel *m, uint32_t *row, const uint32_t *up, int32_t x, int32_t w,
-			uint32_t c, bool *stopped)
+ * stretches of the row above under it, the first ending at e (the
+ * caller found it), then where it stops. Returns where it stops: w, or
+ * the first pixel that is not c. */
+static int32_t code_run(vg_pixmodel *m, uint32_t *row, const uint32_t *up, int32_t x, int32_t e,
+			int32_t w, uint32_t c, bool *stopped)
 {
 	bool first = true;
 
 	*stopped = false;
-	for (;;) {
-		int32_t e = stretch_end(up, x, w), i;
+	for (;; e = stretch_end(up, x, w)) {
+		int32_t i;
 		uint32_t k = 0;
 		bool all;
 
@@ -1200,7 +1201,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 							NN, NNE),
 				    says = widest_on(at_order[0], (uint16_t)(hash[0] >> 48), (uint32_t)W),
 				    says == UNSEEN || says == ONLY_C || (flat && says == SEEN_C))) {
-				int32_t end = code_run(m, row, up, x, w, (uint32_t)W, &stopped);
+				int32_t end = code_run(m, row, up, x, x + se, w, (uint32_t)W, &stopped);
 
 				if (m->corrupt)
 					return;
