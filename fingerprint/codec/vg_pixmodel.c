@@ -41,6 +41,32 @@ static const unsigned slot_k[ORDERS] = { 6, 5, 5, 8 };
 #define O0_GROUP 32
 #define O0_GROUPS (O0_MAX / O0_GROUP)
 #define O0_BUCKETS 2048
+/* The list by nearness: a heat map's cells take their colours from a
+ * scale, and a cell's colour lies near its left and upper neighbours'
+ * on it more often than its count alone says. The list's colours are
+ * also grouped by cells of the colour cube (NEAR_LEVELS a channel), and
+ * a colour may be coded as its cell, weighted by the cell's counts and
+ * by its nearness (channel differences summed, d) to the left and the
+ * upper neighbour, 2^26 / (NEAR_SCALE + d)^2 for each, then as itself
+ * among the cell's colours by its count (nearness within a cell saved
+ * a further 0.3 % of the list's bits on the heat maps, for a walk of
+ * the cell's colours at every coding). Whichever of the two codings has
+ * lately cost less is used: on text, nearness says little, and the
+ * plain list stays. */
+#define NEAR_SHIFT 5
+#define NEAR_LEVELS (256 >> NEAR_SHIFT)
+#define CELLS (NEAR_LEVELS * NEAR_LEVELS * NEAR_LEVELS)
+#define NEAR_SCALE 64
+#define NEAR_DIST_MAX (3 * 255)
+/* Cost averages forget a 32nd at each coding; while the plain list is
+ * used, one coding in NEAR_SAMPLE weighs nearness too. The cells' scaled
+ * weights sum below 2^14, with room for the escape and a unit for each
+ * cell below VG_RC_MAX_TOTAL. */
+#define NEAR_DECAY 5
+#define NEAR_SAMPLE 4
+#define NEAR_CELL_BITS 14
+#define NEAR_ESC_MAX (1u << 15)
+_Static_assert((1u << 26) / (NEAR_SCALE * NEAR_SCALE) <= UINT16_MAX, "a nearness weight fits 16 bits");
 /* A neighbour outside what both ends know: no 24-bit colour. */
 #define NONE 0x1000000u
 /* The border around a block that its contexts reach into. */
@@ -130,6 +156,18 @@ typedef struct {
 	uint16_t o0_next[O0_MAX];
 	uint16_t o0_group[O0_GROUPS]; /* each group's counts, summed */
 	uint16_t o0_group_least[O0_GROUPS]; /* and the least of them */
+	/* The list's colours by cell: 1 + the first one's place in a cell,
+	 * 1 + the next one's in o0_cnext; each cell's counts summed, and
+	 * which cells hold any. */
+	uint16_t cell_head[CELLS];
+	uint16_t o0_cnext[O0_MAX];
+	uint16_t cell_sum[CELLS];
+	uint64_t cell_used[CELLS / 64];
+	/* What the plain list and the list by nearness would have cost
+	 * lately, in 256ths of a bit, each average forgetting a 32nd at a
+	 * coding. */
+	uint32_t cost_plain, cost_near;
+	uint32_t o0_weighed; /* uses of the plain list, to sample */
 	uint16_t mode_count[MODES];
 	uint16_t repeat[REPEAT_CTX];
 	uint16_t flat[FLAT_CTX];
@@ -160,6 +198,7 @@ struct vg_pixmodel {
 	vg_rc_decoder dec;
 	bool decoding;
 	bool corrupt;
+	uint16_t near[NEAR_DIST_MAX + 1]; /* a colour's weight by its distance */
 	uint32_t *scratch;    /* the block's pixels with a border (see block_for) */
 	size_t scratch_cap;
 	vg_array *done;       /* vg_rect: the chunk's blocks coded so far */
@@ -330,6 +369,8 @@ int vg_pixmodel_new(vg_pixmodel **out)
 		m->ctx[i] = m->tables + n;
 		n += (size_t)SLOTS(i) * SLOT_BYTES(i);
 	}
+	for (i = 0; i <= NEAR_DIST_MAX; i++)
+		m->near[i] = (uint16_t)((UINT32_C(1) << 26) / (uint32_t)((NEAR_SCALE + i) * (NEAR_SCALE + i)));
 	m->done = vg_array_new(sizeof(vg_rect));
 	m->touched = VG_NEW(uint32_t, TOUCHED_MAX);
 	start(m);
@@ -647,48 +688,187 @@ static unsigned o0_find(vg_pixmodel *m, uint32_t c)
 	return m->l.o0_n;
 }
 
-/* Codes *c among the context-free list's colours not excluded, or
- * escapes (its frequency: how many there are). Its colours are too many
- * to check each against the exclusions: the excluded ones are looked up
- * instead, and taken off their group's sum. */
-static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint32_t *c)
+/* The cell of the colour cube that colour c lies in. */
+static inline unsigned cell_of(uint32_t c)
 {
-	uint64_t skip[O0_MAX / 64] = { 0 };
-	uint32_t left[O0_GROUPS], total = m->l.o0_total, esc = m->l.o0_n, cum = 0, f;
-	unsigned i, k, g, n = m->l.o0_n;
+	return (c >> (16 + NEAR_SHIFT) & (NEAR_LEVELS - 1)) * NEAR_LEVELS * NEAR_LEVELS +
+	       (c >> (8 + NEAR_SHIFT) & (NEAR_LEVELS - 1)) * NEAR_LEVELS + (c >> NEAR_SHIFT & (NEAR_LEVELS - 1));
+}
 
-	for (g = 0; g < O0_GROUPS; g++)
-		left[g] = m->l.o0_group[g];
-	for (k = 0; k < n_excl; k++) {
-		i = o0_find(m, excl[k]);
-		if (i < n && !skipped(skip, i)) {
-			skip[i / 64] |= UINT64_C(1) << (i % 64);
-			total -= m->l.o0_count[i];
-			left[i / O0_GROUP] -= m->l.o0_count[i];
-			esc--;
+/* log2(x) in 256ths, for x of 1 or more: exact at powers of two,
+ * straight between them (a code length to compare, not to code). */
+static inline uint32_t lg256(uint32_t x)
+{
+	unsigned n = 31u - (unsigned)__builtin_clz(x);
+
+	return n * 256 + ((x << (31 - n)) >> 23 & 0xff);
+}
+
+/* How far a sum of weights is shifted down to fit in bits bits. */
+static inline unsigned scale_for(uint64_t sum, unsigned bits)
+{
+	unsigned n = sum == 0 ? 0 : 64u - (unsigned)__builtin_clzll(sum);
+
+	return n > bits ? n - bits : 0;
+}
+
+/* The list by nearness to colours a and b, for one coding: each cell's
+ * weight (its counts by its nearness, below 2^43), scaled (cells whose
+ * colours are all left out: 0), their sum, and the escape's frequency. */
+typedef struct {
+	uint32_t a, b;
+	uint32_t cell[CELLS];
+	uint32_t total, esc;
+} nearness;
+
+/* How far each of a channel's NEAR_LEVELS levels lies from colour a's
+ * value, at the level's middle, for each channel: a cell's distance is
+ * the sum of its three levels'. */
+static void level_distances(uint32_t a, unsigned d[3][NEAR_LEVELS])
+{
+	int ch, v;
+
+	for (ch = 0; ch < 3; ch++)
+		for (v = 0; v < NEAR_LEVELS; v++)
+			d[ch][v] = (unsigned)abs((v << NEAR_SHIFT | 1 << (NEAR_SHIFT - 1)) - channel(a, ch));
+}
+
+/* Fills nr's cells from the cells' counts (the excluded colours' taken
+ * off); the escape takes the share the plain list gives it, esc against
+ * offered. A cell weighs as its middle colour: each channel's level
+ * times 2^NEAR_SHIFT, plus half of that. */
+static void near_cells(const vg_pixmodel *m, nearness *nr, uint32_t offered, uint32_t esc)
+{
+	uint64_t raw[CELLS], sum = 0, bits;
+	unsigned da[3][NEAR_LEVELS], db[3][NEAR_LEVELS], w, k, s, r, g, b;
+
+	level_distances(nr->a, da);
+	level_distances(nr->b, db);
+	for (w = 0; w < CELLS / 64; w++)
+		for (bits = m->l.cell_used[w]; bits; bits &= bits - 1) {
+			k = w * 64 + (unsigned)__builtin_ctzll(bits);
+			r = k / (NEAR_LEVELS * NEAR_LEVELS), g = k / NEAR_LEVELS % NEAR_LEVELS, b = k % NEAR_LEVELS;
+			raw[k] = (uint64_t)m->l.cell_sum[k] *
+				 (uint32_t)(m->near[da[0][r] + da[1][g] + da[2][b]] * m->near[db[0][r] + db[1][g] + db[2][b]]);
+			sum += raw[k];
+		}
+	s = scale_for(sum, NEAR_CELL_BITS);
+	nr->total = 0;
+	for (w = 0; w < CELLS / 64; w++)
+		for (bits = m->l.cell_used[w]; bits; bits &= bits - 1) {
+			k = w * 64 + (unsigned)__builtin_ctzll(bits);
+			nr->cell[k] = m->l.cell_sum[k] ? (uint32_t)(raw[k] >> s) + 1 : 0;
+			nr->total += nr->cell[k];
+		}
+	nr->esc = (uint32_t)VG_MIN(VG_MAX((uint64_t)esc * nr->total / offered, UINT64_C(1)), NEAR_ESC_MAX);
+}
+
+/* Codes place *i of the list (o0_n: the escape) by nearness, as its cell
+ * then, by its count, its place among the cell's colours not skipped
+ * (in the cell's order; their counts sum to the cell's, the excluded
+ * colours' taken off); the decoder finds it. */
+static void code_near(vg_pixmodel *m, const nearness *nr, const uint64_t *skip, unsigned *i)
+{
+	uint32_t total = nr->total + nr->esc, cum = 0, f = 0;
+	unsigned w, k, c = CELLS, j;
+	uint64_t bits;
+	bool found = false;
+
+	if (!m->decoding && *i == m->l.o0_n) {
+		put(m, nr->total, nr->esc, total);
+		return;
+	}
+	if (!m->decoding) {
+		c = cell_of(m->l.o0_colour[*i]);
+	} else {
+		f = peek(m, total);
+		if (f >= nr->total) {
+			vg_rc_decode(&m->dec, nr->total, nr->esc);
+			*i = m->l.o0_n;
+			return;
 		}
 	}
-	if (esc == 0)
-		return false;
-	total += esc;
-	if (!m->decoding) {
-		i = o0_find(m, *c);
-		if (i == n || skipped(skip, i)) {
-			put(m, total - esc, esc, total);
-			return false;
+	/* The cells in order, up to c (the decoder: the one f falls in). */
+	for (w = 0; w < CELLS / 64 && !found; w++)
+		for (bits = m->l.cell_used[w]; bits; bits &= bits - 1) {
+			k = w * 64 + (unsigned)__builtin_ctzll(bits);
+			if ((found = m->decoding ? f < cum + nr->cell[k] : k == c)) {
+				c = k;
+				break;
+			}
+			cum += nr->cell[k];
 		}
-		for (g = 0; g < i / O0_GROUP; g++)
+	if (!found || nr->cell[c] == 0) {
+		m->corrupt = true;
+		*i = m->l.o0_n;
+		return;
+	}
+	if (m->decoding) {
+		vg_rc_decode(&m->dec, cum, nr->cell[c]);
+		f = peek(m, m->l.cell_sum[c]);
+	} else {
+		put(m, cum, nr->cell[c], total);
+	}
+	cum = 0;
+	for (j = m->l.cell_head[c]; j; j = m->l.o0_cnext[j - 1]) {
+		if (skipped(skip, j - 1))
+			continue;
+		if (m->decoding ? f < cum + m->l.o0_count[j - 1] : j - 1 == *i)
+			break;
+		cum += m->l.o0_count[j - 1];
+	}
+	if (!j) {
+		m->corrupt = true;
+		*i = m->l.o0_n;
+		return;
+	}
+	if (m->decoding) {
+		vg_rc_decode(&m->dec, cum, m->l.o0_count[j - 1]);
+		*i = j - 1;
+	} else {
+		put(m, cum, m->l.o0_count[*i], m->l.cell_sum[c]);
+	}
+}
+
+/* What coding place i (o0_n: the escape) by nearness costs, in 256ths
+ * of a bit. */
+static uint32_t near_cost(const vg_pixmodel *m, const nearness *nr, unsigned i)
+{
+	unsigned c;
+
+	if (i == m->l.o0_n)
+		return lg256(nr->total + nr->esc) - lg256(nr->esc);
+	c = cell_of(m->l.o0_colour[i]);
+	return lg256(nr->total + nr->esc) - lg256(nr->cell[c]) + lg256(m->l.cell_sum[c]) -
+	       lg256(m->l.o0_count[i]);
+}
+
+/* Codes place *i of the list (o0_n: the escape) by the counts of the
+ * places not skipped (left: each group's), total theirs plus esc. */
+static void code_plain(vg_pixmodel *m, const uint64_t *skip, const uint32_t *left, uint32_t total, uint32_t esc,
+		       unsigned *i)
+{
+	uint32_t cum = 0, f;
+	unsigned k, g, n = m->l.o0_n;
+
+	if (!m->decoding) {
+		if (*i == n) {
+			put(m, total - esc, esc, total);
+			return;
+		}
+		for (g = 0; g < *i / O0_GROUP; g++)
 			cum += left[g];
-		for (k = g * O0_GROUP; k < i; k++)
+		for (k = g * O0_GROUP; k < *i; k++)
 			if (!skipped(skip, k))
 				cum += m->l.o0_count[k];
-		put(m, cum, m->l.o0_count[i], total);
-		return true;
+		put(m, cum, m->l.o0_count[*i], total);
+		return;
 	}
 	f = peek(m, total);
+	*i = n;
 	if (f >= total - esc) {
 		vg_rc_decode(&m->dec, total - esc, esc);
-		return false;
+		return;
 	}
 	/* f lies below the sum of every group's count left, which the
 	 * bounds only restate. */
@@ -699,10 +879,71 @@ static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint3
 			cum += m->l.o0_count[k];
 	if (k == n) {
 		m->corrupt = true;
-		return false;
+		return;
 	}
 	vg_rc_decode(&m->dec, cum, m->l.o0_count[k]);
-	*c = m->l.o0_colour[k];
+	*i = k;
+}
+
+/* Codes *c among the context-free list's colours not excluded, or
+ * escapes (its frequency: how many there are), by their counts or by
+ * their nearness to a and b (a: NONE, by their counts). Its colours are
+ * too many to check each against the exclusions: the excluded ones are
+ * looked up instead, and taken off their group's sum and their cell's. */
+static bool code_o0(vg_pixmodel *m, const uint32_t *excl, unsigned n_excl, uint32_t a, uint32_t b, uint32_t *c)
+{
+	uint64_t skip[O0_MAX / 64] = { 0 };
+	uint32_t left[O0_GROUPS], total = m->l.o0_total, esc = m->l.o0_n, cost;
+	uint16_t out[1 + ORDERS * K + NEIGHBOURS];
+	unsigned i, k, g, n = m->l.o0_n, n_out = 0, at;
+	/* Where the plain list is used, nearness is weighed at one coding
+	 * in NEAR_SAMPLE only: weighing takes a walk of the cells. */
+	bool by_near = a != NONE && m->l.cost_near < m->l.cost_plain;
+	bool weigh = by_near || (a != NONE && m->l.o0_weighed++ % NEAR_SAMPLE == 0);
+	nearness nr;
+
+	for (g = 0; g < O0_GROUPS; g++)
+		left[g] = m->l.o0_group[g];
+	for (k = 0; k < n_excl; k++) {
+		i = o0_find(m, excl[k]);
+		if (i < n && !skipped(skip, i)) {
+			skip[i / 64] |= UINT64_C(1) << (i % 64);
+			total -= m->l.o0_count[i];
+			left[i / O0_GROUP] -= m->l.o0_count[i];
+			esc--;
+			if (weigh) {
+				out[n_out++] = (uint16_t)i;
+				m->l.cell_sum[cell_of(m->l.o0_colour[i])] -= m->l.o0_count[i];
+			}
+		}
+	}
+	at = n;
+	nr.total = nr.esc = 0;
+	if (esc > 0) {
+		total += esc;
+		if (weigh) {
+			nr.a = a;
+			nr.b = b;
+			near_cells(m, &nr, total - esc, esc);
+		}
+		if (!m->decoding && (at = o0_find(m, *c)) < n && skipped(skip, at))
+			at = n;
+		if (by_near)
+			code_near(m, &nr, skip, &at);
+		else
+			code_plain(m, skip, left, total, esc, &at);
+		if (weigh && !m->corrupt) {
+			cost = lg256(total) - lg256(at == n ? esc : m->l.o0_count[at]);
+			m->l.cost_plain = m->l.cost_plain - (m->l.cost_plain >> NEAR_DECAY) + cost;
+			cost = near_cost(m, &nr, at);
+			m->l.cost_near = m->l.cost_near - (m->l.cost_near >> NEAR_DECAY) + cost;
+		}
+	}
+	for (k = 0; k < n_out; k++)
+		m->l.cell_sum[cell_of(m->l.o0_colour[out[k]])] += m->l.o0_count[out[k]];
+	if (at >= n)
+		return false;
+	*c = m->l.o0_colour[at];
 	return true;
 }
 
@@ -735,45 +976,65 @@ static unsigned o0_least(const learnt *l)
 	return i;
 }
 
+/* Adds delta to cell k's counts. */
+static void cell_add(learnt *l, unsigned k, int delta)
+{
+	l->cell_sum[k] = (uint16_t)(l->cell_sum[k] + delta);
+	if (l->cell_sum[k])
+		l->cell_used[k / 64] |= UINT64_C(1) << (k % 64);
+	else
+		l->cell_used[k / 64] &= ~(UINT64_C(1) << (k % 64));
+}
+
 static void learn_o0(vg_pixmodel *m, uint32_t c)
 {
-	unsigned i = o0_find(m, c);
+	learnt *l = &m->l;
+	unsigned i = o0_find(m, c), cell = cell_of(c);
 	uint16_t *p;
 
-	if (i == m->l.o0_n) {
-		if (m->l.o0_n < O0_MAX) {
-			m->l.o0_n++;
+	if (i == l->o0_n) {
+		if (l->o0_n < O0_MAX) {
+			l->o0_n++;
 		} else {
-			i = o0_least(&m->l);
-			m->l.o0_total -= m->l.o0_count[i];
-			m->l.o0_group[i / O0_GROUP] = (uint16_t)(m->l.o0_group[i / O0_GROUP] - m->l.o0_count[i]);
-			/* Out of its bucket's chain. */
-			for (p = &m->l.o0_head[o0_bucket(m->l.o0_colour[i])]; *p != i + 1;
-			     p = &m->l.o0_next[*p - 1])
+			i = o0_least(l);
+			l->o0_total -= l->o0_count[i];
+			l->o0_group[i / O0_GROUP] = (uint16_t)(l->o0_group[i / O0_GROUP] - l->o0_count[i]);
+			cell_add(l, cell_of(l->o0_colour[i]), -(int)l->o0_count[i]);
+			/* Out of its bucket's chain and its cell's. */
+			for (p = &l->o0_head[o0_bucket(l->o0_colour[i])]; *p != i + 1; p = &l->o0_next[*p - 1])
 				;
-			*p = m->l.o0_next[i];
+			*p = l->o0_next[i];
+			for (p = &l->cell_head[cell_of(l->o0_colour[i])]; *p != i + 1; p = &l->o0_cnext[*p - 1])
+				;
+			*p = l->o0_cnext[i];
 		}
-		m->l.o0_colour[i] = c;
-		m->l.o0_count[i] = 0;
-		p = &m->l.o0_head[o0_bucket(c)];
-		m->l.o0_next[i] = *p;
+		l->o0_colour[i] = c;
+		l->o0_count[i] = 0;
+		p = &l->o0_head[o0_bucket(c)];
+		l->o0_next[i] = *p;
 		*p = (uint16_t)(i + 1);
+		l->o0_cnext[i] = l->cell_head[cell];
+		l->cell_head[cell] = (uint16_t)(i + 1);
 	}
 	/* A place that held its group's least count (a new colour's held
 	 * 0) may raise it. */
-	if (m->l.o0_count[i]++ <= m->l.o0_group_least[i / O0_GROUP])
-		m->l.o0_group_least[i / O0_GROUP] = group_least(&m->l, i / O0_GROUP);
-	m->l.o0_group[i / O0_GROUP]++;
-	if (++m->l.o0_total > O0_TOTAL_MAX) {
-		m->l.o0_total = 0;
-		memset(m->l.o0_group, 0, sizeof m->l.o0_group);
+	if (l->o0_count[i]++ <= l->o0_group_least[i / O0_GROUP])
+		l->o0_group_least[i / O0_GROUP] = group_least(l, i / O0_GROUP);
+	l->o0_group[i / O0_GROUP]++;
+	cell_add(l, cell, 1);
+	if (++l->o0_total > O0_TOTAL_MAX) {
+		l->o0_total = 0;
+		memset(l->o0_group, 0, sizeof l->o0_group);
+		memset(l->cell_sum, 0, sizeof l->cell_sum);
+		memset(l->cell_used, 0, sizeof l->cell_used);
 		/* Halving keeps the order of counts, so the least of each. */
 		for (i = 0; i < O0_GROUPS; i++)
-			m->l.o0_group_least[i] = (uint16_t)((m->l.o0_group_least[i] + 1) / 2);
-		for (i = 0; i < m->l.o0_n; i++) {
-			m->l.o0_count[i] = (uint16_t)((m->l.o0_count[i] + 1) / 2);
-			m->l.o0_group[i / O0_GROUP] = (uint16_t)(m->l.o0_group[i / O0_GROUP] + m->l.o0_count[i]);
-			m->l.o0_total += m->l.o0_count[i];
+			l->o0_group_least[i] = (uint16_t)((l->o0_group_least[i] + 1) / 2);
+		for (i = 0; i < l->o0_n; i++) {
+			l->o0_count[i] = (uint16_t)((l->o0_count[i] + 1) / 2);
+			l->o0_group[i / O0_GROUP] = (uint16_t)(l->o0_group[i / O0_GROUP] + l->o0_count[i]);
+			l->o0_total += l->o0_count[i];
+			cell_add(l, cell_of(l->o0_colour[i]), l->o0_count[i]);
 		}
 	}
 }
@@ -1253,8 +1514,14 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			}
 			if (!found)
 				found = code_shape(m, nb, age_of(at_order[0], hash[0]), excl, &n_excl, &c);
-			if (!found && !code_o0(m, excl, n_excl, &c))
-				code_raw(m, nb[0] != NONE ? nb[0] : nb[1] != NONE ? nb[1] : 0, &c);
+			if (!found) {
+				/* The list by nearness to the left and upper
+				 * neighbours, or to the one of them there is. */
+				uint32_t near_a = nb[0] != NONE ? nb[0] : nb[1], near_b = nb[1] != NONE ? nb[1] : near_a;
+
+				if (!code_o0(m, excl, n_excl, near_a, near_b, &c))
+					code_raw(m, near_a != NONE ? near_a : 0, &c);
+			}
 			if (m->corrupt)
 				return;
 			row[x] = c;
