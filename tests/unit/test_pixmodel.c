@@ -94,6 +94,26 @@ static void paint(vg_pixbuf *fb, vg_rect r, int kind, GRand *rng)
 		}
 }
 
+/* Codes rects of src as one chunk into out, decodes it into dst, and
+ * checks that every block came back exactly. */
+static void round_trip(vg_pixmodel *enc, vg_pixmodel *dec, const vg_pixbuf *src, vg_pixbuf *dst,
+		       const vg_rect *rects, size_t n, vg_writer *out)
+{
+	size_t i;
+	int32_t y;
+
+	vg_writer_reset(out);
+	g_assert_cmpint(vg_pixmodel_encode(enc, src, rects, n, out), ==, 0);
+	vg_pixmodel_decode_begin(dec, out->data, out->len);
+	for (i = 0; i < n; i++)
+		g_assert_cmpint(vg_pixmodel_decode_rect(dec, dst, rects[i]), ==, 0);
+	g_assert_cmpint(vg_pixmodel_decode_end(dec), ==, 0);
+	for (i = 0; i < n; i++)
+		for (y = rects[i].y; y < rects[i].y + rects[i].h; y++)
+			g_assert_cmpmem(vg_pixbuf_row(dst, y) + rects[i].x, (size_t)rects[i].w * 4,
+					vg_pixbuf_row(src, y) + rects[i].x, (size_t)rects[i].w * 4);
+}
+
 /* Blocks of every kind, side by side and under each other (so that their
  * contexts reach into blocks coded before), in several chunks: the
  * decoder draws each exactly, and ends each chunk cleanly. */
@@ -110,7 +130,7 @@ static void test_round_trip(void)
 	vg_writer_init(&out);
 	for (chunk = 0; chunk < 12; chunk++) {
 		vg_rect rects[40];
-		size_t n = 0, i;
+		size_t n = 0;
 		int32_t x, y;
 
 		/* Columns of 16 pixels cut into segments of 5 to 40 rows. */
@@ -127,16 +147,7 @@ static void test_round_trip(void)
 				}
 				y += h;
 			}
-		vg_writer_reset(&out);
-		g_assert_cmpint(vg_pixmodel_encode(enc, src, rects, n, &out), ==, 0);
-		vg_pixmodel_decode_begin(dec, out.data, out.len);
-		for (i = 0; i < n; i++)
-			g_assert_cmpint(vg_pixmodel_decode_rect(dec, dst, rects[i]), ==, 0);
-		g_assert_cmpint(vg_pixmodel_decode_end(dec), ==, 0);
-		for (i = 0; i < n; i++)
-			for (y = rects[i].y; y < rects[i].y + rects[i].h; y++)
-				g_assert_cmpmem(vg_pixbuf_row(dst, y) + rects[i].x, (size_t)rects[i].w * 4,
-						vg_pixbuf_row(src, y) + rects[i].x, (size_t)rects[i].w * 4);
+		round_trip(enc, dec, src, dst, rects, n, &out);
 	}
 	vg_writer_clear(&out);
 	vg_pixmodel_free(enc);
@@ -310,21 +321,14 @@ static void test_near(void)
 	vg_pixmodel *enc, *dec;
 	vg_writer out;
 	size_t later = 0, cells = (320 / 8) * (300 / 5);
-	int i, y;
+	int i;
 
 	g_assert_cmpint(vg_pixmodel_new(&enc), ==, 0);
 	g_assert_cmpint(vg_pixmodel_new(&dec), ==, 0);
 	vg_writer_init(&out);
 	for (i = 0; i < 4; i++) {
 		paint_clustered(src, rng);
-		vg_writer_reset(&out);
-		g_assert_cmpint(vg_pixmodel_encode(enc, src, &page, 1, &out), ==, 0);
-		vg_pixmodel_decode_begin(dec, out.data, out.len);
-		g_assert_cmpint(vg_pixmodel_decode_rect(dec, dst, page), ==, 0);
-		g_assert_cmpint(vg_pixmodel_decode_end(dec), ==, 0);
-		for (y = 0; y < page.h; y++)
-			g_assert_cmpmem(vg_pixbuf_row(dst, y), (size_t)page.w * 4, vg_pixbuf_row(src, y),
-					(size_t)page.w * 4);
+		round_trip(enc, dec, src, dst, &page, 1, &out);
 		g_test_message("clustered page %d: %zu bytes", i, out.len);
 		if (i > 0)
 			later += out.len;
