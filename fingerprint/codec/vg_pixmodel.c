@@ -143,7 +143,7 @@ typedef struct {
 	uint32_t total;
 } residuals;
 
-/* What the model learns besides the colour contexts: some 38 KB, set
+/* What the model learns besides the colour contexts: some 42 KB, set
  * back to where a new model starts when coding starts (see freshen). */
 typedef struct {
 	uint32_t o0_colour[O0_MAX];
