@@ -51,6 +51,7 @@ typedef struct {
 	int zstd_level;
 	int refine_ms;
 	int band_ms;
+	int first_paint_ms;
 	gboolean no_moves;
 	int threads;
 	char *pixel_model;
@@ -99,7 +100,8 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "http", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (void *)vg_webdir_option, "Serve noVNC to browsers (from DIR; default " VG_WEBDIR_NOVNC "); they connect over WebSocket, on the RFB port unless --http-port", "DIR" },
 		{ "http-port", 0, 0, G_OPTION_ARG_INT, &o->http_port, "With --http: serve browsers on port N, one of their own, and greet VNC viewers on the RFB port at once", "N" },
 		{ "refine-ms", 0, 0, G_OPTION_ARG_INT, &o->refine_ms, "Progressive refinement for slow links: show a missed region approximately first when its exact pixels would take longer than MS on the link (100 suits a link of 0.2 MB/s and 120 ms), to viewers that take it; 0 (the default): exact pixels only", "MS" },
-		{ "band-ms", 0, 0, G_OPTION_ARG_INT, &o->band_ms, "Bands for slow links: when an update's missed pixels would take longer than MS on the link, send the first MS worth at once and the rest in the next updates, so the viewer draws part of a large change early; 0: one update", "MS" },
+		{ "band-ms", 0, 0, G_OPTION_ARG_INT, &o->band_ms, "Bands for slow links: when an update's missed pixels would take longer than MS on the link (and miss --first-paint-ms), send the first MS worth at once and the rest in the next updates, so the viewer draws part of a large change early (default 60; 0: always whole updates)", "MS" },
+		{ "first-paint-ms", 0, 0, G_OPTION_ARG_INT, &o->first_paint_ms, "Band only the updates that, sent whole, would reach the viewer later than MS after the screen changed, by the link's measured rate and round trip and the coding's measured time (default 200; 0: every update longer than --band-ms)", "MS" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates, 1-19 (default by the viewer's round trip: 3 under 1 ms, 9 under 5 ms, 11 beyond)", "N" },
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
 		{ "group-size", 0, 0, G_OPTION_ARG_INT, &o->group_size, "Fingerprinted segments per SHA-1 check, 1-255 (default 20)", "N" },
@@ -181,6 +183,10 @@ static int parse_options(int argc, char **argv, options *o)
 	}
 	if (o->band_ms < 0 || o->band_ms > 60000) {
 		vg_error("--band-ms must be between 0 and 60000");
+		return VG_EINVAL;
+	}
+	if (o->first_paint_ms < 0 || o->first_paint_ms > 60000) {
+		vg_error("--first-paint-ms must be between 0 and 60000");
 		return VG_EINVAL;
 	}
 	if (o->threads < 0 || o->threads >= VG_WORKERS_MAX) {
@@ -284,6 +290,7 @@ int main(int argc, char **argv)
 	o.pixmodel = cfg.pixmodel;
 	o.refine_ms = (int)cfg.refine_ms;
 	o.band_ms = (int)cfg.band_ms;
+	o.first_paint_ms = (int)cfg.first_paint_ms;
 	o.threads = cfg.threads;
 	o.fp_bits = (int)cfg.fp_bits;
 	o.group_size = (int)cfg.group_size;
@@ -352,6 +359,7 @@ int main(int argc, char **argv)
 	cfg.zstd_level = o.zstd_level;
 	cfg.refine_ms = (unsigned)o.refine_ms;
 	cfg.band_ms = (unsigned)o.band_ms;
+	cfg.first_paint_ms = (unsigned)o.first_paint_ms;
 	cfg.no_moves = o.no_moves;
 	cfg.threads = o.threads;
 	cfg.pixmodel = o.pixmodel;

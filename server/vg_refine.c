@@ -20,8 +20,10 @@ struct vg_refine {
 	uint64_t rate_ns;     /* when it was seen */
 	uint64_t cwnd_rate;
 	uint64_t queued;
+	uint64_t one_way_us;  /* half the least round trip seen; 0: not known */
 	double bpp;           /* wire bytes a literal pixel, moving average */
 	bool bpp_measured;    /* ... from at least one large update */
+	double code_ns;       /* the sender's time a literal pixel, likewise */
 	double approx_bpp;    /* wire bytes a shrunk pixel, likewise */
 };
 
@@ -69,6 +71,8 @@ void vg_refine_observe(vg_refine *rf, uint64_t now_ns, const vg_path_sample *p)
 	}
 	rf->cwnd_rate = p->cwnd_rate;
 	rf->queued = p->queued;
+	if (p->min_rtt_us || p->rtt_us)
+		rf->one_way_us = (p->min_rtt_us ? p->min_rtt_us : p->rtt_us) / 2;
 }
 
 /* Moves a bytes-a-pixel average towards one update's cost; updates of a
@@ -81,10 +85,13 @@ static bool learn_bpp(double *bpp, uint64_t pixels, uint64_t min_pixels, uint64_
 	return true;
 }
 
-void vg_refine_coded(vg_refine *rf, uint64_t pixels, uint64_t wire_bytes)
+void vg_refine_coded(vg_refine *rf, uint64_t pixels, uint64_t wire_bytes, uint64_t code_ns)
 {
-	if (learn_bpp(&rf->bpp, pixels, 4096, wire_bytes))
+	if (learn_bpp(&rf->bpp, pixels, 4096, wire_bytes)) {
+		rf->code_ns = rf->bpp_measured ? 0.75 * rf->code_ns + 0.25 * ((double)code_ns / (double)pixels)
+					       : (double)code_ns / (double)pixels;
 		rf->bpp_measured = true;
+	}
 }
 
 void vg_refine_approx_coded(vg_refine *rf, uint64_t pixels, unsigned factor, uint64_t wire_bytes)
@@ -116,6 +123,19 @@ uint64_t vg_refine_band_pixels(const vg_refine *rf)
 	if (rf->cfg.band_ms == 0 || vg_refine_rate(rf) == 0 || !rf->bpp_measured)
 		return UINT64_MAX;
 	return (uint64_t)((double)vg_refine_rate(rf) * rf->cfg.band_ms / 1000.0 / rf->bpp) + 1;
+}
+
+bool vg_refine_band_worth(const vg_refine *rf, uint64_t missed_px, uint64_t waited_ns)
+{
+	double ms;
+
+	if (rf->cfg.first_paint_ms == 0)
+		return true;
+	if (vg_refine_rate(rf) == 0)
+		return false;
+	ms = ((double)waited_ns + 2 * rf->code_ns * (double)missed_px) / 1e6 + (double)rf->one_way_us / 1000.0 +
+	     ((double)rf->queued + rf->bpp * (double)missed_px) * 1000.0 / (double)vg_refine_rate(rf);
+	return ms > rf->cfg.first_paint_ms;
 }
 
 uint64_t vg_refine_rate(const vg_refine *rf)

@@ -13,6 +13,7 @@
 #ifndef VG_REFINE_H
 #define VG_REFINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* What the kernel knows of a TCP connection's path. */
@@ -35,6 +36,8 @@ typedef struct {
 	unsigned budget_ms;  /* an update's missed pixels may take this long; 0: never approximate */
 	uint64_t fixed_rate; /* testing aid: bytes/s to assume instead of measuring; 0: measure */
 	unsigned band_ms;    /* an update's first band of missed pixels may take this long; 0: no bands */
+	unsigned first_paint_ms; /* bands only for updates that would reach the viewer
+				  * later than this whole; 0: for any longer than band_ms */
 } vg_refine_config;
 
 typedef struct vg_refine vg_refine;
@@ -51,8 +54,9 @@ void vg_refine_free(vg_refine *rf);
  * window's. */
 void vg_refine_observe(vg_refine *rf, uint64_t now_ns, const vg_path_sample *p);
 
-/* Tells the planner what literal pixels cost: pixels coded as wire_bytes. */
-void vg_refine_coded(vg_refine *rf, uint64_t pixels, uint64_t wire_bytes);
+/* Tells the planner what literal pixels cost: pixels coded as wire_bytes,
+ * in code_ns of the sender's time. */
+void vg_refine_coded(vg_refine *rf, uint64_t pixels, uint64_t wire_bytes, uint64_t code_ns);
 
 /* ... and what approximations cost: pixels shrunk by factor, coded as
  * wire_bytes. */
@@ -68,6 +72,16 @@ uint64_t vg_refine_chunk_pixels(const vg_refine *rf);
  * unbounded without bands, while the rate is unknown, and until a large
  * update's cost has been told (vg_refine_coded). */
 uint64_t vg_refine_band_pixels(const vg_refine *rf);
+
+/* Whether an update whose missed pixels number missed_px, waited_ns after
+ * its frame changed, is worth banding: coded at both ends at the time
+ * literal pixels have been taking the sender (the viewer's decoding
+ * counted as long), sent whole behind the bytes queued at what they have
+ * been costing, it would reach the viewer (half the path's least round
+ * trip after it left) later than first_paint_ms after the change. Below
+ * that, a band would only make the exact picture later. True without a
+ * target; false while the rate is unknown. */
+bool vg_refine_band_worth(const vg_refine *rf, uint64_t missed_px, uint64_t waited_ns);
 
 /* The shrink factor (2..16) for the approx_px missed pixels that may be
  * approximated, when the queue, the exact_px missed pixels that may not

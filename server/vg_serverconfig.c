@@ -34,6 +34,8 @@ void vg_server_config_init(vg_server_config *cfg)
 	cfg->group_size = VG_GROUP_DEFAULT;
 	cfg->desktop_name = "varg";
 	cfg->defer_ms = 5;
+	cfg->band_ms = VG_SERVER_BAND_MS;
+	cfg->first_paint_ms = VG_SERVER_FIRST_PAINT_MS;
 	cfg->threads = vg_workers_default_threads();
 }
 

@@ -37,6 +37,13 @@ typedef enum {
 } vg_server_pixmodel;
 #define VG_SERVER_SLOW_RTT_US 30000
 
+/* Bands (doc/user-guide.md): a first band of what the link carries in
+ * 60 ms, for updates that would reach the viewer later than 200 ms whole,
+ * the time within which a change still feels immediate. Measured over
+ * the emulated slow links in doc/results.md (*Bands on by default*). */
+#define VG_SERVER_BAND_MS 60
+#define VG_SERVER_FIRST_PAINT_MS 200
+
 /* Parses --pixel-model's value: auto, on or off; anything else is said
  * on stderr and VG_EINVAL. */
 int vg_server_pixmodel_option(const char *s, vg_server_pixmodel *out);
@@ -68,7 +75,10 @@ typedef struct {
 				   * 0 (the default): never (doc/user-guide.md) */
 	unsigned band_ms;         /* send an update's missed pixels in bands when they
 				   * would take longer than this on the link, the
-				   * first band as soon as it is coded; 0: never */
+				   * first band as soon as it is coded; 0: never;
+				   * default VG_SERVER_BAND_MS */
+	unsigned first_paint_ms;  /* ... and would reach the viewer later than this
+				   * whole; 0: whenever; default VG_SERVER_FIRST_PAINT_MS */
 	unsigned fp_bits;         /* optimistic fingerprint width, 8..64 */
 	unsigned group_size;      /* fingerprinted segments per SHA-1 */
 	bool no_persist;          /* ask viewers not to keep segments on disk,

@@ -372,6 +372,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	if (vg_sender_new(&cfg, &c->sender) == 0 &&
 	    vg_pipeline_new(&pcfg, frame->width, frame->height, c->sender, &c->pipe) == 0) {
 		vg_refine_config rcfg = { .budget_ms = scfg->refine_ms, .band_ms = scfg->band_ms,
+					  .first_paint_ms = scfg->first_paint_ms,
 					  .fixed_rate = vg_screen_testing_aids(s)->link_rate };
 
 		c->snapshot = vg_pixbuf_new(frame->width, frame->height);
@@ -751,7 +752,8 @@ static unsigned plan_refinement(vg_vargclient *c)
 }
 
 /* Bands: when the update's missed pixels would take longer than the band
- * budget on the link, keeps the first budget's worth of them, with every
+ * budget on the link, and reach the viewer later than the first-paint
+ * target (vg_refine_band_worth), keeps the first budget's worth of them, with every
  * segment the viewer holds and every one that must go exact, and leaves
  * the others in c->deferred: owed, they go in the next passes, which the
  * viewer's credits allow at once. The viewer draws the first band a
@@ -760,7 +762,7 @@ static unsigned plan_refinement(vg_vargclient *c)
  * everything soon. Caller holds c->lock. */
 static void plan_bands(vg_vargclient *c, unsigned factor)
 {
-	uint64_t max_px = vg_refine_band_pixels(c->refine), kept = 0, left = 0;
+	uint64_t max_px = vg_refine_band_pixels(c->refine), kept = 0, left = 0, now;
 	const vg_segdesc *segs;
 	size_t i, n;
 
@@ -783,6 +785,10 @@ static void plan_bands(vg_vargclient *c, unsigned factor)
 		if (miss)
 			kept += (uint64_t)vg_rect_area(segs[i].rect);
 	}
+	now = vg_time_ns();
+	if (c->deferred->len &&
+	    !vg_refine_band_worth(c->refine, kept + left, now > c->snap_frame_ns ? now - c->snap_frame_ns : 0))
+		g_array_set_size(c->deferred, 0);
 	if (c->deferred->len == 0)
 		return;
 	g_array_set_size(c->deferred, (guint)vg_rects_coalesce((vg_rect *)(void *)c->deferred->data,
@@ -1162,10 +1168,10 @@ static void settle_update(rfbClientPtr cl, vg_vargclient *c, unsigned factor)
 
 /* Tells the refinement planner what the update's pixels cost. */
 static void tell_planner(vg_vargclient *c, unsigned factor, const vg_sender_stats *before,
-			 const vg_sender_stats *after)
+			 const vg_sender_stats *after, uint64_t code_ns)
 {
 	vg_refine_coded(c->refine, (after->literal_bytes - before->literal_bytes) / 3,
-			after->literal_wire_bytes - before->literal_wire_bytes);
+			after->literal_wire_bytes - before->literal_wire_bytes, code_ns);
 	if (factor)
 		vg_refine_approx_coded(c->refine, after->approx_pixels - before->approx_pixels,
 				       factor, after->approx_bytes - before->approx_bytes);
@@ -1233,7 +1239,7 @@ void vg_vargclient_pass(rfbClientPtr cl, vg_vargclient *c)
 	vg_sender_stats before, after;
 	vg_monitor_update u;
 	unsigned factor = 0;
-	uint64_t done_ns;
+	uint64_t done_ns, code_ns;
 	bool save;
 	int err;
 
@@ -1267,10 +1273,12 @@ void vg_vargclient_pass(rfbClientPtr cl, vg_vargclient *c)
 	factor = plan_refinement(c);
 	plan_bands(c, factor);
 	vg_sender_get_stats(c->sender, &before);
+	code_ns = vg_time_ns();
 	if (!(err = code_update(c, factor, &u)))
 		settle_update(cl, c, factor);
+	code_ns = vg_time_ns() - code_ns;
 	vg_sender_get_stats(c->sender, &after);
-	tell_planner(c, factor, &before, &after);
+	tell_planner(c, factor, &before, &after, code_ns);
 	/* Also while connected: a server that dies keeps most of what it knew. */
 	save = c->persist && vg_time_ns() - c->saved_ns > (uint64_t)vg_screen_config(s)->beliefs_save_s * 1000000000u;
 	pthread_mutex_unlock(&c->lock);

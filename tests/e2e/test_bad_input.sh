@@ -12,7 +12,7 @@ VWR="$B/viewer/varg-viewer --headless"
 VT=$B/traces/varg-trace
 d=$work/in
 mkdir -p "$d"
-tap_plan 75
+tap_plan 76
 
 # Inputs: a frame as PNG, a trace cut short in its header and in a record,
 # one with a flipped byte in a record and one in its magic, an empty file.
@@ -62,6 +62,7 @@ bad 2 '--fp-bits must be' $SRV --trace "$TRACE" --fp-bits 4
 bad 2 '--group-size must be' $SRV --trace "$TRACE" --group-size 0
 bad 2 '--zstd-level must be between 1 and 19' $SRV --trace "$TRACE" --zstd-level 0
 bad 2 '--band-ms must be between 0 and 60000' $SRV --trace "$TRACE" --band-ms -5
+bad 2 '--first-paint-ms must be between 0 and 60000' $SRV --trace "$TRACE" --first-paint-ms 70000
 bad 2 '--speed must be' $SRV --trace "$TRACE" --speed -1
 bad 2 '--beliefs-file-mb must be' $SRV --trace "$TRACE" --beliefs-file-mb 0
 bad 2 'exclude each other' $SRV --trace "$TRACE" --no-persistent-cache --beliefs-dir "$d"

@@ -4,12 +4,13 @@
 # large missed regions approximately first, then exactly; every picture
 # ends exact. A viewer that asks for exact pixels only (--lossless-only, as
 # an older viewer) and a server without --refine-ms get no approximation.
-# With --band-ms instead, large updates go in bands, all exact, and
-# scrolls meanwhile still move.
+# By default instead, large updates that would miss the first-paint
+# target go in bands, all exact, and scrolls meanwhile still move; a
+# target they meet whole, or --band-ms 0, sends them whole.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 IDLE=${IDLE:-2}
-tap_plan 18
+tap_plan 20
 
 # run NAME TRACE RATE SERVER-ARGS -- VIEWER-ARGS: the trace played to one
 # viewer as if the link carried RATE bytes/s; says what was approximate.
@@ -44,19 +45,24 @@ tap_check "heat map over a 5 kB/s link: exact" run hm "$HM" 5000 --refine-ms 100
 tap_check "  ... after approximations" test "$(approximations hm)" -gt 0
 tap_check "a viewer that takes exact pixels only: exact" run lossless "$TV" 20000 --refine-ms 100 -- --lossless-only
 tap_check "  ... and got no approximation" test "$(approximations lossless)" = 0
-tap_check "a server without --refine-ms: exact" run off "$TV" 20000 --
+tap_check "a server with neither --refine-ms nor bands: exact" run off "$TV" 20000 --band-ms 0 --
 tap_check "  ... and sent no approximation" test "$(approximations off)" = 0
 tap_check "  ... nor bands" sh -c "! grep -q 'updates banded' '$work/off.err'"
-# Bands: the same link, the missed pixels of large updates sent in parts.
-tap_check "heat map over a 20 kB/s link in bands: exact" run band "$HM" 20000 --band-ms 100 --
+# Bands, by default: the same link, the missed pixels of large updates
+# sent in parts.
+tap_check "heat map over a 20 kB/s link in bands: exact" run band "$HM" 20000 --
 tap_check "  ... in bands" grep -q 'updates banded' "$work/band.err"
 tap_check "  ... and no approximation" test "$(approximations band)" = 0
 tap_check "  ... and to a viewer that takes exact pixels only: exact" \
-	run lossband "$HM" 20000 --band-ms 100 -- --lossless-only
+	run lossband "$HM" 20000 -- --lossless-only
 tap_check "  ... in bands" grep -q 'updates banded' "$work/lossband.err"
 # A scroll while a band's rest is owed still moves what the viewer holds,
 # and carries what it owes along: as many pixels moved as without bands.
-tap_check "heat map over a 20 kB/s link whole: exact" run whole "$HM" 20000 --
+tap_check "heat map over a 20 kB/s link whole: exact" run whole "$HM" 20000 --band-ms 0 --
 moved() { json_num "$work/$1.json" moved_pixels; }
 tap_check "  ... bands moved as much" test "$(moved band)" -ge "$(($(moved whole) * 95 / 100))"
+# Every update reaches the viewer within a minute's target: none banded.
+tap_check "a first-paint target that whole updates meet: exact" \
+	run target "$HM" 20000 --first-paint-ms 60000 --
+tap_check "  ... and no bands" sh -c "! grep -q 'updates banded' '$work/target.err'"
 tap_done
