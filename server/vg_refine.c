@@ -127,15 +127,16 @@ uint64_t vg_refine_band_pixels(const vg_refine *rf)
 
 bool vg_refine_band_worth(const vg_refine *rf, uint64_t missed_px, uint64_t waited_ns)
 {
-	double ms;
+	double px = (double)missed_px, coding_ms, link_ms;
 
 	if (rf->cfg.first_paint_ms == 0)
 		return true;
 	if (vg_refine_rate(rf) == 0)
 		return false;
-	ms = ((double)waited_ns + 2 * rf->code_ns * (double)missed_px) / 1e6 + (double)rf->one_way_us / 1000.0 +
-	     ((double)rf->queued + rf->bpp * (double)missed_px) * 1000.0 / (double)vg_refine_rate(rf);
-	return ms > rf->cfg.first_paint_ms;
+	coding_ms = 2 * rf->code_ns * px / 1e6;
+	link_ms = (double)rf->one_way_us / 1000.0 +
+		  ((double)rf->queued + rf->bpp * px) * 1000.0 / (double)vg_refine_rate(rf);
+	return (double)waited_ns / 1e6 + coding_ms + link_ms > rf->cfg.first_paint_ms;
 }
 
 uint64_t vg_refine_rate(const vg_refine *rf)

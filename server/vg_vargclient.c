@@ -753,13 +753,13 @@ static unsigned plan_refinement(vg_vargclient *c)
 
 /* Bands: when the update's missed pixels would take longer than the band
  * budget on the link, and reach the viewer later than the first-paint
- * target (vg_refine_band_worth), keeps the first budget's worth of them, with every
- * segment the viewer holds and every one that must go exact, and leaves
- * the others in c->deferred: owed, they go in the next passes, which the
- * viewer's credits allow at once. The viewer draws the first band a
- * round of coding and a band's transfer after the change, not the whole
- * update's. Not with an approximation (factor), which already shows
- * everything soon. Caller holds c->lock. */
+ * target (vg_refine_band_worth), keeps the first budget's worth of them,
+ * with every segment the viewer holds and every one that must go exact,
+ * and leaves the others in c->deferred: owed, they go in the next
+ * passes, which the viewer's credits allow at once. The viewer draws the
+ * first band a round of coding and a band's transfer after the change,
+ * not the whole update's. Not with an approximation (factor), which
+ * already shows everything soon. Caller holds c->lock. */
 static void plan_bands(vg_vargclient *c, unsigned factor)
 {
 	uint64_t max_px = vg_refine_band_pixels(c->refine), kept = 0, left = 0, now;
