@@ -46,6 +46,11 @@ int vg_refine_read_socket(int fd, vg_path_sample *out)
 	return VG_OK;
 }
 
+uint64_t vg_path_rtt_us(const vg_path_sample *p)
+{
+	return p->min_rtt_us ? p->min_rtt_us : p->rtt_us;
+}
+
 vg_refine *vg_refine_new(const vg_refine_config *cfg)
 {
 	vg_refine *rf = g_new0(vg_refine, 1);
@@ -71,8 +76,14 @@ void vg_refine_observe(vg_refine *rf, uint64_t now_ns, const vg_path_sample *p)
 	}
 	rf->cwnd_rate = p->cwnd_rate;
 	rf->queued = p->queued;
-	if (p->min_rtt_us || p->rtt_us)
-		rf->one_way_us = (p->min_rtt_us ? p->min_rtt_us : p->rtt_us) / 2;
+	if (vg_path_rtt_us(p))
+		rf->one_way_us = vg_path_rtt_us(p) / 2;
+}
+
+/* A moving average a quarter of the way towards one update's figure. */
+static double toward(double average, double sample)
+{
+	return 0.75 * average + 0.25 * sample;
 }
 
 /* Moves a bytes-a-pixel average towards one update's cost; updates of a
@@ -81,15 +92,16 @@ static bool learn_bpp(double *bpp, uint64_t pixels, uint64_t min_pixels, uint64_
 {
 	if (pixels < min_pixels)
 		return false;
-	*bpp = 0.75 * *bpp + 0.25 * ((double)wire_bytes / (double)pixels);
+	*bpp = toward(*bpp, (double)wire_bytes / (double)pixels);
 	return true;
 }
 
 void vg_refine_coded(vg_refine *rf, uint64_t pixels, uint64_t wire_bytes, uint64_t code_ns)
 {
 	if (learn_bpp(&rf->bpp, pixels, 4096, wire_bytes)) {
-		rf->code_ns = rf->bpp_measured ? 0.75 * rf->code_ns + 0.25 * ((double)code_ns / (double)pixels)
-					       : (double)code_ns / (double)pixels;
+		double ns = (double)code_ns / (double)pixels;
+
+		rf->code_ns = rf->bpp_measured ? toward(rf->code_ns, ns) : ns;
 		rf->bpp_measured = true;
 	}
 }

@@ -28,6 +28,10 @@ typedef struct {
 	uint64_t min_rtt_us;
 } vg_path_sample;
 
+/* The path's round trip: the least one seen (the smoothed one also holds
+ * the peer's time to answer), else the smoothed one; 0: none yet. */
+uint64_t vg_path_rtt_us(const vg_path_sample *p);
+
 /* Reads fd's TCP_INFO into *out. VG_EIO if fd is not a TCP socket; *out
  * is then all zero. */
 int vg_refine_read_socket(int fd, vg_path_sample *out);

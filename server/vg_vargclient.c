@@ -356,7 +356,7 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	 * handshake (5 ms for 0.35 on a gigabit link). */
 	/* A socket without TCP_INFO leaves path all zero: the middle level. */
 	(void)vg_refine_read_socket(path_fd_of(cl), &path);
-	rtt_us = path.min_rtt_us ? path.min_rtt_us : path.rtt_us;
+	rtt_us = vg_path_rtt_us(&path);
 	cfg.zstd_level = c->zstd_level = zstd_level_for(scfg, rtt_us);
 	cfg.pixmodel = pixmodel_for(scfg, rtt_us);
 	vg_info("client %s: round trip %.2f ms: zstd level %d, %s", cl->host, (double)rtt_us / 1e3,
@@ -762,7 +762,7 @@ static unsigned plan_refinement(vg_vargclient *c)
  * already shows everything soon. Caller holds c->lock. */
 static void plan_bands(vg_vargclient *c, unsigned factor)
 {
-	uint64_t max_px = vg_refine_band_pixels(c->refine), kept = 0, left = 0, now;
+	uint64_t max_px = vg_refine_band_pixels(c->refine), kept = 0, left = 0;
 	const vg_segdesc *segs;
 	size_t i, n;
 
@@ -785,10 +785,13 @@ static void plan_bands(vg_vargclient *c, unsigned factor)
 		if (miss)
 			kept += (uint64_t)vg_rect_area(segs[i].rect);
 	}
-	now = vg_time_ns();
-	if (c->deferred->len &&
-	    !vg_refine_band_worth(c->refine, kept + left, now > c->snap_frame_ns ? now - c->snap_frame_ns : 0))
-		g_array_set_size(c->deferred, 0);
+	if (c->deferred->len) {
+		uint64_t now = vg_time_ns();
+
+		if (!vg_refine_band_worth(c->refine, kept + left,
+					  now > c->snap_frame_ns ? now - c->snap_frame_ns : 0))
+			g_array_set_size(c->deferred, 0);
+	}
 	if (c->deferred->len == 0)
 		return;
 	g_array_set_size(c->deferred, (guint)vg_rects_coalesce((vg_rect *)(void *)c->deferred->data,
