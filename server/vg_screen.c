@@ -59,6 +59,8 @@ int vg_screen_new(const vg_server_config *cfg, int32_t width, int32_t height, vg
 	scr->testing.race_fix = true;
 	if ((env = g_getenv("VARG_TEST_SEND_DELAY_MS")))
 		scr->testing.send_delay_ms = atoi(env);
+	if ((env = g_getenv("VARG_TEST_PASS_DELAY_MS")))
+		scr->testing.pass_delay_ms = atoi(env);
 	/* Approximations on loopback, as if the link were this slow. */
 	if ((env = g_getenv("VARG_TEST_LINK_RATE")))
 		scr->testing.link_rate = g_ascii_strtoull(env, NULL, 10);

@@ -42,6 +42,7 @@ typedef struct {
 /* Testing aids, from the environment (VARG_TEST_*). */
 typedef struct {
 	int send_delay_ms;        /* widens the request race */
+	int pass_delay_ms;        /* widens the stock pass race */
 	uint64_t link_rate;       /* bytes/s the refinement planner assumes; 0: measured */
 	bool race_fix;            /* off only to show the race */
 	bool shared_read;         /* stock clients encode from the shared frame */

@@ -6,10 +6,15 @@
  * modified region is copied into it under frame_lock (read), which is
  * then let go; the encoders read the copy while the source writes new
  * frames. A change marked while the pass runs is kept aside (c->late)
- * and becomes modified again at the pass's end, because LibVNCServer
- * subtracts the region it sends, taken before the hook, from
- * modifiedRegion after it: a newer change inside it would be lost. So no
- * stock update mixes two frames, and a slow stock client delays no one but
+ * and becomes modified again at the pass's end: a newer change inside the
+ * region being sent would otherwise be subtracted with it and lost.
+ *
+ * LibVNCServer's output thread copies modifiedRegion before the hook,
+ * without the frame lock; a frame written in between would be sent only
+ * where that older region covers it, half of it on the client's screen.
+ * So the hook sends the update itself, of the region it copied under the
+ * lock, and LibVNCServer's own send finds nothing left requested. No stock
+ * update mixes two frames, and a slow stock client delays no one but
  * itself. A client that asked for real scaling (SetScale) reads
  * LibVNCServer's scaled screen, which the source updates under the write
  * lock: its pass holds the read lock throughout.
@@ -33,6 +38,7 @@ struct vg_stockclient {
 	rfbScreenInfo *own_screen; /* cl->scaledScreen, 1:1 over own_frame */
 	vg_pixbuf *own_frame;     /* the frame as this client is sent it */
 	bool reading;             /* this pass holds the frame lock for reading */
+	bool sending;             /* the pass's own send calls the hooks again */
 	int lib_sent;             /* LibVNCServer's FramebufferUpdate count at the pass's start */
 	int lib_bytes;            /* its byte count at the pass's start */
 	uint64_t pass_ns;         /* when a pass started */
@@ -125,11 +131,22 @@ void vg_stockclient_resize(rfbClientPtr cl, vg_stockclient *c)
 		fit(cl, c);
 }
 
+/* Sends due (what was modified when the frame was locked) in
+ * LibVNCServer's encodings, with this client's hooks turned off for the
+ * call. A pending desktop-size marker is left to the caller's send, which
+ * sends it alone. */
+static void send_due(rfbClientPtr cl, vg_stockclient *c, sraRegion *due)
+{
+	if (cl->useNewFBSize && cl->newFBSizePending)
+		return;
+	c->sending = true;
+	rfbSendFramebufferUpdate(cl, due);
+	c->sending = false;
+}
+
 /* A stock client's pass begins: its modified region is copied from the
- * frame into its own, and changes from now until the finished hook are
- * kept in c->late. The region LibVNCServer will send was taken from
- * modifiedRegion before this hook and lies inside it. On the output
- * thread with sendMutex held. */
+ * frame into its own and sent, and changes from now until the finished
+ * hook are kept in c->late. On the output thread with sendMutex held. */
 void vg_stockclient_pass_begin(rfbClientPtr cl, vg_stockclient *c)
 {
 	vg_screen *s = c->screen;
@@ -138,6 +155,10 @@ void vg_stockclient_pass_begin(rfbClientPtr cl, vg_stockclient *c)
 	sraRegion *due;
 	sraRect sr;
 
+	if (c->sending)
+		return;
+	if (vg_screen_testing_aids(s)->pass_delay_ms)
+		g_usleep((gulong)vg_screen_testing_aids(s)->pass_delay_ms * 1000);
 	frame = vg_screen_read_lock(s);
 	if (vg_screen_monitor(s)) {
 		c->pass_ns = vg_time_ns();
@@ -149,6 +170,11 @@ void vg_stockclient_pass_begin(rfbClientPtr cl, vg_stockclient *c)
 		/* Encoders read a frame the source writes: hold the read
 		 * lock until the finished hook. */
 		c->reading = true;
+		LOCK(cl->updateMutex);
+		due = sraRgnCreateRgn(cl->modifiedRegion);
+		UNLOCK(cl->updateMutex);
+		send_due(cl, c, due);
+		sraRgnDestroy(due);
 		return;
 	}
 	LOCK(cl->updateMutex);
@@ -165,6 +191,7 @@ void vg_stockclient_pass_begin(rfbClientPtr cl, vg_stockclient *c)
 	}
 	sraRgnReleaseIterator(it);
 	vg_screen_read_unlock(s);
+	send_due(cl, c, due);
 	sraRgnDestroy(due);
 }
 
@@ -175,6 +202,8 @@ void vg_stockclient_pass_end(rfbClientPtr cl, vg_stockclient *c)
 {
 	vg_monitor *monitor = vg_screen_monitor(c->screen);
 
+	if (c->sending)
+		return;
 	if (c->reading) {
 		c->reading = false;
 		vg_screen_read_unlock(c->screen);

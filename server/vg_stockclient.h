@@ -26,7 +26,8 @@ void vg_stockclient_free(vg_stockclient *c);
 void vg_stockclient_gone(rfbClientPtr cl, vg_stockclient *c);
 
 /* The start and the end of a stock client's pass, on its output thread
- * with sendMutex held; the end does nothing after a Varg pass. */
+ * with sendMutex held: the start sends the update, LibVNCServer's send
+ * then has nothing left to do; the end does nothing after a Varg pass. */
 void vg_stockclient_pass_begin(rfbClientPtr cl, vg_stockclient *c);
 void vg_stockclient_pass_end(rfbClientPtr cl, vg_stockclient *c);
 
