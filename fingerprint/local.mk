@@ -9,6 +9,7 @@ noinst_LIBRARIES += fingerprint/libvgfp.a
 fingerprint_libvgfp_a_SOURCES = \
 	fingerprint/proto/vg_proto.h \
 	fingerprint/proto/vg_sender.c fingerprint/proto/vg_sender.h \
+	fingerprint/proto/vg_pixcost.c fingerprint/proto/vg_pixcost.h \
 	fingerprint/proto/vg_receiver.c fingerprint/proto/vg_receiver.h \
 	fingerprint/proto/vg_history.c fingerprint/proto/vg_history.h \
 	fingerprint/proto/vg_beliefs.c fingerprint/proto/vg_beliefs.h \
@@ -131,6 +132,13 @@ VG_FUZZERS += tests/fuzz/fuzz_beliefs
 tests_fuzz_fuzz_beliefs_SOURCES = tests/fuzz/fuzz_beliefs.c
 tests_fuzz_fuzz_beliefs_LDADD = $(VG_FP_LIBS)
 tests_fuzz_fuzz_beliefs_LDFLAGS = -fsanitize=fuzzer
+
+# The choice of coding for new pixels, by the link's rate.
+check_PROGRAMS += tests/unit/test_pixcost
+TESTS += tests/unit/test_pixcost
+tests_unit_test_pixcost_SOURCES = tests/unit/test_pixcost.c
+tests_unit_test_pixcost_LDADD = $(VG_FP_LIBS)
+
 check_PROGRAMS += tests/unit/test_history
 TESTS += tests/unit/test_history
 tests_unit_test_history_SOURCES = tests/unit/test_history.c $(VG_TESTUTIL_SOURCES)

@@ -87,7 +87,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "beliefs-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->beliefs_dir, "Keep what the site's viewers' caches hold under DIR (default $XDG_STATE_HOME/varg/beliefs)", "DIR" },
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates to the site's viewers, 1-19 (default by the viewer's round trip: 3 under 1 ms, 9 under 5 ms, 11 beyond)", "N" },
 		{ "refine-ms", 0, 0, G_OPTION_ARG_INT, &o->refine_ms, "Progressive refinement towards the site's viewers (as varg-server's; default 0: off)", "MS" },
-		{ "pixel-model", 0, 0, G_OPTION_ARG_STRING, &o->pixel_model, "The pixel model towards the site's viewers (as varg-server's): auto (the default: for viewers 30 ms or more away), on or off", "WHEN" },
+		{ "pixel-model", 0, 0, G_OPTION_ARG_STRING, &o->pixel_model, "The pixel model towards the site's viewers (as varg-server's): auto (the default: per update, where the link's rate makes it sooner), on or off", "WHEN" },
 		{ "stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json, "At exit, write the upstream's and every viewer's counts to FILE", "FILE" },
 		{ "stats-interval", 0, 0, G_OPTION_ARG_INT, &o->stats_interval, "Print a status line on stderr every S seconds (default with -v: 10)", "S" },
 		{ "via", 0, 0, G_OPTION_ARG_STRING, &o->via, "Reach the upstream through an SSH tunnel to GATEWAY", "GATEWAY" },

@@ -105,7 +105,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "zstd-level", 0, 0, G_OPTION_ARG_INT, &o->zstd_level, "zstd level of Varg updates, 1-19 (default by the viewer's round trip: 3 under 1 ms, 9 under 5 ms, 11 beyond)", "N" },
 		{ "fp-bits", 0, 0, G_OPTION_ARG_INT, &o->fp_bits, "Optimistic fingerprint width in bits, 8-64 (default 40)", "N" },
 		{ "group-size", 0, 0, G_OPTION_ARG_INT, &o->group_size, "Fingerprinted segments per SHA-1 check, 1-255 (default 20)", "N" },
-		{ "pixel-model", 0, 0, G_OPTION_ARG_STRING, &o->pixel_model, "Code literal pixels by the pixel model (a third or more fewer bytes, a few times the CPU at both ends): auto (the default: for viewers 30 ms or more away), on or off", "WHEN" },
+		{ "pixel-model", 0, 0, G_OPTION_ARG_STRING, &o->pixel_model, "Code literal pixels by the pixel model (a third or more fewer bytes, a few times the CPU at both ends): auto (the default: per update, where the link's rate makes it sooner), on or off", "WHEN" },
 		{ "threads", 0, 0, G_OPTION_ARG_INT, &o->threads, "Threads beside each viewer's own that share the differencing and segmentation of its big updates (default: the processors less one; 0: none)", "N" },
 		{ "no-moves", 0, 0, G_OPTION_ARG_NONE, &o->no_moves, "Send moved content (a scroll) as segments, never as a copy the viewer makes from its own picture", NULL },
 		{ "no-persistent-cache", 0, 0, G_OPTION_ARG_NONE, &o->no_persist, "Ask viewers not to keep this server's segments on disk, and keep no beliefs about their caches", NULL },

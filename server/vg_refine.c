@@ -116,6 +116,11 @@ static double budget_bytes(const vg_refine *rf)
 	return (double)vg_refine_rate(rf) * rf->cfg.budget_ms / 1000.0;
 }
 
+uint64_t vg_refine_known_rate(const vg_refine *rf)
+{
+	return rf->bpp_measured ? vg_refine_rate(rf) : 0;
+}
+
 uint64_t vg_refine_chunk_pixels(const vg_refine *rf)
 {
 	double room;

@@ -99,4 +99,8 @@ unsigned vg_refine_factor(const vg_refine *rf, uint64_t exact_px, uint64_t appro
 /* The path's rate the planner works with, bytes/s (0: unknown). */
 uint64_t vg_refine_rate(const vg_refine *rf);
 
+/* The same once a large update has gone, 0 before: until then it is the
+ * handshake's, far below what the link carries. */
+uint64_t vg_refine_known_rate(const vg_refine *rf);
+
 #endif

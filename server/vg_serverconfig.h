@@ -26,12 +26,14 @@ typedef struct {
 #define VG_SERVER_FAR_RTT_US 5000
 #define VG_SERVER_LAN_RTT_US 1000
 
-/* The pixel model (fingerprint/codec/vg_pixmodel.h) costs a few times the CPU
- * of the literal methods and zstd at both ends and saves a third or more
- * of the pixel bytes: worth it on a slow link. The handshake measures
- * only the round trip, so by default a long one stands for a slow link. */
+/* The pixel model (fingerprint/codec/vg_pixmodel.h) costs more CPU than
+ * the literal methods and zstd at both ends and saves a third or more of
+ * the pixel bytes: worth it on a slow link. By default it is chosen per
+ * update by the link's rate (fingerprint/proto/vg_pixcost.h); until that
+ * is known, a round trip of VG_SERVER_SLOW_RTT_US or more stands for a
+ * slow link. */
 typedef enum {
-	VG_SERVER_PIXMODEL_AUTO, /* from VG_SERVER_SLOW_RTT_US on */
+	VG_SERVER_PIXMODEL_AUTO, /* per update, by the link's rate */
 	VG_SERVER_PIXMODEL_ON,
 	VG_SERVER_PIXMODEL_OFF,
 } vg_server_pixmodel;

@@ -261,16 +261,27 @@ static void save_beliefs(vg_vargclient *c, const char *host)
 static void log_session(vg_vargclient *c, const char *host)
 {
 	vg_sender_stats st;
+	vg_pixcost pc;
+	char model[80] = "";
 
 	vg_sender_get_stats(c->sender, &st);
+	vg_sender_get_pixcost(c->sender, &pc);
+	if (st.model_updates)
+		snprintf(model, sizeof model, ", pixels of %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+			 " updates by the pixel model", st.model_updates, st.literal_updates);
 	vg_info("client %s: Varg session ended: %" G_GUINT64_FORMAT " fingerprints, %"
 		G_GUINT64_FORMAT " literal segments, %" G_GUINT64_FORMAT " repairs, miss rate %.2f %%, %"
 		G_GUINT64_FORMAT " beliefs (%" G_GUINT64_FORMAT " from disk)%s; zstd level %d%s", host,
 		st.fingerprint_segments, st.literal_segments, st.repairs,
 		st.fingerprint_segments ? 100.0 * (double)st.repairs / (double)st.fingerprint_segments : 0.0,
 		st.beliefs, st.beliefs_loaded, c->persist ? ", saved" : "",
-		c->zstd_level,
-		st.model_updates ? ", pixels by the pixel model" : "");
+		c->zstd_level, model);
+	if (pc.measured[VG_PIXCOST_LITERAL] || pc.measured[VG_PIXCOST_MODEL])
+		vg_info("client %s: new pixels cost, a pixel: the literal methods %.1f ns and %.4f"
+			" bytes%s, the pixel model %.1f ns and %.4f bytes%s", host,
+			pc.ns_px[VG_PIXCOST_LITERAL], pc.bytes_px[VG_PIXCOST_LITERAL],
+			pc.measured[VG_PIXCOST_LITERAL] ? "" : " (assumed)", pc.ns_px[VG_PIXCOST_MODEL],
+			pc.bytes_px[VG_PIXCOST_MODEL], pc.measured[VG_PIXCOST_MODEL] ? "" : " (assumed)");
 	if (st.approx_messages)
 		vg_info("client %s: %" G_GUINT64_FORMAT " approximations of %" G_GUINT64_FORMAT
 			" pixels in %" G_GUINT64_FORMAT " bytes, of %" G_GUINT64_FORMAT " Varg bytes", host,
@@ -295,13 +306,16 @@ static int zstd_level_for(const vg_server_config *cfg, uint64_t rtt_us)
 	return VG_SENDER_ZSTD_LEVEL;
 }
 
-/* Whether to offer this viewer the pixel model: as configured, or by
- * default to one whose round trip says it is on a slow, distant link. */
-static bool pixmodel_for(const vg_server_config *cfg, uint64_t rtt_us)
+/* Whether the pixel model codes this viewer's pixels: as configured, or
+ * by default per update by the link's rate (vg_pixcost.h), and until the
+ * rate is known when the round trip says the link is slow and distant. */
+static void pixmodel_for(const vg_server_config *cfg, uint64_t rtt_us, vg_sender_config *out)
 {
+	out->pixmodel_by_rate = cfg->pixmodel == VG_SERVER_PIXMODEL_AUTO;
 	if (cfg->pixmodel != VG_SERVER_PIXMODEL_AUTO)
-		return cfg->pixmodel == VG_SERVER_PIXMODEL_ON;
-	return rtt_us >= VG_SERVER_SLOW_RTT_US;
+		out->pixmodel = cfg->pixmodel == VG_SERVER_PIXMODEL_ON;
+	else
+		out->pixmodel = rtt_us >= VG_SERVER_SLOW_RTT_US;
 }
 
 static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
@@ -358,9 +372,12 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	(void)vg_refine_read_socket(path_fd_of(cl), &path);
 	rtt_us = vg_path_rtt_us(&path);
 	cfg.zstd_level = c->zstd_level = zstd_level_for(scfg, rtt_us);
-	cfg.pixmodel = pixmodel_for(scfg, rtt_us);
+	pixmodel_for(scfg, rtt_us, &cfg);
 	vg_info("client %s: round trip %.2f ms: zstd level %d, %s", cl->host, (double)rtt_us / 1e3,
-		cfg.zstd_level, cfg.pixmodel ? "the pixel model" : "no pixel model");
+		cfg.zstd_level,
+		cfg.pixmodel_by_rate ? (cfg.pixmodel ? "the pixel model by the link's rate (at first)"
+						     : "the pixel model by the link's rate (not at first)")
+		: cfg.pixmodel ? "the pixel model" : "no pixel model");
 	cfg.fp_bits = scfg->fp_bits;
 	cfg.group_size = scfg->group_size;
 	cfg.no_persist = scfg->no_persist;
@@ -1077,9 +1094,11 @@ static void observe_link(rfbClientPtr cl, vg_vargclient *c)
 	vg_path_sample path;
 
 	c->refining = c->refine && vg_sender_takes_approx(c->sender);
-	if ((c->refining || vg_screen_config(c->screen)->band_ms) &&
+	if ((c->refining || vg_screen_config(c->screen)->band_ms ||
+	     vg_screen_config(c->screen)->pixmodel == VG_SERVER_PIXMODEL_AUTO) &&
 	    vg_refine_read_socket(path_fd_of(cl), &path) == VG_OK)
 		vg_refine_observe(c->refine, vg_time_ns(), &path);
+	vg_sender_set_rate(c->sender, vg_refine_known_rate(c->refine));
 }
 
 /* Codes one FramebufferUpdate into c->out: the HELLO when it rides ahead,

@@ -9,6 +9,7 @@
 #include "tests/vg_protopair.h"
 
 bool vg_pair_pixmodel, vg_pair_no_indexed, vg_pair_no_repeat_within;
+bool vg_pair_pixmodel_by_rate;
 
 void vg_pair_configs(vg_sender_config *cfg, vg_receiver_config *rcfg, unsigned fp_bits,
 		     unsigned group)
@@ -18,6 +19,7 @@ void vg_pair_configs(vg_sender_config *cfg, vg_receiver_config *rcfg, unsigned f
 	cfg->group_size = group;
 	memcpy(cfg->server_id, "0123456789abcdef", 16);
 	cfg->pixmodel = vg_pair_pixmodel;
+	cfg->pixmodel_by_rate = vg_pair_pixmodel_by_rate;
 	cfg->indexed = !vg_pair_no_indexed;
 	cfg->repeat_within = !vg_pair_no_repeat_within;
 	vg_receiver_config_init(rcfg);

@@ -34,6 +34,10 @@ typedef struct {
  * tested apart), and the ablations. */
 extern bool vg_pair_pixmodel, vg_pair_no_indexed, vg_pair_no_repeat_within;
 
+/* With it, the pixel model and the literal methods per update, by the
+ * rate the test sets (vg_sender_set_rate). */
+extern bool vg_pair_pixmodel_by_rate;
+
 /* Where the flags sit: in a HELLO as the sender writes it, and in a
  * VIEWER HELLO after its type, u16 length, kind, version, identity (16)
  * and capacity (8). */

@@ -8,6 +8,7 @@
 #include "fingerprint/codec/vg_approx.h"
 #include "fingerprint/proto/vg_beliefs.h"
 #include "fingerprint/proto/vg_history.h"
+#include "fingerprint/proto/vg_pixcost.h"
 #include "fingerprint/codec/vg_literal.h"
 #include "fingerprint/codec/vg_pixmodel.h"
 #include "fingerprint/proto/vg_proto.h"
@@ -57,7 +58,12 @@ struct vg_sender {
 	vg_approx *approx;        /* shrinks APPROX rectangles */
 	vg_literal *approx_lit;   /* codes them: a message apart, never from the table */
 	vg_literal *trial;        /* codes estimates (its counts are not the updates') */
-	vg_pixmodel *pm;          /* to a viewer that takes it: the pixel model */
+	vg_pixmodel *pm;          /* the pixel model, from its first update */
+	bool model_ok;            /* the model may code this viewer's pixels */
+	bool by_model;            /* it codes this update's */
+	vg_pixcost cost;          /* what each coding costs, to choose */
+	uint64_t rate;            /* the link's, bytes/s; 0: unknown */
+	uint64_t zpix_in, zpix_out; /* the pixel stream's bytes before and after zstd */
 	/* An earlier connection's streams (of spare_level and pixel window
 	 * spare_window) and pixel model, kept by vg_sender_reset for the
 	 * next viewer: restarted, not made again. */
@@ -114,6 +120,7 @@ int vg_sender_new(const vg_sender_config *cfg, vg_sender **out)
 	s->hist = vg_history_new(VG_HISTORY_MAX, true);
 	s->cur_index = vg_history_new((size_t)1 << 31, true);
 	s->beliefs = vg_beliefs_new();
+	vg_pixcost_init(&s->cost);
 	*out = s;
 	return VG_OK;
 }
@@ -437,25 +444,78 @@ static int put_item(vg_sender *s, vg_writer *w, const vg_pixbuf *frame, const vg
 	return VG_OK;
 }
 
+/* The pixel model, from the spare one of an earlier connection or new. */
+static int start_model(vg_sender *s)
+{
+	if (s->pm)
+		return VG_OK;
+	if (s->spare_pm) {
+		vg_pixmodel_reset(s->spare_pm);
+		s->pm = s->spare_pm;
+		s->spare_pm = NULL;
+		return VG_OK;
+	}
+	return vg_pixmodel_new(&s->pm);
+}
+
+/* The coding chosen by the link's rate while that is unknown. */
+static vg_pixcost_coding unknown_rate_coding(const vg_sender *s)
+{
+	return s->cfg.pixmodel ? VG_PIXCOST_MODEL : VG_PIXCOST_LITERAL;
+}
+
+/* Whether the pixel model codes this update's pixels: always or never as
+ * configured, else whichever coding the link makes sooner. */
+static bool choose_model(vg_sender *s, uint64_t pixels)
+{
+	if (!s->model_ok || pixels == 0)
+		return false;
+	if (!s->cfg.pixmodel_by_rate)
+		return true;
+	return vg_pixcost_choose(&s->cost, pixels, s->rate, unknown_rate_coding(s)) ==
+	       VG_PIXCOST_MODEL;
+}
+
+/* Whether the next update's pixels would go by the model, but for a trial. */
+static bool expect_model(const vg_sender *s)
+{
+	if (!s->model_ok)
+		return false;
+	return !s->cfg.pixmodel_by_rate ||
+	       vg_pixcost_cheaper(&s->cost, s->rate, unknown_rate_coding(s)) == VG_PIXCOST_MODEL;
+}
+
 /* Codes the update's literal segments into s->pix: by the pixel model
- * when this sender uses it (its chunk travels as it is), else by the
- * literal methods (for the pixel stream). */
-static int code_literals(vg_sender *s, const vg_pixbuf *frame)
+ * (its chunk travels as it is) or by the literal methods (for the pixel
+ * stream), as choose_model says. Sets *pixels and *ns to what was coded
+ * and the time it took. */
+static int code_literals(vg_sender *s, const vg_pixbuf *frame, uint64_t *pixels, uint64_t *ns)
 {
 	const vg_rect *rects = (const vg_rect *)(void *)s->lit_rects->data;
-	uint64_t t0 = vg_time_ns();
+	uint64_t t0;
+	size_t i;
 	int err;
 
-	if (!s->pm) {
+	*pixels = 0;
+	for (i = 0; i < s->lit_rects->len; i++)
+		*pixels += (uint64_t)rects[i].w * (uint64_t)rects[i].h;
+	s->by_model = choose_model(s, *pixels);
+	if (*pixels)
+		s->stats.literal_updates++;
+	/* Started apart from the timing: clearing its tables is once. */
+	if (s->by_model && (err = start_model(s)))
+		return err;
+	t0 = vg_time_ns();
+	if (!s->by_model) {
 		err = vg_literal_encode_list(s->lit, frame, rects, s->lit_rects->len, &s->pix);
 		s->stats.literal_coded_bytes += s->pix.len;
+		*ns = vg_time_ns() - t0;
 		return err;
 	}
-	if (s->lit_rects->len == 0)
-		return VG_OK;
 	err = vg_pixmodel_encode(s->pm, frame, rects, s->lit_rects->len, &s->pix);
 	s->stats.literal_coded_bytes += s->pix.len;
-	s->stats.model_ns += vg_time_ns() - t0;
+	*ns = vg_time_ns() - t0;
+	s->stats.model_ns += *ns;
 	s->stats.model_updates++;
 	return err;
 }
@@ -486,7 +546,7 @@ int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *
 	size_t i, runs = n_moves, start = out->len;
 	vg_rect prev = { 0, 0, 0, 0 };
 	unsigned in_group = 0;
-	uint64_t t0;
+	uint64_t t0, lit_pixels, lit_ns, pix_wire = 0;
 	int err;
 
 	if (!s->viewer_hello)
@@ -548,29 +608,34 @@ int vg_sender_update_moves(vg_sender *s, const vg_pixbuf *frame, const vg_move *
 		return err;
 	/* The literal segments are coded together: by the pixel model, or so
 	 * that one choice of literal method holds for the whole update. */
-	if ((err = code_literals(s, frame)))
+	if ((err = code_literals(s, frame, &lit_pixels, &lit_ns)))
 		return err;
 
 	/* kind, the digests and how the pixels go, the structure chunk with
 	 * its length, then the pixel chunk (none when nothing travels as
 	 * pixels). */
 	vg_writer_u8(out, VG_MSG_UPDATE);
-	vg_writer_uleb(out, s->checks.len / VG_SHA1_LEN * 2 + (s->pm ? VG_UPDATE_MODEL : 0));
+	vg_writer_uleb(out, s->checks.len / VG_SHA1_LEN * 2 + (s->by_model ? VG_UPDATE_MODEL : 0));
 	vg_writer_bytes(out, s->checks.data, s->checks.len);
 	t0 = vg_time_ns();
 	if ((err = vg_zout_put(s->zs, w->data, w->len, &s->body)))
 		goto out;
 	vg_writer_uleb(out, s->body.len);
 	vg_writer_bytes(out, s->body.data, s->body.len);
-	if (s->pix.len && s->pm) {
+	if (s->pix.len && s->by_model) {
 		vg_writer_bytes(out, s->pix.data, s->pix.len);
-		s->stats.literal_wire_bytes += s->pix.len;
+		pix_wire = s->pix.len;
 	} else if (s->pix.len) {
 		size_t before = out->len;
+		uint64_t t1 = vg_time_ns();
 
 		err = vg_zout_put(s->zpix, s->pix.data, s->pix.len, out);
-		s->stats.literal_wire_bytes += out->len - before;
+		pix_wire = out->len - before;
+		lit_ns += vg_time_ns() - t1;
+		s->zpix_in += s->pix.len;
+		s->zpix_out += pix_wire;
 	}
+	s->stats.literal_wire_bytes += pix_wire;
 out:
 	s->stats.zlib_ns += vg_time_ns() - t0;
 	vg_writer_reset(&s->body);
@@ -578,6 +643,8 @@ out:
 		out->len = start;
 		return err;
 	}
+	vg_pixcost_learn(&s->cost, s->by_model ? VG_PIXCOST_MODEL : VG_PIXCOST_LITERAL, lit_pixels,
+			 lit_ns, pix_wire);
 	vg_history_append(s->win, (const list_item *)(const void *)s->cur->data, s->cur->len);
 	vg_history_append(s->hist, (const list_item *)(const void *)s->cur_hist->data,
 			  s->cur_hist->len);
@@ -586,6 +653,16 @@ out:
 	s->stats.plain_bytes += w->len + s->pix.len + s->checks.len;
 	s->stats.body_bytes += out->len - start;
 	return VG_OK;
+}
+
+void vg_sender_set_rate(vg_sender *s, uint64_t rate)
+{
+	s->rate = rate;
+}
+
+void vg_sender_get_pixcost(const vg_sender *s, vg_pixcost *out)
+{
+	*out = s->cost;
 }
 
 bool vg_sender_takes_moves(const vg_sender *s)
@@ -615,15 +692,14 @@ int vg_sender_estimate(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rect
 	*wire_bytes = 0;
 	/* The pixel model cannot try a coding without learning from it: its
 	 * bytes a pixel so far stand for what these would cost. */
-	if (s->pm) {
+	if (expect_model(s)) {
 		for (i = 0; i < n; i++) {
 			if (!vg_pixbuf_holds(frame, rects[i]))
 				return VG_ERANGE;
 			pixels += (uint64_t)rects[i].w * (uint64_t)rects[i].h;
 		}
-		if (s->stats.literal_bytes > 0)
-			per_pixel = 3.0 * (double)s->stats.literal_wire_bytes /
-				    (double)s->stats.literal_bytes;
+		if (s->cost.measured[VG_PIXCOST_MODEL])
+			per_pixel = s->cost.bytes_px[VG_PIXCOST_MODEL];
 		*wire_bytes = (uint64_t)((double)pixels * per_pixel) + 1;
 		return VG_OK;
 	}
@@ -635,8 +711,8 @@ int vg_sender_estimate(vg_sender *s, const vg_pixbuf *frame, const vg_rect *rect
 	vg_writer_reset(&s->pix);
 	if ((err = vg_literal_encode_list(s->trial, frame, rects, n, &s->pix)))
 		return err;
-	if (s->stats.literal_coded_bytes > 0)
-		ratio = (double)s->stats.literal_wire_bytes / (double)s->stats.literal_coded_bytes;
+	if (s->zpix_in > 0)
+		ratio = (double)s->zpix_out / (double)s->zpix_in;
 	*wire_bytes = (uint64_t)((double)s->pix.len * ratio) + 1;
 	vg_writer_reset(&s->pix);
 	return VG_OK;
@@ -739,26 +815,25 @@ static void set_capacity(vg_sender *s, uint64_t capacity)
 }
 
 /* Coding may start: the streams, the literal coders and the belief budget
- * follow what the viewer keeps. The pixel model codes literal pixels
- * when this sender uses it and the viewer is not lean; the literal
- * methods then keep no colour table: an update that goes by the model
- * leaves them as they were at both ends. */
+ * follow what the viewer keeps. The pixel model may code literal pixels
+ * when this sender uses it and the viewer is not lean. An update that
+ * goes by the model leaves the literal methods' colour table as it was
+ * at both ends, so the two may take turns. */
 static int take_viewer(vg_sender *s, unsigned window_log, uint64_t capacity)
 {
-	bool model = s->cfg.pixmodel && !(s->viewer_flags & VG_VHELLO_LEAN);
 	int err;
 
+	s->model_ok = (s->cfg.pixmodel || s->cfg.pixmodel_by_rate) &&
+		      !(s->viewer_flags & VG_VHELLO_LEAN);
 	if ((err = start_streams(s, window_log)))
 		return err;
-	if (model && s->spare_pm) {
-		vg_pixmodel_reset(s->spare_pm);
-		s->pm = s->spare_pm;
-		s->spare_pm = NULL;
-	} else if (model && (err = vg_pixmodel_new(&s->pm))) {
+	/* Started now when it codes from the first update on; when the rate
+	 * decides, at its first update (a LAN viewer may never need it). */
+	if (s->model_ok && s->cfg.pixmodel && (err = start_model(s)))
 		return err;
-	}
 	s->viewer_hello = true;
-	vg_literal_set_indexed(s->lit, !model && s->cfg.indexed);
+	/* The colour table is kept unless every update goes by the model. */
+	vg_literal_set_indexed(s->lit, s->cfg.indexed && !(s->model_ok && !s->cfg.pixmodel_by_rate));
 	set_capacity(s, capacity);
 	return VG_OK;
 }

@@ -23,6 +23,7 @@
 #include "common/vg_segdesc.h"
 #include "common/vg_writer.h"
 #include "fingerprint/codec/vg_literal.h"
+#include "fingerprint/proto/vg_pixcost.h"
 
 typedef struct vg_sender vg_sender;
 
@@ -46,7 +47,13 @@ typedef struct {
 	unsigned group_size;     /* fingerprinted segments per SHA-1, 1..255 */
 	bool no_persist;         /* ask the viewer not to keep segments on disk */
 	bool pixmodel;           /* literal pixels by the pixel model (fingerprint/codec/
-				  * vg_pixmodel.h), unless the viewer is lean */
+				  * vg_pixmodel.h), unless the viewer is lean;
+				  * with pixmodel_by_rate, only while the
+				  * link's rate is unknown */
+	bool pixmodel_by_rate;   /* the pixel model or the literal methods, per
+				  * update, whichever the link's rate
+				  * (vg_sender_set_rate) makes sooner
+				  * (fingerprint/proto/vg_pixcost.h) */
 	bool indexed;            /* INDEXED literal blocks (the colour table) */
 	bool repeat_within;      /* REPEATs naming items of their own update */
 	uint8_t server_id[16];   /* names the viewer's cache namespace */
@@ -160,6 +167,13 @@ void vg_sender_pong(uint32_t token, vg_writer *out);
  * UPDATE's; an UPDATE written before it drops the restored history. */
 bool vg_sender_take_history(vg_sender *s, vg_writer *out);
 
+/* The link's rate lately, bytes/s (0: unknown), for the choice of coding
+ * when the configuration has pixmodel_by_rate. */
+void vg_sender_set_rate(vg_sender *s, uint64_t rate);
+
+/* What each coding of new pixels has cost so far (for the logs). */
+void vg_sender_get_pixcost(const vg_sender *s, vg_pixcost *out);
+
 /* True once updates may be coded: the viewer's HELLO has arrived, or its
  * capabilities were taken ahead of it. */
 bool vg_sender_has_viewer_hello(const vg_sender *s);
@@ -182,7 +196,8 @@ typedef struct {
 	uint64_t literal_coded_bytes; /* the same after literal coding, before zstd */
 	uint64_t literal_pixels[VG_LIT_METHODS]; /* literal pixels coded with each method */
 	uint64_t literal_wire_bytes; /* ... and compressed: the updates' pixel chunks */
-	uint64_t model_updates;   /* updates whose pixels went by the pixel model */
+	uint64_t literal_updates; /* updates with literal pixels */
+	uint64_t model_updates;   /* of them, those whose pixels went by the pixel model */
 	uint64_t model_ns;        /* time spent in the pixel model */
 	uint64_t fingerprinted_bytes; /* 4-byte pixels replaced by fingerprints */
 	uint64_t plain_bytes;     /* update bytes before compression */

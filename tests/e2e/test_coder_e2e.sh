@@ -38,9 +38,9 @@ tap_check "the scrolls copied within the picture" test "$(json_num "$work/both.j
 tap_check "a server that sends no moves (--no-moves): exact" run nomovesrv --no-moves --
 tap_check "  ... and sent none" test "$(json_num "$work/nomovesrv.json" moves)" = 0
 tap_check "the pixel model (--pixel-model on): exact" run model --pixel-model on --
-tap_check "  ... and used" grep -q "pixels by the pixel model" "$work/model.err"
+tap_check "  ... and used" grep -q "updates by the pixel model" "$work/model.err"
 tap_check "the pixel model to a lean viewer (--lean): exact" run lean --pixel-model on --zstd-level 9 -- --lean
-tap_check "  ... and not used" sh -c '! grep -q "pixels by the pixel model" "$1"' - "$work/lean.err"
+tap_check "  ... and not used" sh -c '! grep -q "updates by the pixel model" "$1"' - "$work/lean.err"
 # The trace plays at full speed, so every run sends the same updates; the
 # literal methods' bytes and the lean viewer's match. The zstd level is
 # set: by default it follows the round trip a loaded machine stretches.

@@ -6,11 +6,13 @@
 # an older viewer) and a server without --refine-ms get no approximation.
 # By default instead, large updates that would miss the first-paint
 # target go in bands, all exact, and scrolls meanwhile still move; a
-# target they meet whole, or --band-ms 0, sends them whole.
+# target they meet whole, or --band-ms 0, sends them whole. The pixel
+# model codes new pixels where the link's rate makes it pay: over the slow
+# link, not over a fast one.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 IDLE=${IDLE:-2}
-tap_plan 20
+tap_plan 23
 
 # run NAME TRACE RATE SERVER-ARGS -- VIEWER-ARGS: the trace played to one
 # viewer as if the link carried RATE bytes/s; says what was approximate.
@@ -34,6 +36,12 @@ run() {
 	[ $st -eq 0 ] && same_image "$work/$name.png" "$work/$name.expected.png"
 }
 approximations() { json_num "$work/$1.json" messages; }
+# by_model NAME: "N M" when the server coded the new pixels of N of M
+# updates by the pixel model, "0 0" when by none.
+by_model() {
+	sed -n 's/.*pixels of \([0-9]*\) of \([0-9]*\) updates by the pixel model.*/\1 \2/p' \
+		"$work/$1.err" | tail -1 | grep . || echo "0 0"
+}
 
 TV=$S/traces/samples/treeview-scroll.vtr
 HM=$S/traces/samples/heatmap-scroll.vtr
@@ -53,6 +61,9 @@ tap_check "  ... nor bands" sh -c "! grep -q 'updates banded' '$work/off.err'"
 tap_check "heat map over a 20 kB/s link in bands: exact" run band "$HM" 20000 --
 tap_check "  ... in bands" grep -q 'updates banded' "$work/band.err"
 tap_check "  ... and no approximation" test "$(approximations band)" = 0
+bm=$(by_model band)
+echo "#   new pixels by the pixel model in $bm updates"
+tap_check "  ... most by the pixel model" test $((${bm% *} * 2)) -gt "${bm#* }"
 tap_check "  ... and to a viewer that takes exact pixels only: exact" \
 	run lossband "$HM" 20000 -- --lossless-only
 tap_check "  ... in bands" grep -q 'updates banded' "$work/lossband.err"
@@ -65,4 +76,9 @@ tap_check "  ... bands moved as much" test "$(moved band)" -ge "$(($(moved whole
 tap_check "a first-paint target that whole updates meet: exact" \
 	run target "$HM" 20000 --first-paint-ms 60000 --
 tap_check "  ... and no bands" sh -c "! grep -q 'updates banded' '$work/target.err'"
+# A link of a gigabyte a second: the literal methods, the model only tried.
+tap_check "heat map over a 1 GB/s link: exact" run fast "$HM" 1000000000 --
+bm=$(by_model fast)
+echo "#   new pixels by the pixel model in $bm updates"
+tap_check "  ... few by the pixel model" test $((${bm% *} * 8)) -le "${bm#* }"
 tap_done

@@ -167,7 +167,7 @@ else
 	SERVER_EXTRA=""
 	echo "#   bytes: cold $cold, with the pixel model $BYTES"
 	tap_check "with the pixel model (the server says so), it ends exact too" \
-		sh -c "test $rc -eq 0 && grep -q 'pixels by the pixel model' '$work/model.err'"
+		sh -c "test $rc -eq 0 && grep -q 'updates by the pixel model' '$work/model.err'"
 fi
 
 # A port for browsers only (--http-port): a request a browser sends well

@@ -1,0 +1,98 @@
+#include "fingerprint/proto/vg_pixcost.h"
+
+/* Assumed until measured: the heat map session's figures (the literal
+ * methods with zstd at level 11; doc/results.md, "The pixel model, chosen
+ * by the link's rate"). */
+#define ASSUMED_LITERAL_NS_PX 37.0
+#define ASSUMED_LITERAL_BYTES_PX 0.084
+#define ASSUMED_MODEL_NS_PX 35.0
+#define ASSUMED_MODEL_BYTES_PX 0.018
+
+/* The viewer's decoding of the literal methods and zstd, a pixel: the
+ * sender cannot time it, and it changes less with content than coding. */
+#define LITERAL_DECODE_NS_PX 10.0
+
+/* Updates smaller than this are neither learnt from nor counted towards a
+ * trial: their fixed costs hide the per-pixel ones. */
+#define LARGE_UPDATE_PX 16384
+
+/* Large updates coded one way before the other is tried: doubling while
+ * trials confirm the choice, from the first figure again when it flips.
+ * Only while the other takes less than TRIAL_WITHIN times as long: a
+ * trial of a coding far behind costs its update much and tells little. */
+#define TRIAL_FIRST 16
+#define TRIAL_MAX 512
+#define TRIAL_WITHIN 2.0
+
+void vg_pixcost_init(vg_pixcost *pc)
+{
+	pc->ns_px[VG_PIXCOST_LITERAL] = ASSUMED_LITERAL_NS_PX;
+	pc->bytes_px[VG_PIXCOST_LITERAL] = ASSUMED_LITERAL_BYTES_PX;
+	pc->ns_px[VG_PIXCOST_MODEL] = ASSUMED_MODEL_NS_PX;
+	pc->bytes_px[VG_PIXCOST_MODEL] = ASSUMED_MODEL_BYTES_PX;
+	pc->measured[VG_PIXCOST_LITERAL] = pc->measured[VG_PIXCOST_MODEL] = false;
+	pc->since_other = 0;
+	pc->trial_every = TRIAL_FIRST;
+	pc->last = VG_PIXCOST_CODINGS; /* none yet */
+}
+
+/* A pixel's time from the sender to the viewer's picture by coding:
+ * coding, the link, decoding. The model decodes in about the time it
+ * codes; the literal methods and zstd in LITERAL_DECODE_NS_PX. */
+static double to_viewer_ns(const vg_pixcost *pc, vg_pixcost_coding coding, uint64_t rate)
+{
+	double link_ns = pc->bytes_px[coding] * 1e9 / (double)rate;
+
+	if (coding == VG_PIXCOST_MODEL)
+		return 2.0 * pc->ns_px[coding] + link_ns;
+	return pc->ns_px[coding] + link_ns + LITERAL_DECODE_NS_PX;
+}
+
+vg_pixcost_coding vg_pixcost_cheaper(const vg_pixcost *pc, uint64_t rate,
+				     vg_pixcost_coding unknown_choice)
+{
+	if (rate == 0)
+		return unknown_choice;
+	return to_viewer_ns(pc, VG_PIXCOST_MODEL, rate) < to_viewer_ns(pc, VG_PIXCOST_LITERAL, rate)
+		       ? VG_PIXCOST_MODEL
+		       : VG_PIXCOST_LITERAL;
+}
+
+vg_pixcost_coding vg_pixcost_choose(vg_pixcost *pc, uint64_t pixels, uint64_t rate,
+				    vg_pixcost_coding unknown_choice)
+{
+	vg_pixcost_coding best = vg_pixcost_cheaper(pc, rate, unknown_choice);
+	vg_pixcost_coding other = best == VG_PIXCOST_MODEL ? VG_PIXCOST_LITERAL : VG_PIXCOST_MODEL;
+
+	if (rate == 0 || pixels < LARGE_UPDATE_PX)
+		return best;
+	if (best != pc->last) {
+		pc->last = best;
+		pc->since_other = 0;
+		pc->trial_every = TRIAL_FIRST;
+		return best;
+	}
+	if (to_viewer_ns(pc, other, rate) >= TRIAL_WITHIN * to_viewer_ns(pc, best, rate) ||
+	    ++pc->since_other < pc->trial_every)
+		return best;
+	pc->since_other = 0;
+	if (pc->trial_every < TRIAL_MAX)
+		pc->trial_every *= 2;
+	return other;
+}
+
+void vg_pixcost_learn(vg_pixcost *pc, vg_pixcost_coding coding, uint64_t pixels,
+		      uint64_t code_ns, uint64_t wire_bytes)
+{
+	double ns, bytes;
+
+	if (pixels < LARGE_UPDATE_PX)
+		return;
+	ns = (double)code_ns / (double)pixels;
+	bytes = (double)wire_bytes / (double)pixels;
+	/* A quarter of the way, from the assumed figures too: a coding's
+	 * first updates, its tables cold, cost more than its next ones. */
+	pc->measured[coding] = true;
+	pc->ns_px[coding] = 0.75 * pc->ns_px[coding] + 0.25 * ns;
+	pc->bytes_px[coding] = 0.75 * pc->bytes_px[coding] + 0.25 * bytes;
+}
