@@ -18,11 +18,14 @@
 
 /* Large updates coded one way before the other is tried: doubling while
  * trials confirm the choice, from the first figure again when it flips.
- * Only while the other takes less than TRIAL_WITHIN times as long: a
- * trial of a coding far behind costs its update much and tells little. */
+ * Only while the other takes less than TRIAL_WITHIN times as long, and on
+ * an update of TRIAL_MAX_PX pixels at most: a trial costs the update it
+ * codes (a whole page tried by the literal methods over a slow link: half
+ * a second more). */
 #define TRIAL_FIRST 16
 #define TRIAL_MAX 512
 #define TRIAL_WITHIN 2.0
+#define TRIAL_MAX_PX 65536
 
 void vg_pixcost_init(vg_pixcost *pc)
 {
@@ -72,8 +75,11 @@ vg_pixcost_coding vg_pixcost_choose(vg_pixcost *pc, uint64_t pixels, uint64_t ra
 		pc->trial_every = TRIAL_FIRST;
 		return best;
 	}
-	if (to_viewer_ns(pc, other, rate) >= TRIAL_WITHIN * to_viewer_ns(pc, best, rate) ||
-	    ++pc->since_other < pc->trial_every)
+	if (to_viewer_ns(pc, other, rate) >= TRIAL_WITHIN * to_viewer_ns(pc, best, rate))
+		return best;
+	if (pc->since_other < pc->trial_every)
+		pc->since_other++;
+	if (pc->since_other < pc->trial_every || pixels > TRIAL_MAX_PX)
 		return best;
 	pc->since_other = 0;
 	if (pc->trial_every < TRIAL_MAX)

@@ -44,7 +44,8 @@ vg_pixcost_coding vg_pixcost_cheaper(const vg_pixcost *pc, uint64_t rate,
 
 /* The coding for an update of pixels new pixels: the cheaper one, except
  * for a trial of the other now and then (counted here) while the other's
- * estimate is less than twice the cheaper one's. */
+ * estimate is less than twice the cheaper one's, on an update of 65,536
+ * pixels at most. */
 vg_pixcost_coding vg_pixcost_choose(vg_pixcost *pc, uint64_t pixels, uint64_t rate,
 				    vg_pixcost_coding unknown_choice);
 

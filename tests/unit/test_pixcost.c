@@ -58,9 +58,10 @@ static void test_learning(void)
 }
 
 /* The other coding is tried after 16 large updates coded the same way,
- * then after 32, 64...; small updates do not count, and a flip starts
- * over at 16. At 3 MB/s: literal 40 + 30 + 10 = 80 ns a pixel, the model
- * 2 x 30 + 6.7 = 66.7, close enough to try. */
+ * then after 32, 64...; small updates do not count, a trial due waits for
+ * an update of at most 65,536 pixels, and a flip starts over at 16. At
+ * 3 MB/s: literal 40 + 30 + 10 = 80 ns a pixel, the model 2 x 30 + 6.7 =
+ * 66.7, close enough to try. */
 static void test_trials(void)
 {
 	vg_pixcost pc;
@@ -71,7 +72,7 @@ static void test_trials(void)
 	for (n = 1; n <= 1 + 16 + 32 + 64 && trials < 3; n++) {
 		g_assert_cmpint(vg_pixcost_choose(&pc, 1000, 3000000, VG_PIXCOST_LITERAL), ==,
 				VG_PIXCOST_MODEL);
-		if (vg_pixcost_choose(&pc, 1 << 20, 3000000, VG_PIXCOST_LITERAL) == VG_PIXCOST_LITERAL)
+		if (vg_pixcost_choose(&pc, 1 << 16, 3000000, VG_PIXCOST_LITERAL) == VG_PIXCOST_LITERAL)
 			trial_at[trials++] = n;
 	}
 	g_assert_cmpint(trials, ==, 3);
@@ -79,10 +80,15 @@ static void test_trials(void)
 	g_assert_cmpint(trial_at[1], ==, 1 + 16 + 32);
 	g_assert_cmpint(trial_at[2], ==, 1 + 16 + 32 + 64);
 	/* The link gets fast (literal 51.1 ns, model 60.25): the literal
-	 * methods at once, the model tried after 16 large updates again. */
-	for (i = 0; i <= 16; i++)
+	 * methods at once, the model due after 16 large updates again, and
+	 * tried on the first that is small enough. */
+	for (i = 0; i <= 20; i++)
 		g_assert_cmpint(vg_pixcost_choose(&pc, 1 << 20, 80000000, VG_PIXCOST_LITERAL), ==,
-				i < 16 ? VG_PIXCOST_LITERAL : VG_PIXCOST_MODEL);
+				VG_PIXCOST_LITERAL);
+	g_assert_cmpint(vg_pixcost_choose(&pc, 1 << 16, 80000000, VG_PIXCOST_LITERAL), ==,
+			VG_PIXCOST_MODEL);
+	g_assert_cmpint(vg_pixcost_choose(&pc, 1 << 16, 80000000, VG_PIXCOST_LITERAL), ==,
+			VG_PIXCOST_LITERAL);
 }
 
 /* A coding far behind is never tried: at 200 kB/s the literal methods
