@@ -34,9 +34,25 @@ void vg_pixcost_init(vg_pixcost *pc)
 	pc->ns_px[VG_PIXCOST_MODEL] = ASSUMED_MODEL_NS_PX;
 	pc->bytes_px[VG_PIXCOST_MODEL] = ASSUMED_MODEL_BYTES_PX;
 	pc->measured[VG_PIXCOST_LITERAL] = pc->measured[VG_PIXCOST_MODEL] = false;
+	pc->other_ns_px[VG_PIXCOST_LITERAL] = ASSUMED_MODEL_NS_PX;
+	pc->other_bytes_px[VG_PIXCOST_LITERAL] = ASSUMED_MODEL_BYTES_PX;
+	pc->other_ns_px[VG_PIXCOST_MODEL] = ASSUMED_LITERAL_NS_PX;
+	pc->other_bytes_px[VG_PIXCOST_MODEL] = ASSUMED_LITERAL_BYTES_PX;
 	pc->since_other = 0;
 	pc->trial_every = TRIAL_FIRST;
 	pc->last = VG_PIXCOST_CODINGS; /* none yet */
+}
+
+static vg_pixcost_coding other_of(vg_pixcost_coding coding)
+{
+	return coding == VG_PIXCOST_MODEL ? VG_PIXCOST_LITERAL : VG_PIXCOST_MODEL;
+}
+
+/* A figure of a coding scaled by how the other's changed since the
+ * coding was last learnt (1 for the coding learnt last). */
+static double follow(double figure, double other_now, double other_then)
+{
+	return other_then > 1e-9 ? figure * other_now / other_then : figure;
 }
 
 /* A pixel's time from the sender to the viewer's picture by coding:
@@ -44,11 +60,14 @@ void vg_pixcost_init(vg_pixcost *pc)
  * codes; the literal methods and zstd in LITERAL_DECODE_NS_PX. */
 static double to_viewer_ns(const vg_pixcost *pc, vg_pixcost_coding coding, uint64_t rate)
 {
-	double link_ns = pc->bytes_px[coding] * 1e9 / (double)rate;
+	vg_pixcost_coding o = other_of(coding);
+	double ns = follow(pc->ns_px[coding], pc->ns_px[o], pc->other_ns_px[coding]);
+	double bytes = follow(pc->bytes_px[coding], pc->bytes_px[o], pc->other_bytes_px[coding]);
+	double link_ns = bytes * 1e9 / (double)rate;
 
 	if (coding == VG_PIXCOST_MODEL)
-		return 2.0 * pc->ns_px[coding] + link_ns;
-	return pc->ns_px[coding] + link_ns + LITERAL_DECODE_NS_PX;
+		return 2.0 * ns + link_ns;
+	return ns + link_ns + LITERAL_DECODE_NS_PX;
 }
 
 vg_pixcost_coding vg_pixcost_cheaper(const vg_pixcost *pc, uint64_t rate,
@@ -65,7 +84,7 @@ vg_pixcost_coding vg_pixcost_choose(vg_pixcost *pc, uint64_t pixels, uint64_t ra
 				    vg_pixcost_coding unknown_choice)
 {
 	vg_pixcost_coding best = vg_pixcost_cheaper(pc, rate, unknown_choice);
-	vg_pixcost_coding other = best == VG_PIXCOST_MODEL ? VG_PIXCOST_LITERAL : VG_PIXCOST_MODEL;
+	vg_pixcost_coding other = other_of(best);
 
 	if (rate == 0 || pixels < LARGE_UPDATE_PX)
 		return best;
@@ -90,15 +109,23 @@ vg_pixcost_coding vg_pixcost_choose(vg_pixcost *pc, uint64_t pixels, uint64_t ra
 void vg_pixcost_learn(vg_pixcost *pc, vg_pixcost_coding coding, uint64_t pixels,
 		      uint64_t code_ns, uint64_t wire_bytes)
 {
+	vg_pixcost_coding o;
 	double ns, bytes;
 
 	if (pixels < LARGE_UPDATE_PX)
 		return;
 	ns = (double)code_ns / (double)pixels;
 	bytes = (double)wire_bytes / (double)pixels;
-	/* A quarter of the way, from the assumed figures too: a coding's
-	 * first updates, its tables cold, cost more than its next ones. */
+	/* A quarter of the way from the estimate (from the assumed figures
+	 * too: a coding's first updates, its tables cold, cost more than its
+	 * next ones). */
+	o = other_of(coding);
 	pc->measured[coding] = true;
-	pc->ns_px[coding] = 0.75 * pc->ns_px[coding] + 0.25 * ns;
-	pc->bytes_px[coding] = 0.75 * pc->bytes_px[coding] + 0.25 * bytes;
+	pc->ns_px[coding] = 0.75 * follow(pc->ns_px[coding], pc->ns_px[o], pc->other_ns_px[coding]) +
+			    0.25 * ns;
+	pc->bytes_px[coding] =
+		0.75 * follow(pc->bytes_px[coding], pc->bytes_px[o], pc->other_bytes_px[coding]) +
+		0.25 * bytes;
+	pc->other_ns_px[coding] = pc->ns_px[o];
+	pc->other_bytes_px[coding] = pc->bytes_px[o];
 }

@@ -7,8 +7,9 @@
  * the link: the bytes the model saves must cross it in less time than
  * its extra coding takes. vg_pixcost learns each coding's time and bytes
  * a pixel from the updates it codes and chooses per update from the
- * link's rate; now and then it tries the coding it has not used lately,
- * as content changes what each costs. No I/O, no globals.
+ * link's rate. Content changes what both cost: the coding not used lately
+ * is taken to have changed in proportion with the one used, and now and
+ * then it is tried. No I/O, no globals.
  */
 #ifndef VG_PIXCOST_H
 #define VG_PIXCOST_H
@@ -26,6 +27,9 @@ typedef struct {
 	double ns_px[VG_PIXCOST_CODINGS];    /* the sender's coding time a pixel */
 	double bytes_px[VG_PIXCOST_CODINGS]; /* wire bytes a pixel */
 	bool measured[VG_PIXCOST_CODINGS];   /* learnt from an update, not assumed only */
+	/* The other coding's figures when this one was last learnt. */
+	double other_ns_px[VG_PIXCOST_CODINGS];
+	double other_bytes_px[VG_PIXCOST_CODINGS];
 	unsigned since_other;  /* large updates coded the same way since a trial,
 				* counted while the other is within reach */
 	unsigned trial_every;  /* ... before the other coding is tried again */

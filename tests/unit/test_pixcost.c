@@ -13,8 +13,8 @@ static void learn_both(vg_pixcost *pc)
 	int i;
 
 	/* Each update moves the figures a quarter of the way from the
-	 * assumed ones: 80 leave nothing of them. */
-	for (i = 0; i < 80; i++) {
+	 * assumed ones: 200 leave nothing of them. */
+	for (i = 0; i < 200; i++) {
 		vg_pixcost_learn(pc, VG_PIXCOST_LITERAL, 1000000, 40000000, 90000);
 		vg_pixcost_learn(pc, VG_PIXCOST_MODEL, 1000000, 30000000, 20000);
 	}
@@ -40,7 +40,7 @@ static void test_choice(void)
 }
 
 /* A figure learnt moves the average a quarter of the way; small updates
- * are not learnt from. */
+ * are not learnt from; the coding not used follows the other's change. */
 static void test_learning(void)
 {
 	vg_pixcost pc;
@@ -52,9 +52,29 @@ static void test_learning(void)
 	learn_both(&pc);
 	vg_pixcost_learn(&pc, VG_PIXCOST_MODEL, 1000000, 70000000, 20000);
 	g_assert_cmpfloat_with_epsilon(pc.ns_px[VG_PIXCOST_MODEL], 40.0, 1e-9);
-	/* Now 2 x 40 - 50 = 30 ns more: the model pays only below 2.33 MB/s. */
-	g_assert_cmpint(vg_pixcost_cheaper(&pc, 2400000, VG_PIXCOST_MODEL), ==, VG_PIXCOST_LITERAL);
-	g_assert_cmpint(vg_pixcost_cheaper(&pc, 2250000, VG_PIXCOST_LITERAL), ==, VG_PIXCOST_MODEL);
+	/* The literal methods, not used since, are taken to cost 40 / 30 as
+	 * much too (53.3 ns): the model takes 2 x 40 - (53.3 + 10) = 16.7 ns
+	 * more and pays below 4.2 MB/s. */
+	g_assert_cmpint(vg_pixcost_cheaper(&pc, 4300000, VG_PIXCOST_MODEL), ==, VG_PIXCOST_LITERAL);
+	g_assert_cmpint(vg_pixcost_cheaper(&pc, 4100000, VG_PIXCOST_LITERAL), ==, VG_PIXCOST_MODEL);
+}
+
+/* New content: the model's bytes a pixel go up by half (0.02 to 0.03),
+ * and so, taken, do the literal methods' (0.09 to 0.135): the model pays
+ * below 10.5 MB/s (0.105 bytes saved for 10 ns), not only below 6. */
+static void test_follows(void)
+{
+	vg_pixcost pc;
+
+	vg_pixcost_init(&pc);
+	learn_both(&pc);
+	g_assert_cmpint(vg_pixcost_cheaper(&pc, 8000000, VG_PIXCOST_MODEL), ==, VG_PIXCOST_LITERAL);
+	vg_pixcost_learn(&pc, VG_PIXCOST_MODEL, 1000000, 30000000, 60000);
+	g_assert_cmpint(vg_pixcost_cheaper(&pc, 8000000, VG_PIXCOST_LITERAL), ==, VG_PIXCOST_MODEL);
+	g_assert_cmpint(vg_pixcost_cheaper(&pc, 11000000, VG_PIXCOST_MODEL), ==, VG_PIXCOST_LITERAL);
+	/* Learnt again, the literal methods start from 0.135. */
+	vg_pixcost_learn(&pc, VG_PIXCOST_LITERAL, 1000000, 40000000, 135000);
+	g_assert_cmpfloat_with_epsilon(pc.bytes_px[VG_PIXCOST_LITERAL], 0.135, 1e-9);
 }
 
 /* The other coding is tried after 16 large updates coded the same way,
@@ -110,6 +130,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/pixcost/choice", test_choice);
 	g_test_add_func("/pixcost/learning", test_learning);
+	g_test_add_func("/pixcost/follows", test_follows);
 	g_test_add_func("/pixcost/trials", test_trials);
 	g_test_add_func("/pixcost/no-far-trials", test_no_far_trials);
 	return g_test_run();
