@@ -156,6 +156,23 @@ void vg_pair_paint_tile(vg_pixbuf *fb, vg_rect r, uint32_t pattern)
 			vg_pixbuf_row(fb, y)[x] = (pattern * 2654435761u ^ (guint32)((x - r.x) * 31 + (y - r.y) * 7)) & VG_PIXEL_MASK;
 }
 
+void vg_pair_text_band(vg_pair *p, GRand *rng, int32_t y0, int levels)
+{
+	vg_segdesc d[4];
+	int32_t x, y, k;
+
+	for (y = y0; y < y0 + 16; y++)
+		for (x = 0; x < 64; x++) {
+			int g = g_rand_int_range(rng, 0, 4) ? 255 : g_rand_int_range(rng, 0, levels);
+
+			vg_pixbuf_row(p->server_fb, y)[x] = VG_RGB(g, g, g);
+		}
+	for (k = 0; k < 4; k++)
+		d[k] = vg_pair_seg(p->server_fb, vg_rect_make(16 * k, y0, 16, 16), VG_ORIENT_ROWS);
+	vg_pair_exchange(p, d, 4);
+	g_assert_true(vg_pixbuf_equal(p->server_fb, p->viewer_fb));
+}
+
 size_t vg_pair_random_update(GRand *rng, vg_pair *p, vg_segdesc *out, int pool)
 {
 	size_t n = 0;

@@ -77,6 +77,12 @@ int vg_pair_exchange(vg_pair *p, const vg_segdesc *segs, size_t n);
 /* Paints r of fb with a tile of the pool, numbered pattern. */
 void vg_pair_paint_tile(vg_pixbuf *fb, vg_rect r, uint32_t pattern);
 
+/* Anti-aliased text, as it were, in the 64 x 16 band of rows y..y+15 of
+ * p's server picture: white, and a quarter of the pixels grey levels below
+ * levels, too many for a palette. Exchanges it as four 16 x 16 segments
+ * and asserts both pictures agree. */
+void vg_pair_text_band(vg_pair *p, GRand *rng, int32_t y, int levels);
+
 /* One update: a few 16-pixel columns, each cut into segments of random
  * heights whose pixels come from a pool of tiles, so repeats are common;
  * out must hold 4096. Returns how many. */

@@ -306,24 +306,8 @@ static void test_indexed(void)
 		int round;
 
 		vg_pair_init_with(&p, 64, 64, on ? NULL : &vg_pair_no_indexed);
-		for (round = 0; round < 4; round++) {
-			vg_rect band = vg_rect_make(0, 16 * round, 64, 16);
-			vg_segdesc d[4];
-			int32_t x, y, k;
-
-			/* Anti-aliased text, as it were: white, and a quarter
-			 * of the pixels grey levels, too many for a palette. */
-			for (y = band.y; y < band.y + band.h; y++)
-				for (x = 0; x < 64; x++) {
-					int g = g_rand_int_range(rng, 0, 4) ? 255 : g_rand_int_range(rng, 0, 256);
-
-					vg_pixbuf_row(p.server_fb, y)[x] = VG_RGB(g, g, g);
-				}
-			for (k = 0; k < 4; k++)
-				d[k] = vg_pair_seg(p.server_fb, vg_rect_make(16 * k, band.y, 16, 16), VG_ORIENT_ROWS);
-			vg_pair_exchange(&p, d, 4);
-			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
-		}
+		for (round = 0; round < 4; round++)
+			vg_pair_text_band(&p, rng, 16 * round, 256);
 		vg_sender_get_stats(p.s, &st);
 		if (on)
 			g_assert_cmpuint(st.literal_pixels[VG_LIT_INDEXED], ==, 4 * 64 * 16);
