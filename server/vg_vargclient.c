@@ -277,8 +277,8 @@ static void log_session(vg_vargclient *c, const char *host)
 		st.beliefs, st.beliefs_loaded, c->persist ? ", saved" : "",
 		c->zstd_level, model);
 	if (pc.measured[VG_PIXCOST_LITERAL] || pc.measured[VG_PIXCOST_MODEL])
-		vg_info("client %s: new pixels cost, a pixel: the literal methods %.1f ns and %.4f"
-			" bytes%s, the pixel model %.1f ns and %.4f bytes%s", host,
+		vg_info("client %s: new pixels cost, a pixel, as last learnt: the literal methods"
+			" %.1f ns and %.4f bytes%s, the pixel model %.1f ns and %.4f bytes%s", host,
 			pc.ns_px[VG_PIXCOST_LITERAL], pc.bytes_px[VG_PIXCOST_LITERAL],
 			pc.measured[VG_PIXCOST_LITERAL] ? "" : " (assumed)", pc.ns_px[VG_PIXCOST_MODEL],
 			pc.bytes_px[VG_PIXCOST_MODEL], pc.measured[VG_PIXCOST_MODEL] ? "" : " (assumed)");
@@ -375,9 +375,9 @@ static rfbBool enable_varg(rfbClientPtr cl, void **data, int encoding)
 	pixmodel_for(scfg, rtt_us, &cfg);
 	vg_info("client %s: round trip %.2f ms: zstd level %d, %s", cl->host, (double)rtt_us / 1e3,
 		cfg.zstd_level,
-		cfg.pixmodel_by_rate ? (cfg.pixmodel ? "the pixel model by the link's rate (at first)"
-						     : "the pixel model by the link's rate (not at first)")
-		: cfg.pixmodel ? "the pixel model" : "no pixel model");
+		!cfg.pixmodel_by_rate ? (cfg.pixmodel ? "the pixel model" : "no pixel model")
+		: cfg.pixmodel ? "the pixel model as the link's rate says (until known: on)"
+			       : "the pixel model as the link's rate says (until known: off)");
 	cfg.fp_bits = scfg->fp_bits;
 	cfg.group_size = scfg->group_size;
 	cfg.no_persist = scfg->no_persist;
