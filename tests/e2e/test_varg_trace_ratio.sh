@@ -80,7 +80,9 @@ tap_check "damaged trace" fails_cleanly 1 "$vt" ratio "$tmp/flip.vtr"
 # tool's varg_rect_bytes), not the RFB headers around them.
 # live_vs_tool NAME TRACE TOOL-OPTION SERVER-OPTION: the tool's Varg bytes
 # and the live viewer's, the literal pixels by the literal methods and
-# zstd or by the pixel model. zstd's level is the tool's default on both
+# zstd or by the pixel model, on both sides for every update (by default
+# the server would choose per update by the link's rate, and might try
+# the model on a busy machine). zstd's level is the tool's default on both
 # sides: the server would pick 3 for a viewer on the same host (a LAN's
 # round trip).
 live_vs_tool() {
@@ -101,7 +103,7 @@ live_vs_tool() {
 for trace in $TRACES; do
 	# a shell name: the viewer's pid is kept in pid_NAME
 	t=$(basename "$trace" .vtr | tr -c "a-zA-Z0-9\n" _)
-	live_vs_tool "$t" "$trace" --no-pixmodel ""
+	live_vs_tool "$t" "$trace" --no-pixmodel "--pixel-model off"
 	tap_check "$t: the live viewer got exactly the tool's Varg bytes" \
 		test "${tool:-0}" -gt 0 -a "${tool:-0}" = "${live:-}"
 	lit=$tool
