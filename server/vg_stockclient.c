@@ -154,6 +154,7 @@ void vg_stockclient_pass_begin(rfbClientPtr cl, vg_stockclient *c)
 	sraRectangleIterator *it;
 	sraRegion *due;
 	sraRect sr;
+	bool shared;
 
 	if (c->sending)
 		return;
@@ -166,31 +167,28 @@ void vg_stockclient_pass_begin(rfbClientPtr cl, vg_stockclient *c)
 		c->lib_sent = rfbStatGetMessageCountSent(cl, rfbFramebufferUpdate);
 		c->lib_bytes = rfbStatGetSentBytes(cl);
 	}
-	if (vg_screen_testing_aids(s)->shared_read || !fit(cl, c)) {
-		/* Encoders read a frame the source writes: hold the read
-		 * lock until the finished hook. */
-		c->reading = true;
-		LOCK(cl->updateMutex);
-		due = sraRgnCreateRgn(cl->modifiedRegion);
-		UNLOCK(cl->updateMutex);
-		send_due(cl, c, due);
-		sraRgnDestroy(due);
-		return;
-	}
+	/* Encoders read a frame the source writes unless this client has
+	 * its own copy of the frame to encode from. */
+	shared = vg_screen_testing_aids(s)->shared_read || !fit(cl, c);
 	LOCK(cl->updateMutex);
 	due = sraRgnCreateRgn(cl->modifiedRegion);
-	c->encoding = true;
+	c->encoding = !shared;
 	UNLOCK(cl->updateMutex);
-	it = sraRgnGetIterator(due);
-	while (sraRgnIteratorNext(it, &sr)) {
-		vg_rect r = vg_rect_intersect(vg_rect_make(sr.x1, sr.y1, sr.x2 - sr.x1, sr.y2 - sr.y1),
-					      vg_pixbuf_rect(frame));
+	if (shared) {
+		/* Hold the read lock until the finished hook. */
+		c->reading = true;
+	} else {
+		it = sraRgnGetIterator(due);
+		while (sraRgnIteratorNext(it, &sr)) {
+			vg_rect r = vg_rect_intersect(vg_rect_make(sr.x1, sr.y1, sr.x2 - sr.x1, sr.y2 - sr.y1),
+						      vg_pixbuf_rect(frame));
 
-		if (!vg_rect_is_empty(r))
-			vg_pixbuf_copy_rect(c->own_frame, frame, r);
+			if (!vg_rect_is_empty(r))
+				vg_pixbuf_copy_rect(c->own_frame, frame, r);
+		}
+		sraRgnReleaseIterator(it);
+		vg_screen_read_unlock(s);
 	}
-	sraRgnReleaseIterator(it);
-	vg_screen_read_unlock(s);
 	send_due(cl, c, due);
 	sraRgnDestroy(due);
 }

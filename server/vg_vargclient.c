@@ -1093,10 +1093,10 @@ static void observe_link(rfbClientPtr cl, vg_vargclient *c)
 {
 	vg_path_sample path;
 
-	c->refining = c->refine && vg_sender_takes_approx(c->sender);
-	if ((c->refining || vg_screen_config(c->screen)->band_ms ||
-	     vg_screen_config(c->screen)->pixmodel == VG_SERVER_PIXMODEL_AUTO) &&
-	    vg_refine_read_socket(path_fd_of(cl), &path) == VG_OK)
+	c->refining = vg_sender_takes_approx(c->sender);
+	/* One getsockopt a pass: refinement, bands and the pixel model's
+	 * choice all follow the link's rate. */
+	if (vg_refine_read_socket(path_fd_of(cl), &path) == VG_OK)
 		vg_refine_observe(c->refine, vg_time_ns(), &path);
 	vg_sender_set_rate(c->sender, vg_refine_known_rate(c->refine));
 }

@@ -12,7 +12,7 @@
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 IDLE=${IDLE:-2}
-tap_plan 23
+tap_plan 24
 
 # run NAME TRACE RATE SERVER-ARGS -- VIEWER-ARGS: the trace played to one
 # viewer as if the link carried RATE bytes/s; says what was approximate.
@@ -81,4 +81,6 @@ tap_check "heat map over a 1 GB/s link: exact" run fast "$HM" 1000000000 --
 bm=$(by_model fast)
 echo "#   new pixels by the pixel model in $bm updates"
 tap_check "  ... few by the pixel model" test $((${bm% *} * 8)) -le "${bm#* }"
+tap_check "  ... the rest by the literal methods, timed" \
+	grep -q 'the literal methods [0-9.]* ns' "$work/fast.err"
 tap_done
