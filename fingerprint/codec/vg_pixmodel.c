@@ -103,7 +103,13 @@ enum { MODE_CONTEXT, MODE_PREDICT, MODES };
  * left are one colour below a stretch the widest context has never seen,
  * or has seen followed by that colour only (a heat map cell's first row),
  * and there the stretch may be shorter if it reaches the block's right
- * edge (the block cuts the cell, not a change of colour). Each yes or no
+ * edge (the block cuts the cell, not a change of colour). So does one
+ * after a single pixel of its colour where the stretch above begins over
+ * that pixel (a grid's cell, its first pixel new) and the widest context
+ * has never seen the neighbours: the cell's second pixel then costs a
+ * run's yes rather than a probe of every context. Below a row that
+ * repeated its own (a grid's, seldom a glyph's) such a cell's stretch
+ * may be as short as two pixels. Each yes or no
  * has a 15-bit probability that moves a 64th of the way towards each
  * answer. */
 #define BIT_BITS 15
@@ -1399,6 +1405,9 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 	for (y = 0; y < h && !halted(m); y++) {
 		uint32_t *row = px + (ptrdiff_t)y * st;
 		const uint32_t *up = row - st, *up2 = up - st;
+		/* Whether the row above repeated its own: a grid's cells are
+		 * then below, and a cell's run may start over a short stretch. */
+		bool above_repeated = (before & 3) == REPEAT_YES;
 
 		/* One yes or no for a row as its row above, where a row
 		 * would otherwise cost a context's probe at each edge; asked
@@ -1436,8 +1445,8 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			uint32_t excl[1 + ORDERS * K + NEIGHBOURS], nb[NEIGHBOURS];
 			uint32_t c;
 			unsigned n_excl = 0, o, says;
-			int32_t se;
-			bool found = false, flat, hashed = false;
+			int32_t se, min_stretch;
+			bool found = false, flat, pair, cell, hashed = false;
 
 			if (x == 0 || after_run) {
 				W = row[x - 1], WW = row[x - 2];
@@ -1456,17 +1465,24 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				NNE = up2[x + 1];
 			}
 			flat = W == N && W == NW && W == NE && W != NONE;
+			/* A run of W may also start after two pixels of W, or after
+			 * one where the upper row's stretch begins under it: a grid's
+			 * cell, its first pixel new, the rest most likely its colour. */
+			pair = W == WW && W != NONE;
+			cell = !flat && !pair && W != NONE && NW == N && NWW != NW;
+			min_stretch = cell && above_repeated ? 2 : RUN_MIN;
 
 			if (after_run) {
 				after_run = false;
 				if (stopped)
 					excl[n_excl++] = (uint32_t)W;
-			} else if ((flat || (W == WW && W != NONE)) &&
-				   (se = stretch_end(up, x, w) - x, se >= RUN_MIN || (!flat && se >= 2 && x + se == w)) &&
+			} else if ((flat || pair || cell) &&
+				   (se = stretch_end(up, x, w) - x,
+				    se >= min_stretch || (!flat && pair && se >= 2 && x + se == w)) &&
 				   (hashed = hash_slots(m, hash, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW,
 							NN, NNE),
 				    says = widest_on(at_order[0], (uint16_t)(hash[0] >> 48), (uint32_t)W),
-				    says == UNSEEN || says == ONLY_C || (flat && says == SEEN_C))) {
+				    says == UNSEEN || (!cell && (says == ONLY_C || (flat && says == SEEN_C))))) {
 				int32_t end = code_run(m, row, up, x, x + se, w, (uint32_t)W, &stopped);
 
 				if (m->corrupt)
