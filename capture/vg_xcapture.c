@@ -13,6 +13,7 @@
 
 #include "common/vg_error.h"
 #include "common/vg_minmax.h"
+#include "common/vg_time.h"
 #include "capture/vg_xcapture.h"
 #include "segment2d/vg_tilediff.h"
 
@@ -43,6 +44,7 @@ struct vg_xcapture {
 	bool fixes;
 	int fixes_event;
 	bool cursor_changed;
+	uint64_t cursor_read_ns;    /* when vg_xcapture_cursor() last read it */
 	uint32_t *cursor_pixels;
 	size_t cursor_cap;
 
@@ -240,6 +242,15 @@ bool vg_xcapture_is_dirty(const vg_xcapture *c)
 bool vg_xcapture_cursor_changed(const vg_xcapture *c)
 {
 	return c->cursor_changed;
+}
+
+uint64_t vg_xcapture_cursor_due_in(const vg_xcapture *c, uint64_t now_ns)
+{
+	uint64_t due = c->cursor_read_ns + VG_XCAPTURE_CURSOR_GAP_NS;
+
+	if (!c->cursor_changed)
+		return UINT64_MAX;
+	return now_ns >= due ? 0 : due - now_ns;
 }
 
 static void queue_input(vg_xcapture *c, vg_xinput_event ev)
@@ -548,6 +559,7 @@ int vg_xcapture_cursor(vg_xcapture *c, vg_xcursor *out)
 	out->pixels = c->cursor_pixels;
 	out->serial = ci->cursor_serial;
 	c->cursor_changed = false;
+	c->cursor_read_ns = vg_time_ns();
 	XFree(ci);
 	return VG_OK;
 }

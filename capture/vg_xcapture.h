@@ -114,6 +114,16 @@ int vg_xcapture_cursor(vg_xcapture *c, vg_xcursor *out);
 /* Whether the cursor image changed since the last vg_xcapture_cursor(). */
 bool vg_xcapture_cursor_changed(const vg_xcapture *c);
 
+/* The least time between two reads of a changed cursor. A program may
+ * set its cursor at every drawing call (R's X11 device shows a busy one
+ * for each rectangle it draws: thousands of changes a second), and no
+ * viewer shows more of them than its display's rate. */
+#define VG_XCAPTURE_CURSOR_GAP_NS (1000000000u / 60)
+
+/* How long from now_ns (vg_time_ns()) until a changed cursor is due to be
+ * read: 0 when it is, UINT64_MAX while it has not changed. */
+uint64_t vg_xcapture_cursor_due_in(const vg_xcapture *c, uint64_t now_ns);
+
 typedef enum {
 	VG_XINPUT_POINTER = 1,    /* x, y, buttons */
 	VG_XINPUT_KEY = 2,        /* keysym, down */

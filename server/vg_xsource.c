@@ -340,6 +340,7 @@ int vg_xsource_run(vg_xsource *x, vg_server *srv, const volatile sig_atomic_t *s
 		int32_t w, h;
 		size_t len;
 		int timeout = 200;
+		uint64_t cursor_in;
 
 		fds[nfds++] = (struct pollfd){ .fd = vg_xcapture_fd(x->cap), .events = POLLIN };
 		fds[nfds++] = (struct pollfd){ .fd = ConnectionNumber(x->watch), .events = POLLIN };
@@ -351,6 +352,9 @@ int vg_xsource_run(vg_xsource *x, vg_server *srv, const volatile sig_atomic_t *s
 			timeout = 0;
 		else if (vg_xcapture_is_dirty(x->cap))
 			timeout = next_grab > now ? (int)((next_grab - now) / 1000000u) + 1 : 0;
+		cursor_in = vg_xcapture_cursor_due_in(x->cap, now);
+		if (cursor_in != UINT64_MAX)
+			timeout = MIN(timeout, (int)(cursor_in / 1000000u) + 1);
 		if (poll(fds, nfds, timeout) < 0 && errno != EINTR) {
 			snprintf(x->error, sizeof x->error, "poll: %s", g_strerror(errno));
 			return VG_EIO;
@@ -364,7 +368,7 @@ int vg_xsource_run(vg_xsource *x, vg_server *srv, const volatile sig_atomic_t *s
 		}
 		if (x->sel && vg_xselection_process(x->sel, &text, &len) > 0)
 			vg_server_cut_text(srv, text, len);
-		if (vg_xcapture_cursor_changed(x->cap))
+		if (vg_xcapture_cursor_due_in(x->cap, vg_time_ns()) == 0)
 			send_cursor(x, srv);
 		now = vg_time_ns();
 		if (!vg_xcapture_is_dirty(x->cap) || now < next_grab)

@@ -9,7 +9,13 @@
  *       "key KEYSYM DOWN" (DOWN is 1 or 0; KEYSYM the unshifted one) and,
  *       after each key press, "char KEYSYM" (in hex: the keysym the
  *       press makes with the modifiers held).
+ *   vg_xprobe cursors N
+ *       maps a window over the whole screen and, as R's X11 device does
+ *       around each rectangle it draws, sets its cursor to a watch and
+ *       back to an arrow N times, a millisecond apart, then to a cross;
+ *       prints "done" and stays until killed.
  * Output is flushed line by line. */
+#include <X11/cursorfont.h>
 #include <X11/XKBlib.h>
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
@@ -153,6 +159,29 @@ static int log_events(Display *dpy)
 	return 0;
 }
 
+static int flip_cursors(Display *dpy, long n)
+{
+	Screen *scr = DefaultScreenOfDisplay(dpy);
+	Window win = make_window(dpy, 0, 0, (unsigned)WidthOfScreen(scr), (unsigned)HeightOfScreen(scr), 0);
+	Cursor watch = XCreateFontCursor(dpy, XC_watch), arrow = XCreateFontCursor(dpy, XC_left_ptr);
+	long i;
+
+	for (i = 0; i < n; i++) {
+		XDefineCursor(dpy, win, watch);
+		XFlush(dpy);
+		XDefineCursor(dpy, win, arrow);
+		XFlush(dpy);
+		sleep_ms(1);
+	}
+	XDefineCursor(dpy, win, XCreateFontCursor(dpy, XC_crosshair));
+	XSync(dpy, False);
+	printf("done\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	Display *dpy = XOpenDisplay(NULL);
@@ -165,6 +194,8 @@ int main(int argc, char **argv)
 		return draw(dpy, atoi(argv[2]), atol(argv[3]));
 	if (argc == 2 && strcmp(argv[1], "log") == 0)
 		return log_events(dpy);
-	fprintf(stderr, "usage: vg_xprobe draw STEPS INTERVAL_MS | vg_xprobe log\n");
+	if (argc == 3 && strcmp(argv[1], "cursors") == 0)
+		return flip_cursors(dpy, atol(argv[2]));
+	fprintf(stderr, "usage: vg_xprobe draw STEPS INTERVAL_MS | vg_xprobe log | vg_xprobe cursors N\n");
 	return 2;
 }

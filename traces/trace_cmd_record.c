@@ -189,7 +189,7 @@ static int write_inputs(source *src, vg_trace_writer *w, uint64_t t_ns, rec_stat
 /* Writes a cursor record when the pointer's image changed: the X
  * cursor's (XFixes) or the shape a VNC server sent. An image larger than
  * a cursor record holds is left out. */
-static int write_cursor(source *src, vg_trace_writer *w, uint64_t t_ns, rec_stats *s)
+static int write_cursor(source *src, vg_trace_writer *w, uint64_t t_ns, bool last, rec_stats *s)
 {
 	vg_trace_cursor tc;
 	vg_xcursor xc;
@@ -197,7 +197,11 @@ static int write_cursor(source *src, vg_trace_writer *w, uint64_t t_ns, rec_stat
 	int err;
 
 	if (src->x) {
-		if (!vg_xcapture_cursor_changed(src->x) || vg_xcapture_cursor(src->x, &xc))
+		/* At most VG_XCAPTURE_CURSOR_GAP_NS apart, but the last
+		 * change is always written. */
+		if (!vg_xcapture_cursor_changed(src->x) ||
+		    (!last && vg_xcapture_cursor_due_in(src->x, vg_time_ns()) > 0) ||
+		    vg_xcapture_cursor(src->x, &xc))
 			return VG_OK;
 		tc.width = xc.width;
 		tc.height = xc.height;
@@ -285,12 +289,13 @@ static int record(const rec_options *o)
 	for (;;) {
 		/* X input is watched by polling the pointer's position. */
 		int timeout_ms = src.x && o->input ? 20 : 100;
+		uint64_t cursor_in;
 		bool last;
 
 		now = vg_time_ns() - start;
 		last = ended || vg__trace_stopped() || (end_ns > 0 && now >= end_ns);
 		if ((err = write_inputs(&src, w, now, &stats)) ||
-		    (err = write_cursor(&src, w, now, &stats)))
+		    (err = write_cursor(&src, w, now, last, &stats)))
 			goto write_failed;
 		/* The last grab is unconditional: a change that arrived after
 		 * the final wait is not lost. */
@@ -309,6 +314,8 @@ static int record(const rec_options *o)
 			timeout_ms = MIN(timeout_ms, (int)((next_grab > now ? next_grab - now : 0) / 1000000u));
 		if (end_ns > 0)
 			timeout_ms = MIN(timeout_ms, (int)((end_ns > now ? end_ns - now : 0) / 1000000u));
+		if (src.x && (cursor_in = vg_xcapture_cursor_due_in(src.x, vg_time_ns())) != UINT64_MAX)
+			timeout_ms = MIN(timeout_ms, (int)(cursor_in / 1000000u) + 1);
 		if ((err = source_wait(&src, timeout_ms))) {
 			if (!src.vnc)
 				goto write_failed;

@@ -2,17 +2,18 @@
 # varg-trace record against a real X server (Xvfb) and real X clients:
 # the last recorded frame equals what xwd reads from the screen, with
 # XDamage and with polling; SIGINT ends a recording with a valid trace;
-# pointer and key events made with xdotool become input records.
+# pointer and key events made with xdotool become input records; a storm
+# of cursor changes is recorded at most 60 times a second.
 . "${VG_TOP_SRCDIR:-.}/tests/tap.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_e2e.sh"
 . "${VG_TOP_SRCDIR:-.}/tests/vg_xvfb.sh"
 vt=$B/traces/varg-trace
 probe=$B/tests/vg_xprobe
 
-tap_plan 18
+tap_plan 20
 
 if ! command -v Xvfb >/dev/null || ! command -v xwd >/dev/null || ! command -v xdotool >/dev/null; then
-	for i in $(seq 1 18); do tap_skip "Xvfb, xwd and xdotool are needed (scripts/setup)"; done
+	for i in $(seq 1 20); do tap_skip "Xvfb, xwd and xdotool are needed (scripts/setup)"; done
 	exit 0
 fi
 start_xvfb 640x480 || exit 1
@@ -115,6 +116,28 @@ tap_check "the replayed display got the same $n button and key events" \
 	sh -c "[ $n -ge 12 ] && cmp -s '$work/orig.events' '$work/replayed.events' || { diff '$work/orig.events' '$work/replayed.events' | sed 's/^/# /'; exit 1; }"
 export DISPLAY=$first
 XDPY=$first
+
+# A program that makes its cursor busy around every drawing call (as R's
+# X11 device does): 3,000 changes in under two seconds are recorded at
+# most 60 times a second, and the last recorded is the cursor it left.
+xdotool mousemove 320 240
+"$vt" record --display "$XDPY" -o "$work/storm.vtr" -q --duration 4 2>"$work/storm.err" &
+rec=$!
+sleep 0.5
+"$probe" cursors 1500 >"$work/storm.probe" &
+storm=$!
+pids="$pids $storm"
+wait_line "$work/storm.probe" done
+wait "$rec"
+"$vt" record --display "$XDPY" -o "$work/after.vtr" -q --duration 1 2>>"$work/storm.err"
+kill "$storm"
+n=$("$B/tests/vg_tracedump" "$work/storm.vtr" | grep -c '^cursor')
+tap_check "a storm of cursor changes is recorded at most 60 a second ($n records in 4 s)" \
+	test "$n" -ge 2 -a "$n" -le 250
+last_cursor() { "$B/tests/vg_tracedump" "$1" | awk '$1 == "cursor" { h = $NF } END { print h }'; }
+first_cursor() { "$B/tests/vg_tracedump" "$1" | awk '$1 == "cursor" { print $NF; exit }'; }
+tap_check "... and its last record is the cursor left on the screen" \
+	test "$(last_cursor "$work/storm.vtr")" = "$(first_cursor "$work/after.vtr")"
 
 tap_check "a display that is not there fails cleanly" fails_cleanly 1 "$vt" record --display :987 -o "$work/x.vtr"
 tap_check "record without -o is a usage error" fails_cleanly 2 "$vt" record --display "$XDPY"
