@@ -538,6 +538,8 @@ int vg_xcapture_cursor(vg_xcapture *c, vg_xcursor *out)
 	memset(out, 0, sizeof *out);
 	if (!c->fixes)
 		return VG_ENOTSUP;
+	/* A read that fails is tried again a gap later, not at once. */
+	c->cursor_read_ns = vg_time_ns();
 	ci = XFixesGetCursorImage(c->dpy);
 	if (!ci)
 		return VG_EIO;
@@ -559,7 +561,6 @@ int vg_xcapture_cursor(vg_xcapture *c, vg_xcursor *out)
 	out->pixels = c->cursor_pixels;
 	out->serial = ci->cursor_serial;
 	c->cursor_changed = false;
-	c->cursor_read_ns = vg_time_ns();
 	XFree(ci);
 	return VG_OK;
 }
