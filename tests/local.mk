@@ -30,7 +30,7 @@ dist_noinst_SCRIPTS += tests/e2e/test_wan_bench.sh scripts/wan-bench scripts/wan
 # The same session from TigerVNC's Xvnc and from varg-server, real viewers.
 TESTS += tests/interop/test_compare_peers.sh
 dist_noinst_SCRIPTS += tests/interop/test_compare_peers.sh scripts/compare-peers scripts/record-sessions \
-	scripts/simulate-reads
+	scripts/simulate-reads scripts/heatmap-viewer scripts/r-heatmap-viewer
 
 # Recording live sessions: tiny X clients that draw and that log the
 # events they get, and a record printer.
