@@ -55,15 +55,25 @@ static double follow(double figure, double other_now, double other_then)
 	return other_then > 1e-9 ? figure * other_now / other_then : figure;
 }
 
+/* A coding's figures a pixel as they stand now: as last learnt, scaled
+ * by how the other coding's changed since. */
+static void estimate(const vg_pixcost *pc, vg_pixcost_coding coding, double *ns, double *bytes)
+{
+	vg_pixcost_coding o = other_of(coding);
+
+	*ns = follow(pc->ns_px[coding], pc->ns_px[o], pc->other_ns_px[coding]);
+	*bytes = follow(pc->bytes_px[coding], pc->bytes_px[o], pc->other_bytes_px[coding]);
+}
+
 /* A pixel's time from the sender to the viewer's picture by coding:
  * coding, the link, decoding. The model decodes in about the time it
  * codes; the literal methods and zstd in LITERAL_DECODE_NS_PX. */
 static double to_viewer_ns(const vg_pixcost *pc, vg_pixcost_coding coding, uint64_t rate)
 {
-	vg_pixcost_coding o = other_of(coding);
-	double ns = follow(pc->ns_px[coding], pc->ns_px[o], pc->other_ns_px[coding]);
-	double bytes = follow(pc->bytes_px[coding], pc->bytes_px[o], pc->other_bytes_px[coding]);
-	double link_ns = bytes * 1e9 / (double)rate;
+	double ns, bytes, link_ns;
+
+	estimate(pc, coding, &ns, &bytes);
+	link_ns = bytes * 1e9 / (double)rate;
 
 	if (coding == VG_PIXCOST_MODEL)
 		return 2.0 * ns + link_ns;
@@ -109,8 +119,8 @@ vg_pixcost_coding vg_pixcost_choose(vg_pixcost *pc, uint64_t pixels, uint64_t ra
 void vg_pixcost_learn(vg_pixcost *pc, vg_pixcost_coding coding, uint64_t pixels,
 		      uint64_t code_ns, uint64_t wire_bytes)
 {
-	vg_pixcost_coding o;
-	double ns, bytes;
+	vg_pixcost_coding o = other_of(coding);
+	double ns, bytes, ns_now, bytes_now;
 
 	if (pixels < LARGE_UPDATE_PX)
 		return;
@@ -119,13 +129,10 @@ void vg_pixcost_learn(vg_pixcost *pc, vg_pixcost_coding coding, uint64_t pixels,
 	/* A quarter of the way from the estimate (from the assumed figures
 	 * too: a coding's first updates, its tables cold, cost more than its
 	 * next ones). */
-	o = other_of(coding);
+	estimate(pc, coding, &ns_now, &bytes_now);
 	pc->measured[coding] = true;
-	pc->ns_px[coding] = 0.75 * follow(pc->ns_px[coding], pc->ns_px[o], pc->other_ns_px[coding]) +
-			    0.25 * ns;
-	pc->bytes_px[coding] =
-		0.75 * follow(pc->bytes_px[coding], pc->bytes_px[o], pc->other_bytes_px[coding]) +
-		0.25 * bytes;
+	pc->ns_px[coding] = 0.75 * ns_now + 0.25 * ns;
+	pc->bytes_px[coding] = 0.75 * bytes_now + 0.25 * bytes;
 	pc->other_ns_px[coding] = pc->ns_px[o];
 	pc->other_bytes_px[coding] = pc->bytes_px[o];
 }
