@@ -12,7 +12,9 @@
  * WebP image of its own (the usual yardstick for lossless screen images).
  * Prints bytes,
  * encode and decode MB/s (of 3-byte pixels) and, as the yardstick,
- * memcpy of as many bytes. `bench <name> <value> <unit>` lines. */
+ * memcpy of as many bytes. `bench <name> <value> <unit>` lines.
+ * Usage: bench_literal [TRACE [METHOD...]], METHOD one of the names
+ * printed (e.g. pixmodel), to time some methods alone. */
 #include "config.h"
 
 #include <glib.h>
@@ -282,14 +284,28 @@ int main(int argc, char **argv)
 	uint8_t *a, *b;
 	uint64_t t0;
 	size_t i;
+	bool printed_totals = false;
 
 	if (!path) {
 		def = g_build_filename(VG_SRCDIR, "traces", "samples", "treeview-scroll.vtr", NULL);
 		path = def;
 	}
+	for (int j = 2; j < argc; j++) {
+		for (i = 0; i < G_N_ELEMENTS(methods) && strcmp(argv[j], methods[i].name) != 0; i++)
+			;
+		if (i == G_N_ELEMENTS(methods)) {
+			fprintf(stderr, "bench_literal: no method %s\n", argv[j]);
+			return 2;
+		}
+	}
 	for (i = 0; i < G_N_ELEMENTS(methods); i++) {
 		result r;
+		bool wanted = argc <= 2;
 
+		for (int j = 2; j < argc; j++)
+			wanted = wanted || strcmp(argv[j], methods[i].name) == 0;
+		if (!wanted)
+			continue;
 		if (run(&methods[i], path, &r)) {
 			fprintf(stderr, "bench_literal: %s: %s failed\n", path, methods[i].name);
 			return 1;
@@ -298,7 +314,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_literal: %s does not decode to its input\n", methods[i].name);
 			return 1;
 		}
-		if (i == 0) {
+		if (r.updates && !printed_totals) {
+			printed_totals = true;
 			printf("bench literal_updates %" G_GUINT64_FORMAT " updates\n", r.updates);
 			printf("bench literal_pixel_bytes %" G_GUINT64_FORMAT " bytes\n", r.px_bytes);
 			/* The yardstick: memcpy of as many bytes, 1 MB at a time. */
