@@ -71,6 +71,27 @@ void *vg_mem_alloc0_n(size_t count, size_t size)
 	return p;
 }
 
+void *vg_mem_alloc0_huge(size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	const size_t huge = (size_t)2 << 20;
+	size_t rounded;
+	void *p = NULL;
+
+	if (n == 0)
+		return NULL;
+	rounded = (n + huge - 1) & ~(huge - 1);
+	if (rounded < n || posix_memalign(&p, huge, rounded) != 0)
+		vg_mem_die("out of memory allocating %zu bytes", n);
+	/* A hint: without transparent huge pages the pages are small. */
+	(void)madvise(p, rounded, MADV_HUGEPAGE);
+	memset(p, 0, n);
+	return p;
+#else
+	return vg_mem_alloc0_n(n, 1);
+#endif
+}
+
 void *vg_mem_realloc_n(void *p, size_t count, size_t size)
 {
 	size_t n = product(count, size);

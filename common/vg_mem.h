@@ -28,6 +28,14 @@ void *vg_mem_alloc_n(size_t count, size_t size);
 /* count elements of size bytes, zeroed. */
 void *vg_mem_alloc0_n(size_t count, size_t size);
 
+/* n bytes, zeroed, for a large table read at random. On Linux, 2 MB
+ * aligned and in pages of 2 MB where transparent huge pages allow it
+ * (`madvise` mode, Debian's default): a lookup then finds its page among
+ * the few the processor keeps at hand instead of walking the page
+ * tables (the pixel model's 8 MB spans 2,000 small pages). The pages are
+ * whole: n is rounded up to 2 MB. Elsewhere (the browser), calloc. */
+void *vg_mem_alloc0_huge(size_t n);
+
 /* Resizes p (NULL: a new block) to count elements of size bytes, keeping
  * its contents up to the smaller size; a size of zero frees p and returns
  * NULL. */

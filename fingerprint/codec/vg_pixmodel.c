@@ -22,11 +22,15 @@ static const unsigned slot_k[ORDERS] = { 6, 5, 5, 8 };
 /* The most colours a slot of any order holds. */
 #define K 8
 #define SLOTS(o) (1u << slot_bits[o])
-/* A slot: the context's upper hash bits (2 bytes: another context in
- * the slot resets it), then slot_k colours, each a 24-bit colour with its
- * count in the top byte, so that one load gives both (4 bytes; 0: no
- * colour, nor in the entries after it: a slot whose first is 0 is empty). */
-#define SLOT_BYTES(o) (2 + 4 * slot_k[o])
+/* A slot: slot_k colours, each a 24-bit colour with its count in the
+ * top byte, so that one load gives both (4 bytes; 0: no colour, nor in
+ * the entries after it: a slot whose first is 0 is empty). The context's
+ * upper hash bits, its tag (another context in the slot resets it), are
+ * kept apart, 2 bytes a slot in a table of tags for each order: whether
+ * the widest context has seen a pixel's neighbours, asked at every run's
+ * start, is mostly answered by its tag alone, from 256 KB that stay in
+ * the processor's cache rather than 3 MB that do not. */
+#define SLOT_BYTES(o) (4 * slot_k[o])
 /* Slots a reset clears one by one; past this many since the last reset,
  * it clears the whole tables (a fuzzer's or a short connection's model
  * touches a few thousand of the 2^18 + 2^16 + 2^12 slots). */
@@ -197,8 +201,11 @@ typedef struct {
 } learnt;
 
 struct vg_pixmodel {
-	uint8_t *tables;      /* the four tables, one after the other */
-	uint8_t *ctx[ORDERS]; /* each order's table in tables */
+	/* The four tables, one after the other, then their tags (in
+	 * huge pages: vg_mem_alloc0_huge). */
+	uint8_t *tables;
+	uint8_t *ctx[ORDERS];  /* each order's table in tables */
+	uint16_t *tag[ORDERS]; /* each order's tags, after the tables */
 	learnt l;
 	vg_rc_encoder enc;
 	vg_rc_decoder dec;
@@ -353,14 +360,14 @@ static void freshen(vg_pixmodel *m)
 	m->stale = false;
 }
 
-/* The four tables' bytes. */
-static size_t tables_bytes(void)
+/* The four tables' bytes, without their tags (slots_only) or with. */
+static size_t tables_bytes(bool slots_only)
 {
 	size_t n = 0;
 	int i;
 
 	for (i = 0; i < ORDERS; i++)
-		n += (size_t)SLOTS(i) * SLOT_BYTES(i);
+		n += (size_t)SLOTS(i) * (SLOT_BYTES(i) + (slots_only ? 0 : sizeof(uint16_t)));
 	return n;
 }
 
@@ -370,10 +377,14 @@ int vg_pixmodel_new(vg_pixmodel **out)
 	size_t n;
 	int i;
 
-	m->tables = VG_NEW0(uint8_t, tables_bytes());
+	m->tables = vg_mem_alloc0_huge(tables_bytes(false));
 	for (i = 0, n = 0; i < ORDERS; i++) {
 		m->ctx[i] = m->tables + n;
 		n += (size_t)SLOTS(i) * SLOT_BYTES(i);
+	}
+	for (i = 0; i < ORDERS; i++) {
+		m->tag[i] = (uint16_t *)(void *)(m->tables + n);
+		n += (size_t)SLOTS(i) * sizeof(uint16_t);
 	}
 	for (i = 0; i <= NEAR_DIST_MAX; i++)
 		m->near[i] = (uint16_t)((UINT32_C(1) << 26) / (uint32_t)((NEAR_SCALE + i) * (NEAR_SCALE + i)));
@@ -386,8 +397,8 @@ int vg_pixmodel_new(vg_pixmodel **out)
 
 size_t vg_pixmodel_bytes(void)
 {
-	/* The model (l included) and the touched list. */
-	return sizeof(vg_pixmodel) + TOUCHED_MAX * sizeof(uint32_t) + tables_bytes();
+	/* The model (l included), the touched list, the tables and tags. */
+	return sizeof(vg_pixmodel) + TOUCHED_MAX * sizeof(uint32_t) + tables_bytes(false);
 }
 
 void vg_pixmodel_reset(vg_pixmodel *m)
@@ -395,13 +406,13 @@ void vg_pixmodel_reset(vg_pixmodel *m)
 	static const uint32_t empty;
 	size_t i;
 
-	/* A slot whose first colour is 0 is empty, whatever else it holds
-	 * (see holds): four bytes a slot. */
+	/* A slot whose first colour is 0 is empty, whatever its tag (see
+	 * holds): four bytes a slot. */
 	if (m->n_touched > TOUCHED_MAX)
-		memset(m->tables, 0, tables_bytes());
+		memset(m->tables, 0, tables_bytes(true));
 	else
 		for (i = 0; i < m->n_touched; i++)
-			memcpy(m->tables + m->touched[i] + 2, &empty, 4);
+			memcpy(m->tables + m->touched[i], &empty, 4);
 	start(m);
 }
 
@@ -597,28 +608,33 @@ static void code_raw(vg_pixmodel *m, uint32_t pred, uint32_t *c)
 	*c = out;
 }
 
-/* Colour i of slot s, with its count (see SLOT_BYTES); s lies at any
- * even address: copied, not dereferenced. */
+/* A pixel's context of one order: its slot, where its table keeps the
+ * tag of the context the slot holds, and the pixel's context's tag. */
+typedef struct {
+	uint8_t *s;
+	uint16_t *kept;
+	uint16_t tag;
+} slot_ref;
+
+/* Colour i of slot s, with its count (see SLOT_BYTES). */
 static inline uint32_t entry(const uint8_t *s, unsigned i)
 {
 	uint32_t e;
 
-	memcpy(&e, s + 2 + 4 * i, 4);
+	memcpy(&e, s + 4 * i, 4);
 	return e;
 }
 
 static inline void set_entry(uint8_t *s, unsigned i, uint32_t e)
 {
-	memcpy(s + 2 + 4 * i, &e, 4);
+	memcpy(s + 4 * i, &e, 4);
 }
 
-/* Whether slot s holds the context whose tag is tag. */
-static inline bool holds(const uint8_t *s, uint16_t tag)
+/* Whether r's slot holds r's context: both loads at once, where the
+ * slot is needed whatever the answer. */
+static inline bool holds(const slot_ref *r)
 {
-	uint16_t t;
-
-	memcpy(&t, s, 2);
-	return entry(s, 0) != 0 && t == tag;
+	return (*r->kept == r->tag) & (entry(r->s, 0) != 0);
 }
 
 /* Copies the colours and counts of s, a slot of up to k colours that
@@ -635,19 +651,20 @@ static inline unsigned unpack(const uint8_t *s, unsigned k, uint32_t colour[K], 
 	return n;
 }
 
-/* Slot s of order o learns that its context, tag, came before colour c. */
-static void learn_slot(vg_pixmodel *m, unsigned o, uint8_t *s, uint16_t tag, uint32_t c)
+/* Slot r of order o learns that its context came before colour c. */
+static void learn_slot(vg_pixmodel *m, unsigned o, const slot_ref *r, uint32_t c)
 {
 	unsigned i, j, low = 0, k = slot_k[o];
+	uint8_t *s = r->s;
 	uint32_t e;
 
-	if (!holds(s, tag)) {
+	if (!holds(r)) {
 		/* A slot once used never empties again: each is noted once. */
 		if (entry(s, 0) == 0 && m->n_touched < TOUCHED_MAX)
 			m->touched[m->n_touched++] = (uint32_t)(s - m->tables);
 		else if (entry(s, 0) == 0)
 			m->n_touched = TOUCHED_MAX + 1;
-		memcpy(s, &tag, 2);
+		*r->kept = r->tag;
 		set_entry(s, 0, c | ENTRY_ONE);
 		for (i = 1; i < k; i++)
 			set_entry(s, i, 0);
@@ -1120,13 +1137,13 @@ static bool code_shape(vg_pixmodel *m, const uint32_t nb[NEIGHBOURS], unsigned a
 
 /* How much the widest context has seen, in four steps (0: nothing): the
  * shape model trusts the neighbours more where it has seen little. */
-static unsigned age_of(const uint8_t *s, uint64_t hash)
+static unsigned age_of(const slot_ref *r)
 {
 	unsigned t = 0, i;
 	uint32_t e;
 
-	if (holds(s, (uint16_t)(hash >> 48)))
-		for (i = 0; i < slot_k[0] && (e = entry(s, i)) != 0; i++)
+	if (holds(r))
+		for (i = 0; i < slot_k[0] && (e = entry(r->s, i)) != 0; i++)
 			t += ENTRY_COUNT(e);
 	return t == 0 ? 0 : t < 4 ? 1 : t < 16 ? 2 : 3;
 }
@@ -1339,17 +1356,20 @@ static int32_t code_run(vg_pixmodel *m, uint32_t *row, const uint32_t *up, int32
 	}
 }
 
-/* What the widest context, in slot s under tag, says of colour c: it
+/* What the widest context, in slot r, says of colour c: it
  * has never seen its neighbours (UNSEEN), saw c only after them (ONLY_C),
  * c most (SEEN_C), or another colour most. */
 enum { UNSEEN, ONLY_C, SEEN_C, SEEN_OTHER };
 
-static unsigned widest_on(const uint8_t *s, uint16_t tag, uint32_t c)
+static unsigned widest_on(const slot_ref *r, uint32_t c)
 {
+	const uint8_t *s = r->s;
 	unsigned i;
 	uint32_t e, top;
 
-	if (!holds(s, tag))
+	/* The tag first: it mostly decides alone, and is often in the
+	 * cache where the slot is not. */
+	if (*r->kept != r->tag || !holds(r))
 		return UNSEEN;
 	top = entry(s, 0);
 	if (entry(s, 1) == 0)
@@ -1360,12 +1380,12 @@ static unsigned widest_on(const uint8_t *s, uint16_t tag, uint32_t c)
 	return ENTRY_COLOUR(top) == c ? SEEN_C : SEEN_OTHER;
 }
 
-/* The ten neighbours' hashes for each order, and the slots they name.
- * True. */
-static inline bool hash_slots(vg_pixmodel *m, uint64_t hash[ORDERS], uint8_t *at_order[ORDERS], uint64_t W,
-			      uint64_t WW, uint64_t NWW, uint64_t NW, uint64_t N, uint64_t NE, uint64_t NNWW,
-			      uint64_t NNW, uint64_t NN, uint64_t NNE)
+/* The slots the ten neighbours name for each order. True. */
+static inline bool hash_slots(vg_pixmodel *m, slot_ref at_order[ORDERS], uint64_t W, uint64_t WW, uint64_t NWW,
+			      uint64_t NW, uint64_t N, uint64_t NE, uint64_t NNWW, uint64_t NNW, uint64_t NN,
+			      uint64_t NNE)
 {
+	uint64_t hash[ORDERS];
 	unsigned o;
 
 	hash[3] = mix(W * UINT64_C(0x100000001b3) ^ N << 25);
@@ -1373,8 +1393,11 @@ static inline bool hash_slots(vg_pixmodel *m, uint64_t hash[ORDERS], uint8_t *at
 	hash[1] = mix(hash[2] ^ WW * UINT64_C(0xc4ceb9fe1a85ec53) ^ NN << 29);
 	hash[0] = mix(hash[1] ^ NWW * UINT64_C(0x9e3779b97f4a7c15) ^ NNW << 23 ^
 		      NNE * UINT64_C(0xd6e8feb86659fd93) ^ NNWW << 31);
-	for (o = 0; o < ORDERS; o++)
-		at_order[o] = m->ctx[o] + (size_t)(hash[o] & (SLOTS(o) - 1)) * SLOT_BYTES(o);
+	for (o = 0; o < ORDERS; o++) {
+		size_t i = (size_t)(hash[o] & (SLOTS(o) - 1));
+
+		at_order[o] = (slot_ref){ m->ctx[o] + i * SLOT_BYTES(o), m->tag[o] + i, (uint16_t)(hash[o] >> 48) };
+	}
 	return true;
 }
 
@@ -1383,13 +1406,14 @@ static inline bool hash_slots(vg_pixmodel *m, uint64_t hash[ORDERS], uint8_t *at
 static inline void prefetch_next(vg_pixmodel *m, uint64_t W, uint64_t WW, uint64_t NWW, uint64_t NW, uint64_t N,
 				 uint64_t NE, uint64_t NNWW, uint64_t NNW, uint64_t NN, uint64_t NNE)
 {
-	uint64_t hash[ORDERS];
-	uint8_t *at_order[ORDERS];
+	slot_ref at_order[ORDERS];
 	unsigned o;
 
-	hash_slots(m, hash, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW, NN, NNE);
-	for (o = 0; o < ORDERS; o++)
-		__builtin_prefetch(at_order[o]);
+	hash_slots(m, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW, NN, NNE);
+	for (o = 0; o < ORDERS; o++) {
+		__builtin_prefetch(at_order[o].s);
+		__builtin_prefetch(at_order[o].kept);
+	}
 }
 
 /* Codes (or decodes) every pixel of a w x h block in px: rows that
@@ -1438,8 +1462,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 		unsigned run = 0;
 
 		for (x = 0; x < w; x++) {
-			uint64_t hash[ORDERS];
-			uint8_t *at_order[ORDERS];
+			slot_ref at_order[ORDERS];
 			/* The run's or flat colour, each list's colours, the
 			 * neighbours: at most one of each colour, so never more. */
 			uint32_t excl[1 + ORDERS * K + NEIGHBOURS], nb[NEIGHBOURS];
@@ -1479,9 +1502,8 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			} else if ((flat || pair || cell) &&
 				   (se = stretch_end(up, x, w) - x,
 				    se >= min_stretch || (!flat && pair && se >= 2 && x + se == w)) &&
-				   (hashed = hash_slots(m, hash, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW,
-							NN, NNE),
-				    says = widest_on(at_order[0], (uint16_t)(hash[0] >> 48), (uint32_t)W),
+				   (hashed = hash_slots(m, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW, NN, NNE),
+				    says = widest_on(&at_order[0], (uint32_t)W),
 				    says == UNSEEN || (!cell && (says == ONLY_C || (flat && says == SEEN_C))))) {
 				int32_t end = code_run(m, row, up, x, x + se, w, (uint32_t)W, &stopped);
 
@@ -1509,12 +1531,14 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 			}
 			run = 0;
 			if (!hashed)
-				hash_slots(m, hash, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW, NN, NNE);
+				hash_slots(m, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW, NN, NNE);
 			/* All four slots are read and written: start their loads
 			 * together (a second prefetch of the line where a slot
 			 * ends saved no time). */
-			for (o = 0; o < ORDERS; o++)
-				__builtin_prefetch(at_order[o]);
+			for (o = 0; o < ORDERS; o++) {
+				__builtin_prefetch(at_order[o].s);
+				__builtin_prefetch(at_order[o].kept);
+			}
 			/* The encoder knows the next pixel's neighbours: start
 			 * its slots' loads while this pixel is coded. */
 			if (!m->decoding && x + 1 < w)
@@ -1527,14 +1551,14 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				uint16_t count[K];
 				unsigned n;
 
-				if (!holds(at_order[o], (uint16_t)(hash[o] >> 48)))
+				if (!holds(&at_order[o]))
 					continue;
-				n = unpack(at_order[o], slot_k[o], colour, count);
+				n = unpack(at_order[o].s, slot_k[o], colour, count);
 				found = code_in_list(m, colour, count, n, see_of(m, o, colour, count, n, nb),
 						     excl, &n_excl, &c);
 			}
 			if (!found)
-				found = code_shape(m, nb, age_of(at_order[0], hash[0]), excl, &n_excl, &c);
+				found = code_shape(m, nb, age_of(&at_order[0]), excl, &n_excl, &c);
 			if (!found) {
 				/* The list by nearness to the left and upper
 				 * neighbours, or to the one of them there is. */
@@ -1547,7 +1571,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				return;
 			row[x] = c;
 			for (o = 0; o < ORDERS; o++)
-				learn_slot(m, o, at_order[o], (uint16_t)(hash[o] >> 48), c);
+				learn_slot(m, o, &at_order[o], c);
 			learn_o0(m, c);
 		}
 		if (repeat) {

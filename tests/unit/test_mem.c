@@ -43,6 +43,27 @@ static void test_alloc(void)
 	}
 }
 
+/* A table in huge pages: zeroed, whole, aligned to 2 MB on Linux (the
+ * pages are the kernel's choice, not checked), free()d as any other. */
+static void test_huge(void)
+{
+	const size_t n = (size_t)5 << 20 | 12345;
+	uint8_t *t = vg_mem_alloc0_huge(n);
+	size_t i, nonzero = 0;
+
+	g_assert_null(vg_mem_alloc0_huge(0));
+	g_assert_nonnull(t);
+#if defined(__linux__)
+	g_assert_cmpuint((uintptr_t)t % ((uintptr_t)2 << 20), ==, 0);
+#endif
+	for (i = 0; i < n; i++)
+		nonzero += t[i] != 0;
+	g_assert_cmpuint(nonzero, ==, 0);
+	memset(t, 0xa5, n);
+	g_assert_cmpuint(t[n - 1], ==, 0xa5);
+	free(t);
+}
+
 static void test_strings(void)
 {
 	VG_AUTOFREE char *d = vg_mem_strdup("segment");
@@ -84,6 +105,7 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/mem/alloc", test_alloc);
+	g_test_add_func("/mem/huge", test_huge);
 	g_test_add_func("/mem/strings", test_strings);
 	g_test_add_func("/mem/overflow", test_overflow);
 	g_test_add_func("/mem/die", test_die);
