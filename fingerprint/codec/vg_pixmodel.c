@@ -1460,6 +1460,11 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 		 * run's colour if the run stopped at it. */
 		bool after_run = false, stopped = false;
 		unsigned run = 0;
+		/* Where the stretch of the row above under the last pixel that
+		 * asked ends: every pixel before it is in that stretch, whose
+		 * end is not looked for again (a long flat row would be walked
+		 * once a pixel). */
+		int32_t up_end = 0;
 
 		for (x = 0; x < w; x++) {
 			slot_ref at_order[ORDERS];
@@ -1500,7 +1505,7 @@ static void code_contexts(vg_pixmodel *m, uint32_t *px, int32_t w, int32_t h)
 				if (stopped)
 					excl[n_excl++] = (uint32_t)W;
 			} else if ((flat || pair || cell) &&
-				   (se = stretch_end(up, x, w) - x,
+				   (se = (x < up_end ? up_end : (up_end = stretch_end(up, x, w))) - x,
 				    se >= min_stretch || (!flat && pair && se >= 2 && x + se == w)) &&
 				   (hashed = hash_slots(m, at_order, W, WW, NWW, NW, N, NE, NNWW, NNW, NN, NNE),
 				    says = widest_on(&at_order[0], (uint32_t)W),
