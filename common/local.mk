@@ -3,6 +3,7 @@ noinst_LIBRARIES += common/libvgcommon.a
 common_libvgcommon_a_SOURCES = \
 	common/vg_array.c common/vg_array.h \
 	common/vg_cmdline.c common/vg_cmdline.h \
+	common/vg_crc32.c common/vg_crc32.h \
 	common/vg_cursor.c common/vg_cursor.h \
 	common/vg_error.c common/vg_error.h \
 	common/vg_file.c common/vg_file.h \
@@ -25,7 +26,7 @@ VG_COMMON_LIBS = common/libvgcommon.a $(PNG_LIBS) $(GLIB_LIBS) $(ZLIB_LIBS)
 VG_COMMON_TESTS = tests/unit/test_rect tests/unit/test_pixbuf tests/unit/test_reader \
 	tests/unit/test_writer tests/unit/test_imgfile tests/unit/test_error \
 	tests/unit/test_mem tests/unit/test_array tests/unit/test_file tests/unit/test_sha256 \
-	tests/unit/test_vencrypt
+	tests/unit/test_vencrypt tests/unit/test_crc32
 check_PROGRAMS += $(VG_COMMON_TESTS)
 TESTS += $(VG_COMMON_TESTS)
 tests_unit_test_rect_LDADD = $(VG_COMMON_LIBS)
@@ -38,6 +39,7 @@ tests_unit_test_mem_LDADD = $(VG_COMMON_LIBS)
 tests_unit_test_array_LDADD = $(VG_COMMON_LIBS)
 tests_unit_test_file_LDADD = $(VG_COMMON_LIBS)
 tests_unit_test_sha256_LDADD = $(VG_COMMON_LIBS)
+tests_unit_test_crc32_LDADD = $(VG_COMMON_LIBS)
 tests_unit_test_vencrypt_LDADD = $(VG_COMMON_LIBS)
 
 VG_BENCHES += tests/bench/bench_common

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "common/vg_crc32.h"
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
 #include "traces/vg_trace.h"
@@ -122,7 +123,7 @@ static uint32_t get_u32le(const uint8_t *p)
 
 static uint32_t crc_of(const uint8_t *p, size_t n)
 {
-	return (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), p, n);
+	return vg_crc32(0, p, n);
 }
 
 static int read_header(vg_trace_reader *r)

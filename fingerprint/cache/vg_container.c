@@ -1,7 +1,6 @@
 #include <string.h>
 
-#include <zlib.h>
-
+#include "common/vg_crc32.h"
 #include "common/vg_error.h"
 #include "common/vg_reader.h"
 #include "fingerprint/cache/vg_container.h"
@@ -10,20 +9,6 @@ static const uint8_t header_magic[8] = { 'V', 'A', 'R', 'G', 'S', 'E', 'G', 'C' 
 #define RECORD_MAGIC 0x52534756u  /* "VGSR" */
 #define FOOTER_MAGIC 0x54434756u  /* "VGCT" */
 #define FOOTER_END   0x444e4556u  /* "VEND" */
-
-static uint32_t crc(uint32_t c, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	/* zlib takes lengths as uInt; feed very large buffers in pieces. */
-	while (n > 0) {
-		uInt piece = n > (1u << 30) ? (1u << 30) : (uInt)n;
-		c = (uint32_t)crc32(c, b, piece);
-		b += piece;
-		n -= piece;
-	}
-	return c;
-}
 
 static inline void put32(uint8_t *p, uint32_t v)
 {
@@ -54,7 +39,7 @@ void vg_container_header_encode(const vg_container_header *h,
 	put64(out + 16, h->seq);
 	put64(out + 24, h->created_ns);
 	put32(out + 32, h->area_bytes);
-	put32(out + 60, crc(0, out, 60));
+	put32(out + 60, vg_crc32(0, out, 60));
 }
 
 int vg_container_header_decode(const void *buf, size_t len, vg_container_header *h)
@@ -76,7 +61,7 @@ int vg_container_header_decode(const void *buf, size_t len, vg_container_header 
 	(void)vg_reader_u32le(&r, &h->area_bytes);
 	(void)vg_reader_skip(&r, 60 - 36);
 	(void)vg_reader_u32le(&r, &stored);
-	if (stored != crc(0, buf, 60))
+	if (stored != vg_crc32(0, buf, 60))
 		return VG_ECORRUPT;
 	if (version != VG_CONTAINER_VERSION)
 		return VG_ENOTSUP;
@@ -137,12 +122,12 @@ int vg_container_record_decode(const void *buf, size_t len, uint32_t max_data,
 
 uint32_t vg_container_crc_head(const uint8_t hdr[VG_CONTAINER_RECORD_BYTES])
 {
-	return crc(0, hdr, 28);
+	return vg_crc32(0, hdr, 28);
 }
 
 uint32_t vg_container_crc_data(uint32_t c, const void *data, size_t len)
 {
-	return len ? crc(c, data, len) : c;
+	return len ? vg_crc32(c, data, len) : c;
 }
 
 void vg_container_trailer_encode(vg_writer *w, const vg_container_header *h,
@@ -162,7 +147,7 @@ void vg_container_trailer_encode(vg_writer *w, const vg_container_header *h,
 	vg_writer_u64le(w, records_end);
 	vg_writer_u64le(w, h->seq);
 	p = w->data + start;
-	vg_writer_u32le(w, crc(0, p, w->len - start));
+	vg_writer_u32le(w, vg_crc32(0, p, w->len - start));
 	vg_writer_u32le(w, FOOTER_END);
 }
 
@@ -243,7 +228,7 @@ int vg_container_table_parse(const void *buf, size_t len, const vg_container_hea
 		return VG_ECORRUPT;
 	vg_reader_init(&r, (const uint8_t *)buf + len - 8, 4);
 	(void)vg_reader_u32le(&r, &stored);
-	if (stored != crc(0, buf, len - 8))
+	if (stored != vg_crc32(0, buf, len - 8))
 		return VG_ECORRUPT;
 	/* Check every entry before reporting any, so that a caller never
 	 * sees half of a damaged table. */
