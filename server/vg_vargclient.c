@@ -36,6 +36,7 @@
 #include "common/vg_time.h"
 #include "common/vg_writer.h"
 #include "fingerprint/codec/vg_approx.h"
+#include "fingerprint/codec/vg_pixmodel.h"
 #include "fingerprint/cache/vg_beliefstore.h"
 #include "fingerprint/proto/vg_cursorlist.h"
 #include "fingerprint/proto/vg_proto.h"
@@ -537,6 +538,12 @@ static rfbBool handle_varg_message(rfbClientPtr cl, void *data, const rfbClientT
 	err = vg_sender_handle(c->sender, body, len, frame->width, frame->height, repair);
 	vg_region_add_region(c->repair, repair);
 	if (!err && !had_hello && vg_sender_viewer_named(c->sender)) {
+		unsigned model = vg_sender_viewer_model(c->sender);
+
+		if (model != 0 && model != VG_PIXMODEL_REVISION)
+			vg_info("client %s: its viewer decodes pixel model revision %u, this server codes %u: "
+				"literal methods only (the same release at both ends gains the model's bytes)",
+				cl->host, model, VG_PIXMODEL_REVISION);
 		load_beliefs(c, cl->host);
 		/* Coded ahead: updates went out already. */
 		now_ready = !vg_sender_coded_ahead(c->sender);

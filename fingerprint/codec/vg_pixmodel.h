@@ -29,6 +29,16 @@
 
 typedef struct vg_pixmodel vg_pixmodel;
 
+/* The revision of the coding this module implements. Both ends must code
+ * alike, bit for bit: any change to what a chunk's bits mean (a context,
+ * a rule, a table's size) raises it, and a server codes by the model only
+ * for a viewer that announces the same revision (doc/protocol.md, VIEWER
+ * HELLO); others get the literal methods. 1..31 (five bits of the VIEWER
+ * HELLO's flags). tests/vectors/pixmodel.vec names the revision its bytes
+ * are of, and tests/unit/test_vectors refuses new bytes under an old
+ * revision. */
+#define VG_PIXMODEL_REVISION 1
+
 /* About 8 MB of tables (vg_pixmodel_bytes, at most 8,000,000), learning
  * from nothing. */
 int vg_pixmodel_new(vg_pixmodel **out);

@@ -61,7 +61,13 @@ enum {
 				  * about 8 MB): literal pixels by the literal
 				  * methods only */
 #define VG_VHELLO_EXACT 0x04     /* exact pixels only: never an APPROX */
-#define VG_VHELLO_FLAGS (VG_VHELLO_EPHEMERAL | VG_VHELLO_LEAN | VG_VHELLO_EXACT)
+/* Bits 3-7: the revision of the pixel model the viewer decodes
+ * (VG_PIXMODEL_REVISION, 1..31; 0 when lean): a server whose model is
+ * another revision codes for it by the literal methods, as for a lean
+ * viewer, so builds of different models still agree on every pixel. */
+#define VG_VHELLO_MODEL_SHIFT 3
+#define VG_VHELLO_MODEL_MASK 0xf8
+#define VG_VHELLO_MODEL(flags) ((unsigned)((flags) & VG_VHELLO_MODEL_MASK) >> VG_VHELLO_MODEL_SHIFT)
 
 /* A viewer's capabilities, announced ahead of the HELLO as three
  * pseudo-encodings in SetEncodings after VG_ENCODING (any other server
@@ -75,7 +81,7 @@ enum {
 #define VG_CAPS_WINDOW 0x56481100
 #define VG_CAPS_CAPACITY 0x56481200
 #define VG_CAPS_COUNT 3
-#define VG_CAPS_VHELLO_FLAGS (VG_VHELLO_LEAN | VG_VHELLO_EXACT)
+#define VG_CAPS_VHELLO_FLAGS (VG_VHELLO_LEAN | VG_VHELLO_EXACT | VG_VHELLO_MODEL_MASK)
 
 /* A pseudo-encoding a viewer lists, after VG_ENCODING and beside RFB's
  * rich cursor, to take the pointer's shape as CURSOR messages: compressed,

@@ -387,10 +387,14 @@ static void load_history(vg_receiver *r)
 	r->saved_digest = vg_history_digest(r->saved, bits);
 }
 
+_Static_assert(VG_PIXMODEL_REVISION >= 1 && VG_PIXMODEL_REVISION <= VG_VHELLO_MODEL_MASK >> VG_VHELLO_MODEL_SHIFT,
+	       "the pixel model's revision fits the VIEWER HELLO's flags");
+
 /* The VIEWER HELLO's flags that the capabilities announce too. */
 static uint8_t own_flags(const vg_receiver *r)
 {
-	return (r->cfg.lean ? VG_VHELLO_LEAN : 0) | (r->cfg.exact ? VG_VHELLO_EXACT : 0);
+	return (uint8_t)((r->cfg.lean ? VG_VHELLO_LEAN : VG_PIXMODEL_REVISION << VG_VHELLO_MODEL_SHIFT) |
+			 (r->cfg.exact ? VG_VHELLO_EXACT : 0));
 }
 
 void vg_receiver_capabilities(vg_receiver *r, int32_t caps[VG_CAPS_COUNT])

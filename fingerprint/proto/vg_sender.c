@@ -816,7 +816,8 @@ static void set_capacity(vg_sender *s, uint64_t capacity)
 
 /* Coding may start: the streams, the literal coders and the belief budget
  * follow what the viewer keeps. The pixel model may code literal pixels
- * when this sender uses it and the viewer is not lean. An update that
+ * when this sender uses it and the viewer decodes the same revision of it
+ * (a lean viewer decodes none). An update that
  * goes by the model leaves the literal methods' colour table as it was
  * at both ends, so the two may take turns. */
 static int take_viewer(vg_sender *s, unsigned window_log, uint64_t capacity)
@@ -824,7 +825,7 @@ static int take_viewer(vg_sender *s, unsigned window_log, uint64_t capacity)
 	int err;
 
 	s->model_ok = (s->cfg.pixmodel || s->cfg.pixmodel_by_rate) &&
-		      !(s->viewer_flags & VG_VHELLO_LEAN);
+		      vg_sender_viewer_model(s) == VG_PIXMODEL_REVISION;
 	if ((err = start_streams(s, window_log)))
 		return err;
 	/* Started now when it codes from the first update on; when the rate
@@ -883,8 +884,6 @@ static int read_viewer_hello(vg_sender *s, vg_reader *r, viewer_hello *h)
 		return refuse(s, VG_EPROTO, "viewer hello: truncated");
 	if (vg_reader_remaining(r))
 		return refuse(s, VG_EPROTO, "viewer hello: bytes left over");
-	if (h->flags & ~VG_VHELLO_FLAGS)
-		return refuse(s, VG_EPROTO, "viewer hello: unknown flags");
 	if (!window_ok(h->window_log))
 		return refuse(s, VG_EPROTO, "viewer hello: zstd window out of range");
 	return VG_OK;
@@ -964,6 +963,11 @@ void vg_sender_pong(uint32_t token, vg_writer *out)
 {
 	vg_writer_u8(out, VG_MSG_PONG);
 	vg_writer_u32be(out, token);
+}
+
+unsigned vg_sender_viewer_model(const vg_sender *s)
+{
+	return s->viewer_flags & VG_VHELLO_LEAN ? 0 : VG_VHELLO_MODEL(s->viewer_flags);
 }
 
 bool vg_sender_has_viewer_hello(const vg_sender *s)

@@ -174,6 +174,12 @@ void vg_sender_set_rate(vg_sender *s, uint64_t rate);
 /* What each coding of new pixels has cost so far (for the logs). */
 void vg_sender_get_pixcost(const vg_sender *s, vg_pixcost *out);
 
+/* The revision of the pixel model the viewer said it decodes (its VIEWER
+ * HELLO or capabilities; VG_PIXMODEL_REVISION is this build's): 0 for a
+ * lean viewer, or before either came. The model codes for it only when
+ * the two agree. */
+unsigned vg_sender_viewer_model(const vg_sender *s);
+
 /* True once updates may be coded: the viewer's HELLO has arrived, or its
  * capabilities were taken ahead of it. */
 bool vg_sender_has_viewer_hello(const vg_sender *s);

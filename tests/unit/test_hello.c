@@ -10,6 +10,7 @@
 #include "fingerprint/codec/vg_literal.h"
 #include "fingerprint/codec/vg_sha1.h"
 #include "fingerprint/codec/vg_zstream.h"
+#include "fingerprint/codec/vg_pixmodel.h"
 #include "fingerprint/proto/vg_proto.h"
 #include "fingerprint/proto/vg_receiver.h"
 #include "fingerprint/proto/vg_sender.h"
@@ -280,7 +281,8 @@ static void pair_init_ahead(vg_pair *p, unsigned viewer_window, bool lean)
 	p->repair = vg_region_new();
 	p->segs = g_array_new(FALSE, FALSE, sizeof(vg_segdesc));
 	vg_receiver_capabilities(p->r, caps);
-	g_assert_cmphex((guint32)caps[0], ==, VG_CAPS_FLAGS | (lean ? VG_VHELLO_LEAN : 0));
+	g_assert_cmphex((guint32)caps[0], ==,
+			VG_CAPS_FLAGS | (lean ? VG_VHELLO_LEAN : VG_PIXMODEL_REVISION << VG_VHELLO_MODEL_SHIFT));
 	g_assert_cmphex((guint32)caps[1], ==, VG_CAPS_WINDOW | viewer_window);
 	/* 16 MB of memory keeps for sure 16 MB less its hints, its tables and
 	 * two containers of 4 MB (four of the largest segments): 2^22 and more. */
@@ -374,10 +376,11 @@ static void test_lean(void)
 		vg_receiver_config_init(&rcfg);
 		rcfg.lean = k == 1;
 		greet(&g, &cfg, &rcfg);
-		/* Nothing about the model in the HELLO; the lean bit in the
-		 * VIEWER HELLO. */
+		/* Nothing about the model in the HELLO; the lean bit, or the
+		 * model's revision, in the VIEWER HELLO. */
 		g_assert_cmpuint(g.hello_flags, ==, 0);
-		g_assert_cmpuint(g.viewer_flags & ~VG_VHELLO_EPHEMERAL, ==, k == 1 ? VG_VHELLO_LEAN : 0);
+		g_assert_cmpuint(g.viewer_flags & ~VG_VHELLO_EPHEMERAL, ==,
+				 k == 1 ? VG_VHELLO_LEAN : VG_PIXMODEL_REVISION << VG_VHELLO_MODEL_SHIFT);
 		g_assert_cmpint(vg_sender_handle(g.s, g.reply.data + 3, g.reply.len - 3, 96, 80, NULL), ==, 0);
 		greeting_clear(&g);
 
@@ -444,6 +447,62 @@ static void test_lean(void)
 	}
 }
 
+/* A viewer of another revision of the pixel model (an older or newer
+ * build) is taken, not refused, and coded for by the literal methods,
+ * every picture exact; so is one whose flags name no revision (a build
+ * from before viewers announced it). The same revision gets the model. */
+static void test_model_revision(void)
+{
+	static const unsigned revisions[] = { VG_PIXMODEL_REVISION, VG_PIXMODEL_REVISION % 31 + 1, 0 };
+	size_t k;
+
+	for (k = 0; k < G_N_ELEMENTS(revisions); k++) {
+		GRand *rng = g_rand_new_with_seed(5);
+		vg_sender_config cfg;
+		vg_receiver_config rcfg;
+		vg_sender_stats ss;
+		vg_segdesc segs[4096];
+		uint8_t *flags;
+		vg_pair p;
+		int update;
+
+		vg_pair_init(&p, 96, 80);
+		vg_sender_free(p.s);
+		vg_receiver_free(p.r);
+		vg_sender_config_init(&cfg);
+		cfg.pixmodel = true;
+		vg_receiver_config_init(&rcfg);
+		rcfg.memory_budget = 16u << 20;
+		g_assert_cmpint(vg_sender_new(&cfg, &p.s), ==, 0);
+		g_assert_cmpint(vg_receiver_new(&rcfg, &p.r), ==, 0);
+		vg_writer_reset(&p.wire);
+		vg_writer_reset(&p.reply);
+		vg_sender_hello(p.s, &p.wire);
+		g_assert_cmpint(vg_receiver_handle(p.r, p.wire.data, p.wire.len, p.viewer_fb, &p.reply), ==, 0);
+		/* This build's viewer says its revision; another build's is
+		 * played by changing the bits. */
+		flags = &p.reply.data[VG_PAIR_VHELLO_FLAGS_AT];
+		g_assert_cmpuint(VG_VHELLO_MODEL(*flags), ==, VG_PIXMODEL_REVISION);
+		*flags = (uint8_t)((*flags & ~VG_VHELLO_MODEL_MASK) | revisions[k] << VG_VHELLO_MODEL_SHIFT);
+		g_assert_cmpint(vg_pair_feed_replies(&p), ==, 0);
+		g_assert_cmpuint(vg_sender_viewer_model(p.s), ==, revisions[k]);
+		for (update = 0; update < 30; update++) {
+			size_t n = vg_pair_random_update(rng, &p, segs, 20);
+
+			g_assert_cmpint(vg_pair_exchange(&p, segs, n), ==, 0);
+			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
+		}
+		vg_sender_get_stats(p.s, &ss);
+		g_assert_cmpuint(ss.literal_segments, >, 0);
+		if (revisions[k] == VG_PIXMODEL_REVISION)
+			g_assert_cmpuint(ss.model_updates, >, 0);
+		else
+			g_assert_cmpuint(ss.model_updates, ==, 0);
+		vg_pair_clear(&p);
+		g_rand_free(rng);
+	}
+}
+
 /* What may not happen around coding ahead: capabilities out of range, a
  * VIEWER HELLO that says other than they did, a second one, and a HELLO
  * coded ahead to a viewer that announced nothing. */
@@ -472,7 +531,6 @@ static void test_coded_ahead_refusals(void)
 		g_assert_cmpint(vg_sender_new(&cfg, &p.s), ==, 0);
 		if (k == 0) {
 			g_assert_cmpint(vg_sender_assume_viewer(p.s, VG_VHELLO_EPHEMERAL, 24, 20), ==, VG_EPROTO);
-			g_assert_cmpint(vg_sender_assume_viewer(p.s, 0x80, 24, 20), ==, VG_EPROTO);
 			g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 19, 20), ==, VG_EPROTO);
 			g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 28, 20), ==, VG_EPROTO);
 			g_assert_cmpint(vg_sender_assume_viewer(p.s, 0, 0, 20), ==, VG_EPROTO);
@@ -509,8 +567,8 @@ static void test_coded_ahead_refusals(void)
 
 /* The server's side of the VIEWER HELLO: a version other than 1.0 (an
  * older viewer's 1 or 2 included) is refused naming both; so are a hello
- * cut short or with bytes left over, unknown flags and a window outside
- * 20..27. The viewer refuses a zstd frame whose window is larger than
+ * cut short or with bytes left over and a window outside 20..27 (every
+ * flag bit has a meaning: *test_model_revision*). The viewer refuses a zstd frame whose window is larger than
  * the one it announced. */
 static void test_viewer_hello_refusals(void)
 {
@@ -526,7 +584,6 @@ static void test_viewer_hello_refusals(void)
 		{ 1, 0x20, 0, VG_ENOTSUP, "version 2.0" },
 		{ -1, 0, -1, VG_EPROTO, "truncated" },
 		{ -1, 0, 1, VG_EPROTO, "bytes left over" },
-		{ 26, 0x08, 0, VG_EPROTO, "unknown flags" },
 		{ 35, 19, 0, VG_EPROTO, "zstd window" },
 		{ 35, 28, 0, VG_EPROTO, "zstd window" },
 		{ -1, 0, 0, VG_OK, "no error" },
@@ -575,6 +632,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/protocol/hello/viewer-hello-refusals", test_viewer_hello_refusals);
 	g_test_add_func("/protocol/hello/window", test_window);
 	g_test_add_func("/protocol/hello/lean", test_lean);
+	g_test_add_func("/protocol/hello/model-revision", test_model_revision);
 	g_test_add_func("/protocol/hello/coded-ahead", test_coded_ahead);
 	g_test_add_func("/protocol/hello/coded-ahead-refusals", test_coded_ahead_refusals);
 	g_test_add_func("/protocol/hello/sender-refuses", test_sender_refuses);

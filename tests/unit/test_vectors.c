@@ -235,9 +235,11 @@ static void test_literal_vectors(void)
 /* ---- the pixel model ----------------------------------------------------- */
 
 /* One chunk of frame's segments rects, coded by a fresh model, checked
- * against group of the pixel model's vectors both ways. */
-static void check_pixmodel_chunk(vecfile *v, const char *group, const vg_pixbuf *frame, const vg_rect *rects,
-				 size_t n)
+ * against group of the pixel model's vectors both ways. stored: the
+ * vectors as stored, when they are of this revision (NULL: none, or
+ * another's, which the bytes may leave). */
+static void check_pixmodel_chunk(vecfile *v, vecfile *stored, const char *group, const vg_pixbuf *frame,
+				 const vg_rect *rects, size_t n)
 {
 	vg_pixbuf *out = vg_pixbuf_new(frame->width, frame->height);
 	vg_pixmodel *enc, *dec;
@@ -249,6 +251,16 @@ static void check_pixmodel_chunk(vecfile *v, const char *group, const vg_pixbuf 
 	g_assert_cmpint(vg_pixmodel_new(&enc), ==, 0);
 	vg_writer_init(&w);
 	g_assert_cmpint(vg_pixmodel_encode(enc, frame, rects, n, &w), ==, 0);
+	/* New bytes need a new revision: viewers of the old one must not
+	 * be coded for by this model (vg_pixmodel.h). */
+	if (stored) {
+		g_autoptr(GByteArray) old = vec_bytes(stored, group, "chunk");
+
+		if (old->len != w.len || memcmp(old->data, w.data, w.len) != 0)
+			g_error("%s: the pixel model codes this chunk otherwise than revision %d did: "
+				"raise VG_PIXMODEL_REVISION, then VG_UPDATE_VECTORS=1 to store the new bytes",
+				group, VG_PIXMODEL_REVISION);
+	}
 	vec_check_bytes(v, group, "chunk", w.data, w.len);
 	if (!v->write) {
 		chunk = vec_bytes(v, group, "chunk");
@@ -275,7 +287,7 @@ static void test_pixmodel_vectors(void)
 	vg_pixbuf *frame = vg_pixbuf_new(16, 8), *cells = vg_pixbuf_new(24, 12);
 	vg_rect rects[2] = { vg_rect_make(0, 0, 8, 8), vg_rect_make(8, 0, 8, 8) };
 	vg_rect whole = vg_rect_make(0, 0, 24, 12);
-	vecfile v;
+	vecfile v, old = { 0 }, *stored = NULL;
 	int32_t x, y;
 
 	for (y = 0; y < 8; y++)
@@ -291,12 +303,30 @@ static void test_pixmodel_vectors(void)
 		for (x = 0; x < 24; x++)
 			vg_pixbuf_row(cells, y)[x] = scale[(x / 12 * 3 + y / 4 * 2) % 5];
 	vec_open(&v, "pixmodel");
-	check_pixmodel_chunk(&v, "glyph-and-gradient", frame, rects, 2);
-	check_pixmodel_chunk(&v, "cells", cells, &whole, 1);
+	/* The revision the bytes are of: this model's when checking. When
+	 * writing, the file as it was, whose bytes must stay if its
+	 * revision is this one. */
+	if (!v.write) {
+		g_assert_cmpint(g_key_file_get_integer(v.kf, "model", "revision", NULL), ==, VG_PIXMODEL_REVISION);
+	} else {
+		old.kf = g_key_file_new();
+		if (g_key_file_load_from_file(old.kf, v.path, G_KEY_FILE_NONE, NULL) &&
+		    g_key_file_get_integer(old.kf, "model", "revision", NULL) == VG_PIXMODEL_REVISION)
+			stored = &old;
+	}
+	if (!v.write)
+		stored = &v;
+	check_pixmodel_chunk(&v, stored, "glyph-and-gradient", frame, rects, 2);
+	check_pixmodel_chunk(&v, stored, "cells", cells, &whole, 1);
+	if (v.write) {
+		g_key_file_set_integer(v.kf, "model", "revision", VG_PIXMODEL_REVISION);
+		g_key_file_free(old.kf);
+	}
 	vec_close(&v, " The pixel model (doc/protocol.md, The pixel model): each group a frame\n"
 		      " whose segments (glyph-and-gradient: 0,0 8x8 then 8,0 8x8; cells: the\n"
 		      " whole 24x12 frame) are coded in that order by a fresh model into one\n"
-		      " chunk (an UPDATE's pixel chunk when its head says so).");
+		      " chunk (an UPDATE's pixel chunk when its head says so). The group\n"
+		      " model names the revision (VG_PIXMODEL_REVISION) the bytes are of.");
 	vg_pixbuf_free(frame);
 	vg_pixbuf_free(cells);
 }
