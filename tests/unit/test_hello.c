@@ -350,6 +350,30 @@ static void test_coded_ahead(void)
 	vg_pair_pixmodel = false;
 }
 
+/* Thirty random updates through p, every picture exact, and whether the
+ * pixel model coded some of them (model) or none; p's sender's figures
+ * in ss. */
+static void random_updates(vg_pair *p, bool model, vg_sender_stats *ss)
+{
+	GRand *rng = g_rand_new_with_seed(21);
+	vg_segdesc segs[4096];
+	int update;
+
+	for (update = 0; update < 30; update++) {
+		size_t n = vg_pair_random_update(rng, p, segs, 20);
+
+		g_assert_cmpint(vg_pair_exchange(p, segs, n), ==, 0);
+		g_assert_true(vg_pixbuf_equal(p->server_fb, p->viewer_fb));
+	}
+	vg_sender_get_stats(p->s, ss);
+	g_assert_cmpuint(ss->literal_segments, >, 0);
+	if (model)
+		g_assert_cmpuint(ss->model_updates, >, 0);
+	else
+		g_assert_cmpuint(ss->model_updates, ==, 0);
+	g_rand_free(rng);
+}
+
 /* The pixel model is the sender's choice, unless the viewer is lean (it
  * cannot afford the model's tables and says so in its VIEWER HELLO): then
  * the literal methods; a lean viewer refuses an UPDATE coded by the model.
@@ -361,15 +385,12 @@ static void test_lean(void)
 	/* 0: the model to a viewer that keeps it; 1: to a lean viewer;
 	 * 2: a sender that does not use it. */
 	for (k = 0; k < 3; k++) {
-		GRand *rng = g_rand_new_with_seed(21);
 		vg_sender_config cfg;
 		vg_receiver_config rcfg;
 		vg_sender_stats ss;
-		vg_segdesc segs[4096];
 		vg_writer wire;
 		greeting g;
 		vg_pair p;
-		int update;
 
 		vg_sender_config_init(&cfg);
 		cfg.pixmodel = k != 2;
@@ -406,18 +427,7 @@ static void test_lean(void)
 							   &p.reply), ==, 0);
 			g_assert_cmpint(vg_pair_feed_replies(&p), ==, 0);
 		}
-		for (update = 0; update < 30; update++) {
-			size_t n = vg_pair_random_update(rng, &p, segs, 20);
-
-			g_assert_cmpint(vg_pair_exchange(&p, segs, n), ==, 0);
-			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
-		}
-		vg_sender_get_stats(p.s, &ss);
-		g_assert_cmpuint(ss.literal_segments, >, 0);
-		if (k == 0)
-			g_assert_cmpuint(ss.model_updates, >, 0);
-		else
-			g_assert_cmpuint(ss.model_updates, ==, 0);
+		random_updates(&p, k == 0, &ss);
 		/* The refinement planner's estimate: with the model, its bytes a
 		 * pixel so far; a rectangle outside the frame is refused. */
 		{
@@ -443,7 +453,6 @@ static void test_lean(void)
 			vg_writer_clear(&wire);
 		}
 		vg_pair_clear(&p);
-		g_rand_free(rng);
 	}
 }
 
@@ -457,14 +466,11 @@ static void test_model_revision(void)
 	size_t k;
 
 	for (k = 0; k < G_N_ELEMENTS(revisions); k++) {
-		GRand *rng = g_rand_new_with_seed(5);
 		vg_sender_config cfg;
 		vg_receiver_config rcfg;
 		vg_sender_stats ss;
-		vg_segdesc segs[4096];
 		uint8_t *flags;
 		vg_pair p;
-		int update;
 
 		vg_pair_init(&p, 96, 80);
 		vg_sender_free(p.s);
@@ -486,20 +492,8 @@ static void test_model_revision(void)
 		*flags = (uint8_t)((*flags & ~VG_VHELLO_MODEL_MASK) | revisions[k] << VG_VHELLO_MODEL_SHIFT);
 		g_assert_cmpint(vg_pair_feed_replies(&p), ==, 0);
 		g_assert_cmpuint(vg_sender_viewer_model(p.s), ==, revisions[k]);
-		for (update = 0; update < 30; update++) {
-			size_t n = vg_pair_random_update(rng, &p, segs, 20);
-
-			g_assert_cmpint(vg_pair_exchange(&p, segs, n), ==, 0);
-			g_assert_true(vg_pixbuf_equal(p.server_fb, p.viewer_fb));
-		}
-		vg_sender_get_stats(p.s, &ss);
-		g_assert_cmpuint(ss.literal_segments, >, 0);
-		if (revisions[k] == VG_PIXMODEL_REVISION)
-			g_assert_cmpuint(ss.model_updates, >, 0);
-		else
-			g_assert_cmpuint(ss.model_updates, ==, 0);
+		random_updates(&p, revisions[k] == VG_PIXMODEL_REVISION, &ss);
 		vg_pair_clear(&p);
-		g_rand_free(rng);
 	}
 }
 
