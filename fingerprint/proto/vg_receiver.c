@@ -387,7 +387,8 @@ static void load_history(vg_receiver *r)
 	r->saved_digest = vg_history_digest(r->saved, bits);
 }
 
-_Static_assert(VG_PIXMODEL_REVISION >= 1 && VG_PIXMODEL_REVISION <= VG_VHELLO_MODEL_MASK >> VG_VHELLO_MODEL_SHIFT,
+_Static_assert(VG_PIXMODEL_REVISION >= 1 &&
+		       VG_PIXMODEL_REVISION <= VG_VHELLO_MODEL_MASK >> VG_VHELLO_MODEL_SHIFT,
 	       "the pixel model's revision fits the VIEWER HELLO's flags");
 
 /* The VIEWER HELLO's flags that the capabilities announce too. */
