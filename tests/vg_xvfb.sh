@@ -1,19 +1,28 @@
 # Sourced by tests that need an X display: private Xvfb, Xvnc and x11vnc
 # servers, each added to $pids for the caller's cleanup (vg_e2e.sh).
 
-# start_xvfb WIDTHxHEIGHT: a private Xvfb; sets XDPY (":N").
+# start_xvfb WIDTHxHEIGHT: a private Xvfb; sets XDPY (":N"). It may take
+# seconds on a loaded machine (a browser closing beside it took more than
+# ten once): up to 30 s.
 start_xvfb() {
 	rm -f "$work/displayfd"
 	Xvfb -displayfd 3 -screen 0 "${1}x24" -nolisten tcp -noreset \
 		3>"$work/displayfd" >"$work/xvfb.log" 2>&1 &
-	pids="$pids $!"
+	xvfb_pid=$!
+	pids="$pids $xvfb_pid"
 	XDPY=""
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 300); do
 		n=$(cat "$work/displayfd" 2>/dev/null)
 		case "$n" in *[0-9]*) XDPY=":$(echo "$n" | tr -dc 0-9)"; return 0 ;; esac
+		kill -0 "$xvfb_pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	echo "# Xvfb did not start:"; sed 's/^/#   /' "$work/xvfb.log"
+	if kill -0 "$xvfb_pid" 2>/dev/null; then
+		echo "# Xvfb did not name its display within 30 s:"
+	else
+		echo "# Xvfb exited before naming its display:"
+	fi
+	sed 's/^/#   /' "$work/xvfb.log"
 	return 1
 }
 
