@@ -39,13 +39,11 @@ static void begin_record(vg_trace_writer *w, vg_trace_kind kind, uint64_t t_ns)
 static int finish_record(vg_trace_writer *w, uint64_t t_ns)
 {
 	size_t body = w->rec.len - VG__TRACE_RECORD_HEAD;
-	uint32_t crc;
 
 	if (body > vg__trace_max_body(w->width, w->height))
 		return VG_ERANGE;
 	vg_writer_patch_u32le(&w->rec, 0, (uint32_t)body);
-	crc = vg_crc32(0, w->rec.data, w->rec.len);
-	vg_writer_u32le(&w->rec, crc);
+	vg_writer_u32le(&w->rec, vg_crc32(0, w->rec.data, w->rec.len));
 	if (fwrite(w->rec.data, 1, w->rec.len, w->f) != w->rec.len) {
 		w->err = VG_EIO;
 		return w->err;
@@ -59,7 +57,6 @@ int vg_trace_writer_open(const char *path, int32_t width, int32_t height, vg_tra
 {
 	vg_trace_writer *w;
 	vg_writer hdr;
-	uint32_t crc;
 
 	*out = NULL;
 	if (width < 1 || height < 1 || width > VG_MAX_DIM || height > VG_MAX_DIM)
@@ -84,8 +81,7 @@ int vg_trace_writer_open(const char *path, int32_t width, int32_t height, vg_tra
 	vg_writer_u32le(&hdr, (uint32_t)height);
 	vg_writer_u32le(&hdr, VG__TRACE_PIXFMT_XRGB32);
 	vg_writer_u64le(&hdr, vg_time_wall_ns());
-	crc = vg_crc32(0, hdr.data, hdr.len);
-	vg_writer_u32le(&hdr, crc);
+	vg_writer_u32le(&hdr, vg_crc32(0, hdr.data, hdr.len));
 	if (fwrite(hdr.data, 1, hdr.len, w->f) != hdr.len)
 		w->err = VG_EIO;
 	vg_writer_clear(&hdr);

@@ -360,14 +360,14 @@ static void freshen(vg_pixmodel *m)
 	m->stale = false;
 }
 
-/* The four tables' bytes, without their tags (slots_only) or with. */
-static size_t tables_bytes(bool slots_only)
+/* The four tables' bytes, their tags' included. */
+static size_t tables_bytes(void)
 {
 	size_t n = 0;
 	int i;
 
 	for (i = 0; i < ORDERS; i++)
-		n += (size_t)SLOTS(i) * (SLOT_BYTES(i) + (slots_only ? 0 : sizeof(uint16_t)));
+		n += (size_t)SLOTS(i) * (SLOT_BYTES(i) + sizeof(uint16_t));
 	return n;
 }
 
@@ -377,7 +377,7 @@ int vg_pixmodel_new(vg_pixmodel **out)
 	size_t n;
 	int i;
 
-	m->tables = vg_mem_alloc0_huge(tables_bytes(false));
+	m->tables = vg_mem_alloc0_huge(tables_bytes());
 	for (i = 0, n = 0; i < ORDERS; i++) {
 		m->ctx[i] = m->tables + n;
 		n += (size_t)SLOTS(i) * SLOT_BYTES(i);
@@ -398,7 +398,7 @@ int vg_pixmodel_new(vg_pixmodel **out)
 size_t vg_pixmodel_bytes(void)
 {
 	/* The model (l included), the touched list, the tables and tags. */
-	return sizeof(vg_pixmodel) + TOUCHED_MAX * sizeof(uint32_t) + tables_bytes(false);
+	return sizeof(vg_pixmodel) + TOUCHED_MAX * sizeof(uint32_t) + tables_bytes();
 }
 
 void vg_pixmodel_reset(vg_pixmodel *m)
@@ -407,9 +407,9 @@ void vg_pixmodel_reset(vg_pixmodel *m)
 	size_t i;
 
 	/* A slot whose first colour is 0 is empty, whatever its tag (see
-	 * holds): four bytes a slot. */
+	 * holds): four bytes a slot, the tags left as they are. */
 	if (m->n_touched > TOUCHED_MAX)
-		memset(m->tables, 0, tables_bytes(true));
+		memset(m->tables, 0, (size_t)((uint8_t *)m->tag[0] - m->tables));
 	else
 		for (i = 0; i < m->n_touched; i++)
 			memcpy(m->tables + m->touched[i], &empty, 4);
@@ -1369,7 +1369,7 @@ static unsigned widest_on(const slot_ref *r, uint32_t c)
 
 	/* The tag first: it mostly decides alone, and is often in the
 	 * cache where the slot is not. */
-	if (*r->kept != r->tag || !holds(r))
+	if (*r->kept != r->tag || entry(s, 0) == 0)
 		return UNSEEN;
 	top = entry(s, 0);
 	if (entry(s, 1) == 0)

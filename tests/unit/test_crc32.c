@@ -58,7 +58,6 @@ static void test_large(void)
 		size_t piece = (size_t)g_rand_int_range(rng, 1, 200000);
 
 		piece = MIN(piece, n - at);
-
 		pieces = vg_crc32(pieces, buf + at, piece);
 		at += piece;
 	}

@@ -308,14 +308,13 @@ static void test_pixmodel_vectors(void)
 	 * revision is this one. */
 	if (!v.write) {
 		g_assert_cmpint(g_key_file_get_integer(v.kf, "model", "revision", NULL), ==, VG_PIXMODEL_REVISION);
+		stored = &v;
 	} else {
 		old.kf = g_key_file_new();
 		if (g_key_file_load_from_file(old.kf, v.path, G_KEY_FILE_NONE, NULL) &&
 		    g_key_file_get_integer(old.kf, "model", "revision", NULL) == VG_PIXMODEL_REVISION)
 			stored = &old;
 	}
-	if (!v.write)
-		stored = &v;
 	check_pixmodel_chunk(&v, stored, "glyph-and-gradient", frame, rects, 2);
 	check_pixmodel_chunk(&v, stored, "cells", cells, &whole, 1);
 	if (v.write) {
