@@ -77,10 +77,13 @@ tap_check "a first-paint target that whole updates meet: exact" \
 	run target "$HM" 20000 --first-paint-ms 60000 --
 tap_check "  ... and no bands" sh -c "! grep -q 'updates banded' '$work/target.err'"
 # A link of a gigabyte a second: the literal methods, the model only tried.
+# The chooser goes by measured times, and the model is near the line at
+# this rate: on a busy machine 3 to 10 of 79 updates went by it (with the
+# model chosen, 78 to 80 of 79 to 81), so "few" is a quarter at most.
 tap_check "heat map over a 1 GB/s link: exact" run fast "$HM" 1000000000 --
 bm=$(by_model fast)
 echo "#   new pixels by the pixel model in $bm updates"
-tap_check "  ... few by the pixel model" test $((${bm% *} * 8)) -le "${bm#* }"
+tap_check "  ... few by the pixel model" test $((${bm% *} * 4)) -le "${bm#* }"
 tap_check "  ... the rest by the literal methods, timed" \
 	grep -q 'the literal methods [0-9.]* ns' "$work/fast.err"
 tap_done
